@@ -1,0 +1,20 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Nullable, Uuid } from '../schema-helpers.js';
+
+/**
+ * operator.registered / operator.updated: what other services need to know of
+ * an operator (never the password, never the email's secrets).
+ */
+export const OperatorChanged = Type.Object({
+  uuid: Uuid,
+  company_name: Type.String(),
+  email: Type.String(),
+  timezone: Nullable(Type.String()),
+  exemption_for_ctr: Type.Boolean(),
+  ctr_exemption_number: Nullable(Type.String()),
+});
+export type OperatorChanged = Static<typeof OperatorChanged>;
+
+/** api_key.revoked: gateways drop the key from their caches. */
+export const ApiKeyRevoked = Type.Object({ key_id: Type.String() });
+export type ApiKeyRevoked = Static<typeof ApiKeyRevoked>;

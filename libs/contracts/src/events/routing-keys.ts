@@ -1,0 +1,15 @@
+/** Topic exchange routing keys; the envelope's `type` equals its routing key. */
+export const RoutingKeys = {
+  operatorRegistered: 'operator.registered',
+  operatorUpdated: 'operator.updated',
+  apiKeyRevoked: 'api_key.revoked',
+  flightRequestSubmitted: 'flight_request.submitted',
+  flightRequestStatusChanged: 'flight_request.status_changed',
+  flightRequestCascadeRejection: 'flight_request.cascade_rejection',
+  flightRequestReviewCompleted: 'flight_request.review_completed',
+  zoneChanged: 'zone.changed',
+} as const;
+
+export type RoutingKey = (typeof RoutingKeys)[keyof typeof RoutingKeys];
+
+export const DEFAULT_EXCHANGE = 'dfc.events';

@@ -1,0 +1,79 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Nullable, Uuid } from '../schema-helpers.js';
+import { FlightRequestStatus } from './status.js';
+
+/** flight_request.submitted */
+export const FlightRequestSubmitted = Type.Object({
+  flight_request_uuid: Uuid,
+  operator_uuid: Uuid,
+  status: FlightRequestStatus,
+  start_time: Type.String(),
+  end_time: Type.String(),
+});
+export type FlightRequestSubmitted = Static<typeof FlightRequestSubmitted>;
+
+/**
+ * flight_request.status_changed: one per entry of `status_history`, including
+ * the first (previous_status null). Webhook kind `status_change`.
+ */
+export const FlightRequestStatusChanged = Type.Object({
+  flight_request_uuid: Uuid,
+  operator_uuid: Uuid,
+  previous_status: Type.Union([FlightRequestStatus, Type.Null()]),
+  status: FlightRequestStatus,
+  reason: Nullable(Type.String()),
+  actor: Type.String({ description: 'operator, reviewer:<authority>, screening, system' }),
+  changed_at: Type.String({ format: 'date-time' }),
+});
+export type FlightRequestStatusChanged = Static<typeof FlightRequestStatusChanged>;
+
+export const ReviewItemSummary = Type.Object({
+  id: Type.String(),
+  kind: Type.String({ description: 'zone_authorisation | altitude | deconfliction' }),
+  authority: Type.String(),
+  zone_id: Nullable(Type.String()),
+  status: Type.Union([
+    Type.Literal('pending'),
+    Type.Literal('approved'),
+    Type.Literal('rejected'),
+    Type.Literal('cascade_rejected'),
+    Type.Literal('withdrawn'),
+  ]),
+  reason: Nullable(Type.String()),
+  decided_at: Nullable(Type.String({ format: 'date-time' })),
+});
+export type ReviewItemSummary = Static<typeof ReviewItemSummary>;
+
+/**
+ * flight_request.cascade_rejection: one item was rejected, so the request's
+ * other pending items were rejected with it. Webhook kind `cascade_rejection`.
+ */
+export const FlightRequestCascadeRejection = Type.Object({
+  flight_request_uuid: Uuid,
+  operator_uuid: Uuid,
+  rejected_item: ReviewItemSummary,
+  cascaded_items: Type.Array(ReviewItemSummary),
+  reason: Type.String(),
+  occurred_at: Type.String({ format: 'date-time' }),
+});
+export type FlightRequestCascadeRejection = Static<typeof FlightRequestCascadeRejection>;
+
+/**
+ * flight_request.review_completed: every item of the request's review group is
+ * decided. Webhook kind `review_complete` ("summary for a group").
+ */
+export const FlightRequestReviewCompleted = Type.Object({
+  flight_request_uuid: Uuid,
+  operator_uuid: Uuid,
+  outcome: FlightRequestStatus,
+  items: Type.Array(ReviewItemSummary),
+  counts: Type.Object({
+    total: Type.Integer(),
+    approved: Type.Integer(),
+    rejected: Type.Integer(),
+    cascade_rejected: Type.Integer(),
+    withdrawn: Type.Integer(),
+  }),
+  completed_at: Type.String({ format: 'date-time' }),
+});
+export type FlightRequestReviewCompleted = Static<typeof FlightRequestReviewCompleted>;

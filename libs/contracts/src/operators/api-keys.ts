@@ -1,0 +1,55 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Nullable, Timestamp, Uuid } from '../schema-helpers.js';
+
+/**
+ * API keys look like `dfc_<16 hex id>_<43 base64url secret>`: the id finds the
+ * record, the secret is compared (as a SHA-256 digest, in constant time) with
+ * the stored hash. Keys are 256-bit random secrets, so a fast hash is enough.
+ */
+export const API_KEY_PATTERN = /^dfc_([0-9a-f]{16})_([A-Za-z0-9_-]{43})$/;
+
+export const ApiKeyRole = Type.Union([Type.Literal('operator'), Type.Literal('reviewer'), Type.Literal('admin')]);
+export type ApiKeyRole = Static<typeof ApiKeyRole>;
+
+/** POST /api/operators/{uuid}/api-keys (HTTP Basic: operator email + password). */
+export const OperatorApiKeyCreate = Type.Object(
+  { name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })) },
+  { $id: 'OperatorApiKeyCreate' },
+);
+export type OperatorApiKeyCreate = Static<typeof OperatorApiKeyCreate>;
+
+/** POST /api/api-keys (admin key): reviewer and admin keys. */
+export const StaffApiKeyCreate = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    role: Type.Union([Type.Literal('reviewer'), Type.Literal('admin')]),
+    authority: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  },
+  { $id: 'StaffApiKeyCreate' },
+);
+export type StaffApiKeyCreate = Static<typeof StaffApiKeyCreate>;
+
+export const ApiKeyMetadata = Type.Object(
+  {
+    id: Type.String(),
+    name: Nullable(Type.String()),
+    role: ApiKeyRole,
+    operator_uuid: Nullable(Uuid),
+    authority: Nullable(Type.String()),
+    last_four: Type.String(),
+    created_at: Timestamp,
+    last_used_at: Nullable(Timestamp),
+    revoked_at: Nullable(Timestamp),
+  },
+  { $id: 'ApiKeyMetadata' },
+);
+export type ApiKeyMetadata = Static<typeof ApiKeyMetadata>;
+
+/** Returned once, at issuance: the metadata plus the key itself. */
+export const IssuedApiKey = Type.Intersect([ApiKeyMetadata, Type.Object({ key: Type.String() })], {
+  $id: 'IssuedApiKey',
+});
+export type IssuedApiKey = Static<typeof IssuedApiKey>;
+
+/** POST /internal/api-keys/verify, gateway → operator-service only. */
+export const ApiKeyVerifyRequest = Type.Object({ key: Type.String({ maxLength: 200 }) });

@@ -1,0 +1,56 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Nullable, Timestamp, Uuid } from '../schema-helpers.js';
+
+const optionalText = Nullable(Type.String({ maxLength: 255 }));
+
+/** POST /api/operators (spec §2.1, §8; PRODUCT.md "Operators"). */
+export const OperatorCreate = Type.Object(
+  {
+    company_name: Type.String({ minLength: 1, maxLength: 255 }),
+    email: Type.String({ minLength: 1, maxLength: 255, format: 'email' }),
+    password: Type.String({ minLength: 8, maxLength: 256 }),
+    phone: Type.String({ minLength: 1, maxLength: 50 }),
+    operational_authorisation_number: Type.Optional(optionalText),
+    operator_registration_number: Type.Optional(optionalText),
+    exemption_for_ctr: Type.Optional(Type.Boolean()),
+    ctr_exemption_number: Type.Optional(optionalText),
+    timezone: Type.Optional(Nullable(Type.String({ maxLength: 64, description: 'IANA timezone name or UTC' }))),
+  },
+  { $id: 'OperatorCreate' },
+);
+export type OperatorCreate = Static<typeof OperatorCreate>;
+
+/** PATCH /api/operators/{uuid}: contact fields, same rules, all optional. */
+export const OperatorUpdate = Type.Object(
+  {
+    company_name: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+    email: Type.Optional(Type.String({ minLength: 1, maxLength: 255, format: 'email' })),
+    phone: Type.Optional(Type.String({ minLength: 1, maxLength: 50 })),
+    operational_authorisation_number: Type.Optional(optionalText),
+    operator_registration_number: Type.Optional(optionalText),
+    exemption_for_ctr: Type.Optional(Type.Boolean()),
+    ctr_exemption_number: Type.Optional(optionalText),
+    timezone: Type.Optional(Nullable(Type.String({ maxLength: 64 }))),
+  },
+  { $id: 'OperatorUpdate' },
+);
+export type OperatorUpdate = Static<typeof OperatorUpdate>;
+
+/** The operator record (inside `data`). The password is never part of it. */
+export const OperatorRecord = Type.Object(
+  {
+    uuid: Uuid,
+    company_name: Type.String(),
+    email: Type.String(),
+    phone: Type.String(),
+    operational_authorisation_number: Nullable(Type.String()),
+    operator_registration_number: Nullable(Type.String()),
+    exemption_for_ctr: Type.Boolean(),
+    ctr_exemption_number: Nullable(Type.String()),
+    timezone: Nullable(Type.String()),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  { $id: 'OperatorRecord' },
+);
+export type OperatorRecord = Static<typeof OperatorRecord>;

@@ -1,0 +1,93 @@
+import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
+import type { Middleware } from 'koa';
+import { jwtVerify, SignJWT } from 'jose';
+import {
+  INTERNAL_TOKEN_AUDIENCE,
+  INTERNAL_TOKEN_HEADER,
+  INTERNAL_TOKEN_ISSUER,
+  ROLES,
+  type Principal,
+  type Role,
+} from '@dfc/contracts';
+import { ForbiddenError, UnauthenticatedError } from '../errors.js';
+
+/**
+ * Gateway → service authentication. The gateway alone holds the Ed25519
+ * private key; services hold only the public key, so a compromised service
+ * cannot mint tokens for the others. Tokens live a minute: long enough for a
+ * slow request, short enough that a leaked one is soon useless.
+ */
+export const INTERNAL_TOKEN_TTL_SECONDS = 60;
+
+export class InternalTokenSigner {
+  private readonly key: KeyObject;
+
+  constructor(privateKeyPem: string) {
+    this.key = createPrivateKey(privateKeyPem);
+  }
+
+  sign(principal: Principal): Promise<string> {
+    return new SignJWT({ ...principal })
+      .setProtectedHeader({ alg: 'EdDSA' })
+      .setIssuer(INTERNAL_TOKEN_ISSUER)
+      .setAudience(INTERNAL_TOKEN_AUDIENCE)
+      .setIssuedAt()
+      .setExpirationTime(`${INTERNAL_TOKEN_TTL_SECONDS}s`)
+      .sign(this.key);
+  }
+}
+
+export class InternalTokenVerifier {
+  private readonly key: KeyObject;
+
+  constructor(publicKeyPem: string) {
+    this.key = createPublicKey(publicKeyPem);
+  }
+
+  async verify(token: string): Promise<Principal> {
+    const { payload } = await jwtVerify(token, this.key, {
+      issuer: INTERNAL_TOKEN_ISSUER,
+      audience: INTERNAL_TOKEN_AUDIENCE,
+      algorithms: ['EdDSA'],
+    });
+    if (typeof payload.sub !== 'string' || !ROLES.includes(payload['role'] as Role)) {
+      throw new UnauthenticatedError();
+    }
+    return {
+      sub: payload.sub,
+      role: payload['role'] as Role,
+      ...optionalClaim(payload, 'operator_uuid'),
+      ...optionalClaim(payload, 'authority'),
+      ...optionalClaim(payload, 'key_id'),
+    };
+  }
+}
+
+function optionalClaim(payload: Record<string, unknown>, name: 'operator_uuid' | 'authority' | 'key_id') {
+  const value = payload[name];
+  return typeof value === 'string' ? { [name]: value } : {};
+}
+
+/** Refuses any request that does not carry a valid internal token (401). */
+export function requireInternalToken(verifier: InternalTokenVerifier): Middleware {
+  return async (ctx, next) => {
+    const token = ctx.get(INTERNAL_TOKEN_HEADER);
+    if (!token) throw new UnauthenticatedError();
+    try {
+      ctx.state.principal = await verifier.verify(token);
+    } catch {
+      throw new UnauthenticatedError();
+    }
+    return next();
+  };
+}
+
+/** Route guard: the principal must hold one of the roles (403 otherwise). */
+export function requireRole(...roles: Role[]): Middleware {
+  return async (ctx, next) => {
+    const principal = ctx.state.principal as Principal | undefined;
+    if (!principal) throw new UnauthenticatedError();
+    if (!roles.includes(principal.role)) throw new ForbiddenError();
+    return next();
+  };
+}

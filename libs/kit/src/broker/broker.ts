@@ -1,0 +1,167 @@
+import { connect, type Channel, type ChannelModel, type ConfirmChannel, type ConsumeMessage } from 'amqplib';
+import type { Logger } from 'pino';
+import type { EventEnvelope } from '@dfc/contracts';
+import { ServiceUnavailableError } from '../errors.js';
+
+export type EventHandler = (event: EventEnvelope, message: ConsumeMessage) => Promise<void>;
+
+/** A durable, shared work queue (one consumer group per service). */
+export interface QueueSubscription {
+  queue: string;
+  bindings: string[];
+  handler: EventHandler;
+  prefetch?: number;
+  /** A per-replica broadcast queue (e.g. cache invalidation): exclusive, removed with the connection. */
+  broadcast?: boolean;
+}
+
+/** Redeliveries before a message that keeps failing is dead-lettered. */
+const DELIVERY_LIMIT = 10;
+const REQUEUE_DELAY_MS = 500;
+
+/**
+ * RabbitMQ as every service uses it: one topic exchange, publishing on a
+ * confirm channel (a publish resolves only when the broker has the message),
+ * durable quorum queues whose poison messages go to a dead-letter queue, and
+ * automatic reconnection that re-declares the topology and the consumers.
+ */
+export class Broker {
+  private publishChannel: ConfirmChannel | undefined;
+  private readonly subscriptions: QueueSubscription[] = [];
+  private connected = false;
+
+  private constructor(
+    private readonly exchange: string,
+    private readonly log: Logger,
+  ) {}
+
+  static async connect(url: string, exchange: string, log: Logger): Promise<Broker> {
+    const broker = new Broker(exchange, log);
+    const connection = await connect(url, {
+      recovery: {
+        initialDelay: 200,
+        maxDelay: 5000,
+        initialMaxRetries: 60,
+        setup: (model: ChannelModel) => broker.setup(model),
+      },
+    });
+    connection.on('disconnect', (error: Error) => {
+      broker.connected = false;
+      broker.publishChannel = undefined;
+      log.warn({ err: error.message }, 'broker disconnected');
+    });
+    connection.on('error', (error: Error) => log.warn({ err: error.message }, 'broker connection error'));
+    broker.close = async () => {
+      broker.connected = false;
+      await connection.close().catch(() => undefined);
+    };
+    return broker;
+  }
+
+  /** Replaced in `connect` with one that closes the connection. */
+  close: () => Promise<void> = async () => undefined;
+
+  isConnected(): boolean {
+    return this.connected;
+  }
+
+  get exchangeName(): string {
+    return this.exchange;
+  }
+
+  /** Resolves once the broker has confirmed the message; throws 503 when it cannot. */
+  async publish(event: EventEnvelope): Promise<void> {
+    const channel = this.publishChannel;
+    if (!channel || !this.connected) throw new ServiceUnavailableError('Message broker unavailable.');
+    const body = Buffer.from(JSON.stringify(event));
+    await new Promise<void>((resolve, reject) => {
+      channel.publish(
+        this.exchange,
+        event.type,
+        body,
+        { persistent: true, contentType: 'application/json', messageId: event.id, type: event.type },
+        (error) => (error ? reject(error) : resolve()),
+      );
+    });
+  }
+
+  /** Registers a consumer; it is (re)started on every (re)connection. */
+  async subscribe(subscription: QueueSubscription): Promise<void> {
+    this.subscriptions.push(subscription);
+    if (this.connected && this.model) await this.startConsumer(this.model, subscription);
+  }
+
+  private model: ChannelModel | undefined;
+
+  private async setup(model: ChannelModel): Promise<void> {
+    this.model = model;
+    const channel = await model.createConfirmChannel();
+    await assertTopology(channel, this.exchange);
+    this.publishChannel = channel;
+    for (const subscription of this.subscriptions) await this.startConsumer(model, subscription);
+    this.connected = true;
+    this.log.info({ exchange: this.exchange }, 'broker connected');
+  }
+
+  private async startConsumer(model: ChannelModel, subscription: QueueSubscription): Promise<void> {
+    const channel = await model.createChannel();
+    await channel.prefetch(subscription.prefetch ?? 16);
+    const queue = await declareQueue(channel, this.exchange, subscription);
+    for (const key of subscription.bindings) await channel.bindQueue(queue, this.exchange, key);
+    await channel.consume(queue, (message) => {
+      if (message) void this.handle(channel, subscription, message);
+    });
+  }
+
+  private async handle(channel: Channel, subscription: QueueSubscription, message: ConsumeMessage): Promise<void> {
+    let event: EventEnvelope;
+    try {
+      event = JSON.parse(message.content.toString('utf8')) as EventEnvelope;
+    } catch {
+      this.log.error({ queue: subscription.queue }, 'unparseable message dead-lettered');
+      channel.nack(message, false, false);
+      return;
+    }
+    try {
+      await subscription.handler(event, message);
+      channel.ack(message);
+    } catch (error) {
+      this.log.warn({ err: (error as Error).message, event_id: event.id, type: event.type }, 'event handling failed, requeued');
+      // A pause before the requeue keeps a failing dependency from turning into a hot loop.
+      await new Promise((resolve) => setTimeout(resolve, REQUEUE_DELAY_MS));
+      try {
+        channel.nack(message, false, true);
+      } catch {
+        // The channel closed with the connection; the broker redelivers the message.
+      }
+    }
+  }
+}
+
+function deadLetterExchange(exchange: string): string {
+  return `${exchange}.dlx`;
+}
+
+async function assertTopology(channel: Channel, exchange: string): Promise<void> {
+  await channel.assertExchange(exchange, 'topic', { durable: true });
+  await channel.assertExchange(deadLetterExchange(exchange), 'fanout', { durable: true });
+  const deadLetters = `${exchange}.dead-letters`;
+  await channel.assertQueue(deadLetters, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
+  await channel.bindQueue(deadLetters, deadLetterExchange(exchange), '');
+}
+
+async function declareQueue(channel: Channel, exchange: string, subscription: QueueSubscription): Promise<string> {
+  if (subscription.broadcast) {
+    const { queue } = await channel.assertQueue('', { exclusive: true, autoDelete: true });
+    return queue;
+  }
+  await channel.assertQueue(subscription.queue, {
+    durable: true,
+    arguments: {
+      'x-queue-type': 'quorum',
+      'x-dead-letter-exchange': deadLetterExchange(exchange),
+      'x-delivery-limit': DELIVERY_LIMIT,
+    },
+  });
+  return subscription.queue;
+}

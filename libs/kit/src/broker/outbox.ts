@@ -1,0 +1,155 @@
+import { randomUUID } from 'node:crypto';
+import type { Model, Types } from 'mongoose';
+import type { Logger } from 'pino';
+import { Gauge, Counter, type Registry } from 'prom-client';
+import type { EventEnvelope } from '@dfc/contracts';
+import type { Broker } from './broker.js';
+
+/**
+ * Transactional outbox without transactions: a state change and the events it
+ * causes are written in the same single-document update (`outbox` array in the
+ * document itself). The relay then publishes them with confirms and pulls
+ * them out. A crash between the write and the publish leaves the entries in
+ * the document, and the sweep publishes them after restart; a crash between
+ * publish and pull publishes again, which consumers absorb (idempotent by id).
+ */
+export interface OutboxFields {
+  outbox: EventEnvelope[];
+  outbox_pending_since?: Date;
+}
+
+/** The mongoose schema fragment for a document that carries an outbox. */
+export const outboxSchemaFields = {
+  outbox: { type: [Object], default: [] },
+  outbox_pending_since: { type: Date, index: true },
+};
+
+export function newEvent<D>(type: string, operatorUuid: string | null, data: D, requestId?: string): EventEnvelope<D> {
+  return {
+    id: randomUUID(),
+    type,
+    occurred_at: new Date().toISOString(),
+    operator_uuid: operatorUuid,
+    ...(requestId ? { request_id: requestId } : {}),
+    data,
+  };
+}
+
+/** Fields to put into a new document that is created together with its events. */
+export function outboxOnCreate(events: EventEnvelope[]): OutboxFields {
+  return { outbox: events, outbox_pending_since: new Date() };
+}
+
+/** Merges "append these events" into a mongoose update document. */
+export function withOutbox<U extends { $set?: Record<string, unknown>; $push?: Record<string, unknown> }>(
+  update: U,
+  events: EventEnvelope[],
+): U {
+  return {
+    ...update,
+    $set: { ...update.$set, outbox_pending_since: new Date() },
+    $push: { ...update.$push, outbox: { $each: events } },
+  };
+}
+
+interface RelayOptions {
+  sweepIntervalMs?: number;
+  /** The sweep leaves documents younger than this to the writer's own fast path. */
+  sweepGraceMs?: number;
+  registry?: Registry;
+}
+
+type OutboxModel = Model<OutboxFields & { _id: unknown }>;
+
+export class OutboxRelay {
+  private timer: NodeJS.Timeout | undefined;
+  private readonly inFlight = new Map<string, Promise<void>>();
+  private readonly published: Counter<'type'> | undefined;
+  private readonly lag: Gauge | undefined;
+  private sweeping = false;
+
+  constructor(
+    private readonly models: OutboxModel[],
+    private readonly broker: Broker,
+    private readonly log: Logger,
+    private readonly options: RelayOptions = {},
+  ) {
+    if (options.registry) {
+      this.published = new Counter({
+        name: 'events_published_total',
+        help: 'Domain events published to the broker (confirmed)',
+        labelNames: ['type'] as const,
+        registers: [options.registry],
+      });
+      this.lag = new Gauge({
+        name: 'outbox_lag_seconds',
+        help: 'Age of the oldest unpublished outbox entry at the last sweep',
+        registers: [options.registry],
+      });
+    }
+  }
+
+  start(): void {
+    const interval = this.options.sweepIntervalMs ?? 1000;
+    this.timer = setInterval(() => void this.sweep(), interval);
+    this.timer.unref();
+    void this.sweep();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await Promise.allSettled([...this.inFlight.values()]);
+  }
+
+  /** Fast path: publish a document's entries right after the write that added them. */
+  notify(model: OutboxModel, id: unknown): Promise<void> {
+    const key = `${model.collection.name}:${String(id)}`;
+    const previous = this.inFlight.get(key) ?? Promise.resolve();
+    const next = previous.then(() => this.drain(model, id)).catch((error: Error) => {
+      this.log.warn({ err: error.message, doc: key }, 'outbox publish deferred to the sweep');
+    });
+    this.inFlight.set(key, next);
+    void next.finally(() => {
+      if (this.inFlight.get(key) === next) this.inFlight.delete(key);
+    });
+    return next;
+  }
+
+  /** Publishes everything older than the grace period, in all models. */
+  async sweep(): Promise<void> {
+    if (this.sweeping || !this.broker.isConnected()) return;
+    this.sweeping = true;
+    try {
+      const cutoff = new Date(Date.now() - (this.options.sweepGraceMs ?? 2000));
+      let oldest: number | undefined;
+      for (const model of this.models) {
+        const pending = await model
+          .find({ outbox_pending_since: { $lte: cutoff } }, { _id: 1, outbox_pending_since: 1 })
+          .sort({ outbox_pending_since: 1 })
+          .limit(500)
+          .lean();
+        for (const doc of pending) {
+          const since = doc.outbox_pending_since?.getTime();
+          if (since !== undefined) oldest = Math.min(oldest ?? since, since);
+          await this.notify(model, doc._id);
+        }
+      }
+      this.lag?.set(oldest === undefined ? 0 : (Date.now() - oldest) / 1000);
+    } catch (error) {
+      this.log.warn({ err: (error as Error).message }, 'outbox sweep failed');
+    } finally {
+      this.sweeping = false;
+    }
+  }
+
+  private async drain(model: OutboxModel, id: unknown): Promise<void> {
+    const doc = await model.findById(id, { outbox: 1 }).lean();
+    if (!doc) return;
+    for (const event of doc.outbox ?? []) {
+      await this.broker.publish(event);
+      this.published?.inc({ type: event.type });
+      await model.updateOne({ _id: id as Types.ObjectId }, { $pull: { outbox: { id: event.id } } });
+    }
+    await model.updateOne({ _id: id as Types.ObjectId, outbox: { $size: 0 } }, { $unset: { outbox_pending_since: 1 } });
+  }
+}

@@ -1,0 +1,64 @@
+import { Type, type Static, type TObject, type TProperties } from '@sinclair/typebox';
+import { Ajv } from 'ajv';
+
+/**
+ * Typed configuration read from the environment. Each service declares a TypeBox
+ * object of its variables; values are coerced (ports become numbers) and checked
+ * once at start, so a bad deployment fails fast with every offending name listed.
+ */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n  ${problems.join('\n  ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const ajv = new Ajv({ coerceTypes: true, useDefaults: true, allErrors: true });
+
+export function loadConfig<P extends TProperties>(
+  schema: TObject<P>,
+  env: NodeJS.ProcessEnv = process.env,
+): Static<TObject<P>> {
+  const candidate: Record<string, unknown> = {};
+  for (const key of Object.keys(schema.properties)) {
+    const value = env[key];
+    if (value !== undefined && value !== '') candidate[key] = value;
+  }
+  const validate = ajv.compile(schema);
+  if (!validate(candidate)) {
+    const problems = (validate.errors ?? []).map((error) => {
+      const name =
+        error.keyword === 'required'
+          ? String(error.params['missingProperty'])
+          : error.instancePath.replace(/^\//, '');
+      return error.keyword === 'required' ? `${name} is required` : `${name} ${error.message ?? 'is invalid'}`;
+    });
+    throw new ConfigError(problems);
+  }
+  return candidate as Static<TObject<P>>;
+}
+
+/** Variables every service shares. Spread into a service's own schema. */
+export const commonConfig = {
+  LOG_LEVEL: Type.Union(
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
+    { default: 'info' },
+  ),
+  HOST: Type.String({ default: '127.0.0.1' }),
+  SHUTDOWN_GRACE_MS: Type.Integer({ minimum: 0, default: 10_000 }),
+};
+
+export const mongoConfig = {
+  MONGO_URL: Type.String({ pattern: '^mongodb(\\+srv)?://', default: 'mongodb://127.0.0.1:27017' }),
+  MONGO_DB: Type.String({ minLength: 1 }),
+};
+
+export const amqpConfig = {
+  AMQP_URL: Type.String({ pattern: '^amqps?://', default: 'amqp://guest:guest@127.0.0.1:5672' }),
+  AMQP_EXCHANGE: Type.String({ minLength: 1, default: 'dfc.events' }),
+};
+
+/** Public half of the gateway's internal-token signing key, as PEM (SPKI). */
+export const internalTokenVerifyConfig = {
+  INTERNAL_TOKEN_PUBLIC_KEY: Type.String({ minLength: 1 }),
+};

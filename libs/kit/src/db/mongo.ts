@@ -1,0 +1,33 @@
+import mongoose, { type Connection } from 'mongoose';
+import type { Logger } from 'pino';
+
+/**
+ * A mongoose connection of the service's own (one database per service).
+ * The first connect is retried with backoff so a service started before its
+ * database simply waits; afterwards the driver reconnects by itself.
+ */
+export async function connectMongo(url: string, dbName: string, log: Logger, attempts = 60): Promise<Connection> {
+  const connection = mongoose.createConnection();
+  connection.on('disconnected', () => log.warn('mongo disconnected'));
+  connection.on('reconnected', () => log.info('mongo reconnected'));
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await connection.openUri(url, { dbName, serverSelectionTimeoutMS: 5000, autoIndex: false });
+      log.info({ db: dbName }, 'mongo connected');
+      return connection;
+    } catch (error) {
+      if (attempt >= attempts) throw error;
+      log.warn({ attempt, err: (error as Error).message }, 'mongo not reachable yet, retrying');
+      await new Promise((resolve) => setTimeout(resolve, Math.min(5000, 200 * attempt)));
+    }
+  }
+}
+
+export function mongoReady(connection: Connection): boolean {
+  return connection.readyState === 1;
+}
+
+/** Builds the indexes the models declare. Run at start, idempotent. */
+export async function syncIndexes(connection: Connection): Promise<void> {
+  for (const model of Object.values(connection.models)) await model.createIndexes();
+}

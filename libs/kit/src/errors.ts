@@ -1,0 +1,104 @@
+/**
+ * The one error hierarchy of the system. Domain and HTTP code throw these;
+ * `errorMiddleware` is the only place that turns them into responses.
+ */
+export type FieldErrors = Record<string, string[]>;
+
+export class AppError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+
+  /** The JSON body sent to the client. */
+  body(): Record<string, unknown> {
+    return { message: this.message };
+  }
+}
+
+export class BadRequestError extends AppError {
+  constructor(message = 'Malformed JSON body.') {
+    super(400, message);
+  }
+}
+
+export class UnauthenticatedError extends AppError {
+  constructor() {
+    super(401, 'Unauthenticated.');
+  }
+}
+
+export class ForbiddenError extends AppError {
+  constructor(message = 'This action is unauthorized.') {
+    super(403, message);
+  }
+}
+
+export class NotFoundError extends AppError {
+  constructor(message = 'Not Found.') {
+    super(404, message);
+  }
+}
+
+export class MethodNotAllowedError extends AppError {
+  constructor(message = 'Method Not Allowed.') {
+    super(405, message);
+  }
+}
+
+export class ConflictError extends AppError {
+  constructor(message: string) {
+    super(409, message);
+  }
+}
+
+export class PayloadTooLargeError extends AppError {
+  constructor(message = 'Request body is too large.') {
+    super(413, message);
+  }
+}
+
+export class UnsupportedMediaTypeError extends AppError {
+  constructor(message = 'Request body must be application/json.') {
+    super(415, message);
+  }
+}
+
+/** Laravel's validation failure: a summary message plus every failing field. */
+export class ValidationError extends AppError {
+  constructor(readonly errors: FieldErrors) {
+    super(422, summarise(errors));
+  }
+
+  static of(field: string, message: string): ValidationError {
+    return new ValidationError({ [field]: [message] });
+  }
+
+  override body(): Record<string, unknown> {
+    return { message: this.message, errors: this.errors };
+  }
+}
+
+export class TooManyRequestsError extends AppError {
+  constructor(readonly retryAfterSeconds: number) {
+    super(429, 'Too Many Attempts.');
+  }
+}
+
+export class ServiceUnavailableError extends AppError {
+  constructor(message = 'Service Unavailable.') {
+    super(503, message);
+  }
+}
+
+/** "The email field is required. (and 2 more errors)", as Laravel words it. */
+function summarise(errors: FieldErrors): string {
+  const messages = Object.values(errors).flat();
+  const first = messages[0] ?? 'The given data was invalid.';
+  const more = messages.length - 1;
+  if (more <= 0) return first;
+  return `${first} (and ${more} more ${more === 1 ? 'error' : 'errors'})`;
+}

@@ -1,0 +1,30 @@
+import type { Middleware } from 'koa';
+import { AppError, TooManyRequestsError } from '../errors.js';
+
+/**
+ * The single mapping from errors to HTTP. Typed errors render their documented
+ * body; anything else is a 500 that tells the client nothing about internals
+ * (the cause goes to the log, with the request id the client also sees).
+ */
+export function errorMiddleware(): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) {
+        ctx.status = 404;
+        ctx.body = { message: 'Not Found.' };
+      }
+    } catch (caught) {
+      const error = toAppError(caught);
+      if (error.status >= 500) ctx.state.log?.error({ err: caught }, 'request failed');
+      if (error instanceof TooManyRequestsError) ctx.set('Retry-After', String(error.retryAfterSeconds));
+      ctx.status = error.status;
+      ctx.body = error.body();
+    }
+  };
+}
+
+function toAppError(caught: unknown): AppError {
+  if (caught instanceof AppError) return caught;
+  return new AppError(500, 'Server Error.');
+}

@@ -1,0 +1,50 @@
+import type { Middleware } from 'koa';
+import getRawBody from 'raw-body';
+import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../errors.js';
+
+export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
+
+const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * Reads a JSON object body into `ctx.state.body`, or `{}` when there is none.
+ * The order of the checks is the order of the documented statuses: too large
+ * (413), not JSON (415), not parseable (400), not an object (400).
+ */
+export function jsonBody(limitBytes = DEFAULT_BODY_LIMIT_BYTES): Middleware {
+  return async (ctx, next) => {
+    ctx.state.body = {};
+    if (!METHODS_WITH_BODY.has(ctx.method) || !hasBody(ctx.req.headers)) return next();
+    if (Number(ctx.get('Content-Length') || 0) > limitBytes) throw new PayloadTooLargeError();
+    if (!ctx.is('application/json', '+json')) throw new UnsupportedMediaTypeError();
+    const text = await readText(ctx.req, limitBytes);
+    if (text.trim() !== '') ctx.state.body = parseObject(text);
+    return next();
+  };
+}
+
+function hasBody(headers: Record<string, string | string[] | undefined>): boolean {
+  return headers['transfer-encoding'] !== undefined || Number(headers['content-length'] ?? 0) > 0;
+}
+
+async function readText(req: NodeJS.ReadableStream, limit: number): Promise<string> {
+  try {
+    return await getRawBody(req, { limit, encoding: 'utf8' });
+  } catch (error) {
+    if ((error as { type?: string }).type === 'entity.too.large') throw new PayloadTooLargeError();
+    throw new BadRequestError('Request body could not be read.');
+  }
+}
+
+function parseObject(text: string): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new BadRequestError();
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new BadRequestError('Request body must be a JSON object.');
+  }
+  return parsed as Record<string, unknown>;
+}

@@ -1,0 +1,126 @@
+import type { Static, TSchema } from '@sinclair/typebox';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormatsPlugin from 'ajv-formats';
+import { ValidationError, type FieldErrors } from './errors.js';
+
+// ajv-formats is CommonJS; under NodeNext its default export arrives wrapped.
+const addFormats = addFormatsPlugin as unknown as (ajv: Ajv) => Ajv;
+
+/** Bodies are checked strictly; query strings arrive as text and are coerced. */
+const bodyAjv = addFormats(new Ajv({ allErrors: true, strict: false }));
+const queryAjv = addFormats(new Ajv({ allErrors: true, strict: false, coerceTypes: true, useDefaults: true }));
+
+export type Validator<T extends TSchema> = (input: unknown) => Static<T>;
+
+/**
+ * Compiles a schema (the single source of truth shared with the OpenAPI
+ * document) into a function that returns the typed value or throws a 422
+ * naming every failing field at once, in Laravel's words and dot paths.
+ */
+export function bodyValidator<T extends TSchema>(schema: T): Validator<T> {
+  return toValidator<T>(bodyAjv.compile(schema));
+}
+
+export function queryValidator<T extends TSchema>(schema: T): Validator<T> {
+  return toValidator<T>(queryAjv.compile(schema));
+}
+
+/** Runs a schema check and returns the field errors instead of throwing, to merge with domain checks. */
+export function schemaErrors<T extends TSchema>(schema: T, input: unknown): FieldErrors {
+  const validate = bodyAjv.compile(schema);
+  return validate(input) ? {} : toFieldErrors(validate.errors ?? []);
+}
+
+function toValidator<T extends TSchema>(validate: ValidateFunction): Validator<T> {
+  return (input) => {
+    if (validate(input)) return input as Static<T>;
+    throw new ValidationError(toFieldErrors(validate.errors ?? []));
+  };
+}
+
+export function toFieldErrors(errors: ErrorObject[]): FieldErrors {
+  const fields: FieldErrors = {};
+  for (const error of errors) {
+    if (error.keyword === 'if' || error.keyword === 'anyOf' || error.keyword === 'oneOf') continue;
+    const field = fieldOf(error);
+    const message = messageFor(error, field);
+    const list = (fields[field] ??= []);
+    if (!list.includes(message)) list.push(message);
+  }
+  return fields;
+}
+
+/** `/flight_area/features/0/type` → `flight_area.features.0.type`. */
+function fieldOf(error: ErrorObject): string {
+  const base = error.instancePath.split('/').slice(1).map(unescapePointer);
+  if (error.keyword === 'required') base.push(String(error.params['missingProperty']));
+  if (error.keyword === 'dependentRequired') base.push(String(error.params['property']));
+  return base.join('.') || 'body';
+}
+
+function unescapePointer(segment: string): string {
+  return segment.replace(/~1/g, '/').replace(/~0/g, '~');
+}
+
+/** Laravel shows the attribute with underscores as spaces: "The company name field …". */
+function attribute(field: string): string {
+  return field.replace(/_/g, ' ');
+}
+
+function messageFor(error: ErrorObject, field: string): string {
+  const custom = (error.parentSchema as { errorMessage?: string } | undefined)?.errorMessage;
+  if (custom && error.keyword !== 'required' && error.keyword !== 'type') return custom;
+  const name = attribute(field);
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'required':
+      return `The ${name} field is required.`;
+    case 'dependentRequired':
+      return `The ${name} field is required when ${attribute(String(params['missingProperty'] ?? ''))} is present.`;
+    case 'type':
+      return typeMessage(name, String(params['type']));
+    case 'maxLength':
+      return `The ${name} field must not be greater than ${params['limit']} characters.`;
+    case 'minLength':
+      return Number(params['limit']) <= 1
+        ? `The ${name} field is required.`
+        : `The ${name} field must be at least ${params['limit']} characters.`;
+    case 'minimum':
+    case 'exclusiveMinimum':
+      return `The ${name} field must be at least ${params['limit']}.`;
+    case 'maximum':
+    case 'exclusiveMaximum':
+      return `The ${name} field must not be greater than ${params['limit']}.`;
+    case 'minItems':
+      return `The ${name} field must have at least ${params['limit']} items.`;
+    case 'maxItems':
+      return `The ${name} field must not have more than ${params['limit']} items.`;
+    case 'enum':
+    case 'const':
+      return `The selected ${name} is invalid.`;
+    case 'format':
+      return formatMessage(name, String(params['format']));
+    case 'additionalProperties':
+      return `The ${name} field contains an unknown field ${String(params['additionalProperty'])}.`;
+    default:
+      return `The ${name} field format is invalid.`;
+  }
+}
+
+function typeMessage(name: string, type: string): string {
+  if (type.includes('boolean')) return `The ${name} field must be true or false.`;
+  if (type.includes('integer')) return `The ${name} field must be an integer.`;
+  if (type.includes('number')) return `The ${name} field must be a number.`;
+  if (type.includes('array')) return `The ${name} field must be an array.`;
+  if (type.includes('object')) return `The ${name} field must be an object.`;
+  return `The ${name} field must be a string.`;
+}
+
+function formatMessage(name: string, format: string): string {
+  if (format === 'email') return `The ${name} field must be a valid email address.`;
+  if (format === 'uuid') return `The ${name} field must be a valid UUID.`;
+  if (format === 'uri') return `The ${name} field must be a valid URL.`;
+  if (format === 'date') return `The ${name} field must match the format Y-m-d.`;
+  if (format === 'date-time') return `The ${name} field must be a valid date.`;
+  return `The ${name} field format is invalid.`;
+}
