@@ -83,3 +83,4 @@ export async function waitFor<T>(check: () => Promise<T | undefined | false> | T
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }
+export * from './events.js';

@@ -1,0 +1,185 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { generateTokenKeys, testDependencies, uniqueName, waitFor } from '@dfc/kit/testing';
+
+/**
+ * Starts the real system for end-to-end tests and benchmarks: each service is
+ * its own child process (as in production), on a free port, with databases
+ * and an exchange no other run uses. Tests talk to the gateway like a client.
+ */
+export type ServiceName = 'gateway' | 'operator-service' | 'flight-request-service' | 'webhook-service';
+
+const ALL_SERVICES: ServiceName[] = ['operator-service', 'flight-request-service', 'webhook-service', 'gateway'];
+const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const READY_TIMEOUT_MS = 60_000;
+const LOG_TAIL_LINES = 200;
+
+export interface SystemOptions {
+  services?: ServiceName[];
+  /** Extra environment for every service. */
+  env?: Record<string, string>;
+  /** Extra environment for one service. */
+  serviceEnv?: Partial<Record<ServiceName, Record<string, string>>>;
+}
+
+export interface System {
+  gatewayUrl: string;
+  adminKey: string;
+  exchange: string;
+  amqpUrl: string;
+  mongoUrl: string;
+  privateKeyPem: string;
+  publicKeyPem: string;
+  url(service: ServiceName): string;
+  database(service: ServiceName): string;
+  /** Stops one service abruptly (SIGKILL by default), as a crash would. */
+  kill(service: ServiceName, signal?: NodeJS.Signals): Promise<void>;
+  /** (Re)starts one service with its ports and databases, optionally with other env. */
+  start(service: ServiceName, env?: Record<string, string>): Promise<void>;
+  /** The last lines the service wrote, for failure messages. */
+  logs(service: ServiceName): string;
+  stop(): Promise<void>;
+}
+
+interface RunningService {
+  child: ChildProcess;
+  output: string[];
+  exited: Promise<void>;
+}
+
+export async function startSystem(options: SystemOptions = {}): Promise<System> {
+  const services = options.services ?? ALL_SERVICES;
+  const { mongoUrl, amqpUrl } = await testDependencies();
+  const keys = generateTokenKeys();
+  const exchange = uniqueName('e2e_events');
+  const adminKey = `dfc_${randomBytes(8).toString('hex')}_${randomBytes(32).toString('base64url')}`;
+  const ports = Object.fromEntries(
+    await Promise.all(ALL_SERVICES.map(async (name) => [name, await freePort()] as const)),
+  ) as Record<ServiceName, number>;
+  const databases = Object.fromEntries(
+    ALL_SERVICES.map((name) => [name, uniqueName(`e2e_${name.replace(/-service$/, '').replace(/-/g, '_')}`)]),
+  ) as Record<ServiceName, string>;
+  const url = (name: ServiceName) => `http://127.0.0.1:${ports[name]}`;
+
+  const baseEnv: Record<string, string> = {
+    LOG_LEVEL: process.env['E2E_LOG_LEVEL'] ?? 'warn',
+    HOST: '127.0.0.1',
+    MONGO_URL: mongoUrl,
+    AMQP_URL: amqpUrl,
+    AMQP_EXCHANGE: exchange,
+    INTERNAL_TOKEN_PUBLIC_KEY: keys.publicKeyPem,
+    INTERNAL_TOKEN_PRIVATE_KEY: keys.privateKeyPem,
+    ADMIN_API_KEY: adminKey,
+    WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
+    ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true',
+    ALLOW_HTTP_WEBHOOKS: 'true',
+    OPERATOR_SERVICE_URL: url('operator-service'),
+    FLIGHT_REQUEST_SERVICE_URL: url('flight-request-service'),
+    WEBHOOK_SERVICE_URL: url('webhook-service'),
+    ...options.env,
+  };
+
+  const running = new Map<ServiceName, RunningService>();
+  const logs = new Map<ServiceName, string[]>();
+
+  const start = async (name: ServiceName, env: Record<string, string> = {}) => {
+    const output = logs.get(name) ?? [];
+    logs.set(name, output);
+    const child = spawn(process.execPath, ['--import', 'tsx', `services/${name}/src/main.ts`], {
+      cwd: REPO_ROOT,
+      env: {
+        PATH: process.env['PATH'] ?? '',
+        ...baseEnv,
+        ...options.serviceEnv?.[name],
+        ...env,
+        PORT: String(ports[name]),
+        MONGO_DB: databases[name],
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const collect = (chunk: Buffer) => {
+      output.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+      if (output.length > LOG_TAIL_LINES) output.splice(0, output.length - LOG_TAIL_LINES);
+    };
+    child.stdout?.on('data', collect);
+    child.stderr?.on('data', collect);
+    const exited = new Promise<void>((done) => child.once('exit', () => done()));
+    running.set(name, { child, output, exited });
+    try {
+      await waitFor(() => (child.exitCode === null ? ready(url(name)) : Promise.reject(new Error('exited'))), READY_TIMEOUT_MS, 100);
+    } catch {
+      child.kill('SIGKILL');
+      throw new Error(`${name} did not become ready:\n${output.slice(-40).join('\n')}`);
+    }
+  };
+
+  const kill = async (name: ServiceName, signal: NodeJS.Signals = 'SIGKILL') => {
+    const service = running.get(name);
+    if (!service) return;
+    running.delete(name);
+    if (service.child.exitCode === null) service.child.kill(signal);
+    await service.exited;
+  };
+
+  const stop = async () => {
+    await Promise.all([...running.keys()].map((name) => kill(name, 'SIGTERM')));
+  };
+  processesToReap.add(stop);
+
+  try {
+    const backends = services.filter((name) => name !== 'gateway');
+    await Promise.all(backends.map((name) => start(name)));
+    if (services.includes('gateway')) await start('gateway');
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+
+  return {
+    gatewayUrl: url('gateway'),
+    adminKey,
+    exchange,
+    amqpUrl,
+    mongoUrl,
+    privateKeyPem: keys.privateKeyPem,
+    publicKeyPem: keys.publicKeyPem,
+    url,
+    database: (name) => databases[name],
+    kill,
+    start,
+    logs: (name) => (logs.get(name) ?? []).join('\n'),
+    stop: async () => {
+      processesToReap.delete(stop);
+      await stop();
+    },
+  };
+}
+
+/** A test run that dies early must not leave services behind. */
+const processesToReap = new Set<() => Promise<void>>();
+process.once('exit', () => {
+  for (const stop of processesToReap) void stop();
+});
+
+async function ready(base: string): Promise<boolean> {
+  try {
+    const response = await fetch(`${base}/readyz`, { signal: AbortSignal.timeout(2000) });
+    return response.status === 200;
+  } catch {
+    return false;
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolvePort(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
