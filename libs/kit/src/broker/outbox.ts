@@ -148,7 +148,8 @@ export class OutboxRelay {
     for (const event of doc.outbox ?? []) {
       await this.broker.publish(event);
       this.published?.inc({ type: event.type });
-      await model.updateOne({ _id: id as Types.ObjectId }, { $pull: { outbox: { id: event.id } } });
+      // The whole entry, as read: FerretDB's $pull removes exact elements only (no conditions).
+      await model.updateOne({ _id: id as Types.ObjectId }, { $pull: { outbox: event } });
     }
     await model.updateOne({ _id: id as Types.ObjectId, outbox: { $size: 0 } }, { $unset: { outbox_pending_since: 1 } });
   }

@@ -1,0 +1,73 @@
+import { expect } from 'chai';
+import { Schema, type Connection, type Model } from 'mongoose';
+import { RoutingKeys } from '@dfc/contracts';
+import { Broker, connectMongo, createLogger, newEvent, OutboxRelay, outboxOnCreate, outboxSchemaFields, withOutbox, type OutboxFields } from '../../src/index.js';
+import { captureEvents, testDependencies, uniqueName, waitFor, type CapturedEvents } from '../../src/testing/index.js';
+
+interface Thing extends OutboxFields {
+  name: string;
+}
+
+describe('OutboxRelay (real database and broker)', () => {
+  const log = createLogger('test', 'silent');
+  let connection: Connection;
+  let broker: Broker;
+  let captured: CapturedEvents;
+  let Things: Model<Thing>;
+
+  before(async () => {
+    const { mongoUrl, amqpUrl } = await testDependencies();
+    const exchange = uniqueName('kit_outbox');
+    connection = await connectMongo(mongoUrl, uniqueName('kit_outbox'), log);
+    Things = connection.model<Thing>('Thing', new Schema<Thing>({ name: String, ...outboxSchemaFields }));
+    broker = await Broker.connect(amqpUrl, exchange, log);
+    captured = await captureEvents(amqpUrl, exchange);
+  });
+
+  after(async () => {
+    await captured.close();
+    await broker.close();
+    await connection.dropDatabase();
+    await connection.close();
+  });
+
+  it('when a document is created with events, then notify publishes them in order and empties the outbox', async () => {
+    const first = newEvent(RoutingKeys.operatorRegistered, null, { n: 1 });
+    const second = newEvent(RoutingKeys.operatorUpdated, null, { n: 2 });
+    const thing = await Things.create({ name: 'a', ...outboxOnCreate([first, second]) });
+    const relay = new OutboxRelay([Things as unknown as Model<OutboxFields & { _id: unknown }>], broker, log);
+    await relay.notify(Things as never, thing._id);
+    await captured.next((event) => event.id === second.id);
+    const ids = captured.events.map((event) => event.id);
+    expect(ids.indexOf(first.id)).to.be.lessThan(ids.indexOf(second.id));
+    const stored = await Things.findById(thing._id).lean();
+    expect(stored?.outbox).to.deep.equal([]);
+    expect(stored?.outbox_pending_since).to.equal(undefined);
+  });
+
+  it('when the writer died before publishing, then the sweep publishes the event later', async () => {
+    const orphan = newEvent(RoutingKeys.apiKeyRevoked, null, { key_id: 'k1' });
+    const thing = await Things.create({ name: 'b' });
+    await Things.updateOne({ _id: thing._id }, withOutbox({ $set: { name: 'b2' } }, [orphan]));
+    const relay = new OutboxRelay([Things as never], broker, log, { sweepIntervalMs: 50, sweepGraceMs: 0 });
+    relay.start();
+    try {
+      const event = await captured.next((candidate) => candidate.id === orphan.id);
+      expect(event.data).to.deep.equal({ key_id: 'k1' });
+      await waitFor(async () => (await Things.findById(thing._id).lean())?.outbox.length === 0);
+    } finally {
+      await relay.stop();
+    }
+  });
+
+  it('when the broker is unreachable, then publish fails with 503 and the entry stays', async () => {
+    const event = newEvent(RoutingKeys.operatorUpdated, null, {});
+    const thing = await Things.create({ name: 'c', ...outboxOnCreate([event]) });
+    const offline = { isConnected: () => false, publish: () => Promise.reject(new Error('down')) } as unknown as Broker;
+    const relay = new OutboxRelay([Things as never], offline, log);
+    await relay.notify(Things as never, thing._id);
+    const stored = await Things.findById(thing._id).lean();
+    expect(stored?.outbox.map((entry) => entry.id)).to.deep.equal([event.id]);
+  });
+});
+

@@ -1,0 +1,133 @@
+import { expect } from 'chai';
+import Router from '@koa/router';
+import { Type } from '@sinclair/typebox';
+import {
+  ConflictError,
+  createLogger,
+  createMetricsRegistry,
+  createServiceApp,
+  InternalTokenSigner,
+  InternalTokenVerifier,
+  bodyValidator,
+  requireRole,
+} from '../../src/index.js';
+import { generateTokenKeys, listen, type Listening } from '../../src/testing/index.js';
+
+describe('createServiceApp', () => {
+  const keys = generateTokenKeys();
+  const signer = new InternalTokenSigner(keys.privateKeyPem);
+  let service: Listening;
+  let token: string;
+
+  before(async () => {
+    const router = new Router();
+    const validate = bodyValidator(Type.Object({ name: Type.String({ minLength: 1 }) }));
+    router.post('/api/things', (ctx) => {
+      ctx.status = 201;
+      ctx.body = { data: validate(ctx.state.body) };
+    });
+    router.get('/api/boom', () => {
+      throw new Error('database password is hunter2');
+    });
+    router.get('/api/conflict', () => {
+      throw new ConflictError('A Rejected flight request cannot be cancelled.');
+    });
+    router.get('/api/admin-only', requireRole('admin'), (ctx) => {
+      ctx.body = { ok: true };
+    });
+    const app = createServiceApp({
+      log: createLogger('test', 'silent'),
+      registry: createMetricsRegistry('test'),
+      readiness: [{ name: 'always', ready: () => true }],
+      verifier: new InternalTokenVerifier(keys.publicKeyPem),
+      routers: [router],
+      bodyLimitBytes: 1024,
+    });
+    service = await listen(app);
+    token = await signer.sign({ sub: 'op', role: 'operator', operator_uuid: 'op' });
+  });
+
+  after(() => service.close());
+
+  const call = (path: string, init: RequestInit = {}, withToken = true) =>
+    fetch(`${service.url}${path}`, {
+      ...init,
+      headers: { ...(withToken ? { 'X-Internal-Token': token } : {}), ...(init.headers as Record<string, string>) },
+    });
+  const json = { 'Content-Type': 'application/json' };
+
+  it('GET /healthz and /readyz: without a token, then 200', async () => {
+    expect((await call('/healthz', {}, false)).status).to.equal(200);
+    const ready = await call('/readyz', {}, false);
+    expect(ready.status).to.equal(200);
+    expect(await ready.json()).to.deep.equal({ status: 'ready', checks: { always: true } });
+  });
+
+  it('GET /metrics: then Prometheus text with the HTTP histogram', async () => {
+    await call('/api/conflict');
+    const text = await (await call('/metrics', {}, false)).text();
+    expect(text).to.match(/http_request_duration_seconds_count\{[^}]*route="\/api\/conflict"[^}]*status="409"/);
+  });
+
+  it('when no internal token is sent, then 401 Unauthenticated.', async () => {
+    const response = await call('/api/things', { method: 'POST', headers: json, body: '{"name":"a"}' }, false);
+    expect(response.status).to.equal(401);
+    expect(await response.json()).to.deep.equal({ message: 'Unauthenticated.' });
+  });
+
+  it('when the token is signed by another key, then 401', async () => {
+    const forged = await new InternalTokenSigner(generateTokenKeys().privateKeyPem).sign({ sub: 'x', role: 'admin' });
+    const response = await fetch(`${service.url}/api/admin-only`, { headers: { 'X-Internal-Token': forged } });
+    expect(response.status).to.equal(401);
+  });
+
+  it('when the role does not fit, then 403', async () => {
+    expect((await call('/api/admin-only')).status).to.equal(403);
+  });
+
+  it('when the body is valid JSON, then the handler gets it', async () => {
+    const response = await call('/api/things', { method: 'POST', headers: json, body: '{"name":"a"}' });
+    expect(response.status).to.equal(201);
+    expect(await response.json()).to.deep.equal({ data: { name: 'a' } });
+  });
+
+  it('when the JSON is malformed, then 400', async () => {
+    const response = await call('/api/things', { method: 'POST', headers: json, body: '{"name":' });
+    expect(response.status).to.equal(400);
+    expect(await response.json()).to.have.property('message');
+  });
+
+  it('when the body is not JSON, then 415', async () => {
+    const response = await call('/api/things', { method: 'POST', headers: { 'Content-Type': 'text/plain' }, body: 'name=a' });
+    expect(response.status).to.equal(415);
+  });
+
+  it('when the body is over the limit, then 413', async () => {
+    const response = await call('/api/things', { method: 'POST', headers: json, body: JSON.stringify({ name: 'x'.repeat(2000) }) });
+    expect(response.status).to.equal(413);
+  });
+
+  it('when validation fails, then 422 with message and errors', async () => {
+    const response = await call('/api/things', { method: 'POST', headers: json, body: '{}' });
+    expect(response.status).to.equal(422);
+    expect(await response.json()).to.deep.equal({ message: 'The name field is required.', errors: { name: ['The name field is required.'] } });
+  });
+
+  it('when a handler fails unexpectedly, then 500 tells nothing of internals', async () => {
+    const response = await call('/api/boom');
+    expect(response.status).to.equal(500);
+    expect(await response.text()).to.equal('{"message":"Server Error."}');
+  });
+
+  it('when the method is not routed, then 405; when the path is unknown, then 404', async () => {
+    expect((await call('/api/conflict', { method: 'PUT' })).status).to.equal(405);
+    const missing = await call('/api/nothing-here');
+    expect(missing.status).to.equal(404);
+    expect(await missing.json()).to.deep.equal({ message: 'Not Found.' });
+  });
+
+  it('when a request id is sent, then it is echoed; when not, then one is made', async () => {
+    expect((await call('/api/conflict', { headers: { 'X-Request-Id': 'abc-123' } })).headers.get('x-request-id')).to.equal('abc-123');
+    expect((await call('/api/conflict')).headers.get('x-request-id')).to.match(/^[0-9a-f-]{36}$/);
+  });
+});

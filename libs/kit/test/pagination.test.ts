@@ -1,0 +1,27 @@
+import { expect } from 'chai';
+import { paginate } from '../src/index.js';
+
+describe('paginate (Laravel envelope)', () => {
+  const path = 'http://127.0.0.1:8080/api/things';
+
+  it('when 23 items are listed 10 a page, then page 3 holds items 21..23', () => {
+    const page = paginate(['u', 'v', 'w'], 23, { page: 3, per_page: 10 }, path, { status: 'Pending' });
+    expect(page.meta).to.deep.equal({ current_page: 3, from: 21, last_page: 3, path, per_page: 10, to: 23, total: 23 });
+    expect(page.links.first).to.equal(`${path}?status=Pending&per_page=10&page=1`);
+    expect(page.links.prev).to.equal(`${path}?status=Pending&per_page=10&page=2`);
+    expect(page.links.next).to.equal(null);
+  });
+
+  it('when nothing matches, then from/to are null and there is one empty page', () => {
+    const page = paginate([], 0, { page: 1, per_page: 15 }, path);
+    expect(page.meta).to.include({ from: null, to: null, last_page: 1, total: 0 });
+    expect(page.links.prev).to.equal(null);
+    expect(page.links.next).to.equal(null);
+  });
+
+  it('when the page is beyond the last, then it is empty and prev points at the last page', () => {
+    const page = paginate([], 5, { page: 9, per_page: 2 }, path);
+    expect(page.meta).to.include({ current_page: 9, from: null, last_page: 3 });
+    expect(page.links.prev).to.equal(`${path}?per_page=2&page=3`);
+  });
+});

@@ -1,0 +1,64 @@
+import { expect } from 'chai';
+import { Type } from '@sinclair/typebox';
+import { bodyValidator, queryValidator, ValidationError } from '../src/index.js';
+
+const Body = Type.Object({
+  company_name: Type.String({ minLength: 1, maxLength: 5 }),
+  email: Type.String({ format: 'email' }),
+  nested: Type.Optional(Type.Object({ items: Type.Array(Type.Object({ size: Type.Integer({ minimum: 1 }) })) })),
+});
+
+function errorsOf(run: () => unknown): Record<string, string[]> {
+  try {
+    run();
+  } catch (error) {
+    expect(error).to.be.instanceOf(ValidationError);
+    return (error as ValidationError).errors;
+  }
+  throw new Error('expected a ValidationError');
+}
+
+describe('bodyValidator', () => {
+  const validate = bodyValidator(Body);
+
+  it('when the body is valid, then it returns it typed', () => {
+    expect(validate({ company_name: 'Acme', email: 'a@b.co' }).company_name).to.equal('Acme');
+  });
+
+  it('when several fields fail, then every field is reported at once in Laravel words', () => {
+    const errors = errorsOf(() => validate({ company_name: 'toolong', email: 'nope' }));
+    expect(errors).to.deep.equal({
+      company_name: ['The company name field must not be greater than 5 characters.'],
+      email: ['The email field must be a valid email address.'],
+    });
+  });
+
+  it('when a required field is missing or empty, then "is required" names it', () => {
+    expect(errorsOf(() => validate({ company_name: '' }))).to.deep.equal({
+      company_name: ['The company name field is required.'],
+      email: ['The email field is required.'],
+    });
+  });
+
+  it('when a nested field fails, then the error key is its dot path', () => {
+    const errors = errorsOf(() => validate({ company_name: 'A', email: 'a@b.co', nested: { items: [{ size: 1 }, { size: 0 }] } }));
+    expect(errors).to.deep.equal({ 'nested.items.1.size': ['The nested.items.1.size field must be at least 1.'] });
+  });
+
+  it('when the summary covers several errors, then the message counts the others', () => {
+    try {
+      validate({});
+    } catch (error) {
+      expect((error as ValidationError).message).to.equal('The company name field is required. (and 1 more error)');
+      return;
+    }
+    expect.fail('no error');
+  });
+});
+
+describe('queryValidator', () => {
+  it('when numbers arrive as text, then they are coerced and defaults applied', () => {
+    const validate = queryValidator(Type.Object({ page: Type.Integer({ minimum: 1, default: 1 }), per_page: Type.Integer({ default: 15 }) }));
+    expect(validate({ page: '3' })).to.deep.equal({ page: 3, per_page: 15 });
+  });
+});
