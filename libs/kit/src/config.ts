@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Type, type Static, type TObject, type TProperties } from '@sinclair/typebox';
 import { Ajv } from 'ajv';
 
@@ -5,6 +6,8 @@ import { Ajv } from 'ajv';
  * Typed configuration read from the environment. Each service declares a TypeBox
  * object of its variables; values are coerced (ports become numbers) and checked
  * once at start, so a bad deployment fails fast with every offending name listed.
+ * Any variable may instead be given as `<NAME>_FILE`, a path to read it from:
+ * how Docker and Kubernetes hand over mounted secrets.
  */
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -20,10 +23,12 @@ export function loadConfig<P extends TProperties>(
   env: NodeJS.ProcessEnv = process.env,
 ): Static<TObject<P>> {
   const candidate: Record<string, unknown> = {};
+  const problems: string[] = [];
   for (const key of Object.keys(schema.properties)) {
-    const value = env[key];
+    const value = env[key] ?? readSecretFile(key, env[`${key}_FILE`], problems);
     if (value !== undefined && value !== '') candidate[key] = value;
   }
+  if (problems.length > 0) throw new ConfigError(problems);
   const validate = ajv.compile(schema);
   if (!validate(candidate)) {
     const problems = (validate.errors ?? []).map((error) => {
@@ -36,6 +41,16 @@ export function loadConfig<P extends TProperties>(
     throw new ConfigError(problems);
   }
   return candidate as Static<TObject<P>>;
+}
+
+function readSecretFile(key: string, path: string | undefined, problems: string[]): string | undefined {
+  if (!path) return undefined;
+  try {
+    return readFileSync(path, 'utf8').trim();
+  } catch {
+    problems.push(`${key}_FILE names a file that cannot be read: ${path}`);
+    return undefined;
+  }
 }
 
 /** Variables every service shares. Spread into a service's own schema. */
