@@ -6,7 +6,7 @@ import { MethodNotAllowedError } from '../errors.js';
 import { requireInternalToken, type InternalTokenVerifier } from '../auth/internal-token.js';
 import { errorMiddleware } from './errors.js';
 import { operationsRouter, type ReadinessCheck } from './health.js';
-import { jsonBody, DEFAULT_BODY_LIMIT_BYTES } from './json-body.js';
+import { jsonBody, DEFAULT_BODY_LIMIT_BYTES, type BodyLimit } from './json-body.js';
 import { httpMetrics } from './metrics.js';
 import { requestContext } from './request-context.js';
 
@@ -18,7 +18,7 @@ export interface ServiceAppOptions {
   verifier: InternalTokenVerifier;
   /** The service's API routers; all of them sit behind the internal token. */
   routers: Router[];
-  bodyLimitBytes?: number;
+  bodyLimitBytes?: BodyLimit;
 }
 
 /**

@@ -4,6 +4,9 @@ import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from
 
 export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
 
+/** One limit for every route, or one per route (e.g. a bulk import allowed more than the rest). */
+export type BodyLimit = number | ((method: string, path: string) => number);
+
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
@@ -11,10 +14,11 @@ const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
  * The order of the checks is the order of the documented statuses: too large
  * (413), not JSON (415), not parseable (400), not an object (400).
  */
-export function jsonBody(limitBytes = DEFAULT_BODY_LIMIT_BYTES): Middleware {
+export function jsonBody(limit: BodyLimit = DEFAULT_BODY_LIMIT_BYTES): Middleware {
   return async (ctx, next) => {
     ctx.state.body = {};
     if (!METHODS_WITH_BODY.has(ctx.method) || !hasBody(ctx.req.headers)) return next();
+    const limitBytes = typeof limit === 'number' ? limit : limit(ctx.method, ctx.path);
     if (Number(ctx.get('Content-Length') || 0) > limitBytes) throw new PayloadTooLargeError();
     if (!ctx.is('application/json', '+json')) throw new UnsupportedMediaTypeError();
     const text = await readText(ctx.req, limitBytes);
