@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Nullable, Timestamp, Uuid } from '../schema-helpers.js';
+import { Nullable, PageQuery, Timestamp, Uuid } from '../schema-helpers.js';
 
 /**
  * API keys look like `dfc_<16 hex id>_<43 base64url secret>`: the id finds the
@@ -23,7 +23,9 @@ export const StaffApiKeyCreate = Type.Object(
   {
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
     role: Type.Union([Type.Literal('reviewer'), Type.Literal('admin')]),
-    authority: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    authority: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 100, description: 'required for reviewer keys, not allowed for admin keys' }),
+    ),
   },
   { $id: 'StaffApiKeyCreate' },
 );
@@ -51,5 +53,24 @@ export const IssuedApiKey = Type.Intersect([ApiKeyMetadata, Type.Object({ key: T
 });
 export type IssuedApiKey = Static<typeof IssuedApiKey>;
 
+/** `status` filter of the key lists: active keys, revoked keys, or both when absent. */
+export const ApiKeyStatus = Type.Union([Type.Literal('active'), Type.Literal('revoked')]);
+export type ApiKeyStatus = Static<typeof ApiKeyStatus>;
+
+/** GET /api/operators/{uuid}/api-keys: newest first, Laravel's paginator. */
+export const OperatorApiKeyListQuery = Type.Object({ ...PageQuery, status: Type.Optional(ApiKeyStatus) });
+export type OperatorApiKeyListQuery = Static<typeof OperatorApiKeyListQuery>;
+
+/** GET /api/api-keys (admin): every key, with optional filters. */
+export const ApiKeyListQuery = Type.Object({
+  ...PageQuery,
+  status: Type.Optional(ApiKeyStatus),
+  role: Type.Optional(ApiKeyRole),
+  operator_uuid: Type.Optional(Uuid),
+  authority: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+});
+export type ApiKeyListQuery = Static<typeof ApiKeyListQuery>;
+
 /** POST /internal/api-keys/verify, gateway → operator-service only. */
-export const ApiKeyVerifyRequest = Type.Object({ key: Type.String({ maxLength: 200 }) });
+export const ApiKeyVerifyRequest = Type.Object({ key: Type.String({ maxLength: 200 }) }, { $id: 'ApiKeyVerifyRequest' });
+export type ApiKeyVerifyRequest = Static<typeof ApiKeyVerifyRequest>;

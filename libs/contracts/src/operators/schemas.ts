@@ -2,25 +2,33 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, Timestamp, Uuid } from '../schema-helpers.js';
 
 const optionalText = Nullable(Type.String({ maxLength: 255 }));
+const timezone = Nullable(
+  Type.String({ maxLength: 64, description: 'IANA timezone name (<Area>/<City>) or UTC', examples: ['Europe/Berlin'] }),
+);
 
 /** POST /api/operators (spec §2.1, §8; PRODUCT.md "Operators"). */
 export const OperatorCreate = Type.Object(
   {
     company_name: Type.String({ minLength: 1, maxLength: 255 }),
     email: Type.String({ minLength: 1, maxLength: 255, format: 'email' }),
-    password: Type.String({ minLength: 8, maxLength: 256 }),
+    password: Type.String({ minLength: 8, maxLength: 256, writeOnly: true }),
     phone: Type.String({ minLength: 1, maxLength: 50 }),
     operational_authorisation_number: Type.Optional(optionalText),
     operator_registration_number: Type.Optional(optionalText),
-    exemption_for_ctr: Type.Optional(Type.Boolean()),
-    ctr_exemption_number: Type.Optional(optionalText),
-    timezone: Type.Optional(Nullable(Type.String({ maxLength: 64, description: 'IANA timezone name or UTC' }))),
+    exemption_for_ctr: Type.Optional(Type.Boolean({ default: false })),
+    ctr_exemption_number: Type.Optional(
+      Nullable(Type.String({ maxLength: 255, description: 'required when exemption_for_ctr is true' })),
+    ),
+    timezone: Type.Optional(timezone),
   },
   { $id: 'OperatorCreate' },
 );
 export type OperatorCreate = Static<typeof OperatorCreate>;
 
-/** PATCH /api/operators/{uuid}: contact fields, same rules, all optional. */
+/**
+ * PATCH /api/operators/{uuid}: contact fields, same rules, all optional. The
+ * CTR rule is checked on the record as it would be after the change.
+ */
 export const OperatorUpdate = Type.Object(
   {
     company_name: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
@@ -30,7 +38,7 @@ export const OperatorUpdate = Type.Object(
     operator_registration_number: Type.Optional(optionalText),
     exemption_for_ctr: Type.Optional(Type.Boolean()),
     ctr_exemption_number: Type.Optional(optionalText),
-    timezone: Type.Optional(Nullable(Type.String({ maxLength: 64 }))),
+    timezone: Type.Optional(timezone),
   },
   { $id: 'OperatorUpdate' },
 );

@@ -1,0 +1,40 @@
+import { schemaErrors, type FieldErrors } from '@dfc/kit';
+import { OperatorApiKeyCreate, StaffApiKeyCreate } from '@dfc/contracts';
+import { mergeFieldErrors } from './field-errors.js';
+import { normaliseInput } from './input.js';
+
+export const StaffKeyMessages = {
+  authorityRequired: 'The authority field is required when role is reviewer.',
+  authorityProhibited: 'The authority field is prohibited when role is admin.',
+} as const;
+
+export interface CheckedKeyRequest<T> {
+  /** Meaningful only when there are no errors. */
+  value: T;
+  errors: FieldErrors;
+}
+
+/** `{ name? }` of an operator's key; a blank name is no name. */
+export function checkOperatorKey(body: unknown): CheckedKeyRequest<OperatorApiKeyCreate> {
+  const input = withoutNulls(normaliseInput(body), ['name']);
+  return { value: input as OperatorApiKeyCreate, errors: schemaErrors(OperatorApiKeyCreate, input) };
+}
+
+/** A reviewer key acts for exactly one authority; an admin key for none. */
+export function checkStaffKey(body: unknown): CheckedKeyRequest<StaffApiKeyCreate> {
+  const input = withoutNulls(normaliseInput(body), ['name', 'authority']);
+  const rules: FieldErrors = {};
+  if (input['role'] === 'reviewer' && input['authority'] === undefined) {
+    rules['authority'] = [StaffKeyMessages.authorityRequired];
+  }
+  if (input['role'] === 'admin' && input['authority'] !== undefined) {
+    rules['authority'] = [StaffKeyMessages.authorityProhibited];
+  }
+  return { value: input as StaffApiKeyCreate, errors: mergeFieldErrors(schemaErrors(StaffApiKeyCreate, input), rules) };
+}
+
+function withoutNulls(input: Record<string, unknown>, fields: string[]): Record<string, unknown> {
+  const rest = { ...input };
+  for (const field of fields) if (rest[field] === null) delete rest[field];
+  return rest;
+}

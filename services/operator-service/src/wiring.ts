@@ -1,0 +1,45 @@
+import type { Connection } from 'mongoose';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import { mongoReady, type Broker, type ReadinessCheck } from '@dfc/kit';
+import { EventPublisher } from './events/publisher.js';
+import { OperatorMetrics } from './metrics.js';
+import { PasswordHasher, type Argon2Parameters } from './security/passwords.js';
+import { createStores } from './store/index.js';
+import type { UseCaseDeps } from './use-cases/deps.js';
+
+export interface Wiring {
+  useCases: UseCaseDeps;
+  publisher: EventPublisher;
+  readiness: ReadinessCheck[];
+}
+
+/**
+ * Connects the parts on a live database connection and broker: stores
+ * (registering the models, so `syncIndexes` sees them), the outbox publisher,
+ * metrics and the password hasher. Shared by main.ts and the tests.
+ */
+export function wireService(options: {
+  connection: Connection;
+  broker: Broker;
+  log: Logger;
+  registry: Registry;
+  argon2: Argon2Parameters;
+  clock?: () => Date;
+}): Wiring {
+  const stores = createStores(options.connection);
+  const publisher = new EventPublisher(stores, options.broker, options.log, options.registry);
+  const useCases: UseCaseDeps = {
+    ...stores,
+    passwords: new PasswordHasher(options.argon2),
+    events: publisher,
+    metrics: new OperatorMetrics(options.registry),
+    log: options.log,
+    clock: options.clock ?? (() => new Date()),
+  };
+  const readiness: ReadinessCheck[] = [
+    { name: 'mongo', ready: () => mongoReady(options.connection) },
+    { name: 'broker', ready: () => options.broker.isConnected() },
+  ];
+  return { useCases, publisher, readiness };
+}
