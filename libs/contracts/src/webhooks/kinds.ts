@@ -1,8 +1,12 @@
 import { RoutingKeys } from '../events/routing-keys.js';
 
-/** Spec §6 event kinds, plus `ping` for POST /api/webhooks/{id}/test. */
+/** Spec §6 event kinds, the ones an endpoint can subscribe to. */
 export const WEBHOOK_EVENT_KINDS = ['status_change', 'cascade_rejection', 'review_complete'] as const;
-export type WebhookEventKind = (typeof WEBHOOK_EVENT_KINDS)[number] | 'ping';
+export type SubscribableWebhookKind = (typeof WEBHOOK_EVENT_KINDS)[number];
+
+/** Plus `ping`, sent only by POST /api/webhooks/{id}/test, whatever the subscription. */
+export const WEBHOOK_PING_KIND = 'ping';
+export type WebhookEventKind = SubscribableWebhookKind | typeof WEBHOOK_PING_KIND;
 
 /** Which domain event becomes which webhook kind. */
 export const WEBHOOK_KIND_BY_ROUTING_KEY: Record<string, WebhookEventKind> = {
@@ -10,3 +14,15 @@ export const WEBHOOK_KIND_BY_ROUTING_KEY: Record<string, WebhookEventKind> = {
   [RoutingKeys.flightRequestCascadeRejection]: 'cascade_rejection',
   [RoutingKeys.flightRequestReviewCompleted]: 'review_complete',
 };
+
+/** Headers of every delivery. */
+export const WEBHOOK_HEADERS = {
+  signature: 'X-Webhook-Signature',
+  id: 'X-Webhook-Id',
+  event: 'X-Webhook-Event',
+} as const;
+
+export const WEBHOOK_USER_AGENT = 'dfc-webhooks/1.0';
+
+/** Signing secrets look like `whsec_<43 base64url chars>` (32 random bytes). */
+export const WEBHOOK_SECRET_PREFIX = 'whsec_';

@@ -1,0 +1,161 @@
+import { DataEnvelope, Paginated } from '../schema-helpers.js';
+import {
+  DeliveryRecord,
+  WebhookEndpointCreate,
+  WebhookEndpointRecord,
+  WebhookEndpointUpdate,
+  WebhookEndpointWithSecret,
+  WebhookPayload,
+} from '../webhooks/schemas.js';
+
+/**
+ * OpenAPI 3.1 path items of the webhook routes (webhook-service). Schemas
+ * are the TypeBox ones the service validates with; the delivery a subscriber
+ * receives is documented as a callback of POST /api/webhooks.
+ */
+const TAG = 'Webhooks';
+const ref = (name: string) => ({ $ref: `#/components/responses/${name}` });
+
+const operatorUuidQuery = {
+  name: 'operator_uuid',
+  in: 'query',
+  required: false,
+  description: 'Admin keys only: act for this operator (required to create an endpoint with an admin key). Ignored for operator keys.',
+  schema: { type: 'string', format: 'uuid' },
+};
+const idParam = { name: 'id', in: 'path', required: true, description: 'The endpoint id.', schema: { type: 'string', format: 'uuid' } };
+const deliveryIdParam = { name: 'delivery_id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } };
+const pageParams = [
+  { name: 'page', in: 'query', required: false, schema: { type: 'integer', minimum: 1, default: 1 } },
+  { name: 'per_page', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 15 } },
+];
+
+const json = (schema: unknown, description: string) => ({ description, content: { 'application/json': { schema } } });
+const body = (schema: unknown) => ({ required: true, content: { 'application/json': { schema } } });
+const common = { '403': ref('Forbidden'), '404': ref('NotFound') };
+
+const SIGNATURE_DESCRIPTION = `Every delivery is an HTTP POST of a JSON body \`{ id, event, created_at, data }\` with the headers
+\`Content-Type: application/json\`, \`User-Agent: dfc-webhooks/1.0\`, \`X-Webhook-Id\` (the event id, the same on every
+retry: use it to de-duplicate), \`X-Webhook-Event\` (the kind) and
+\`X-Webhook-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>\` — one \`v1\` per active
+secret (two for 24 h after a rotation, the new one first). The HMAC key is the whole secret string (\`whsec_...\`).
+Verify against the raw body, refuse a \`t\` more than 5 minutes away from now, and answer 2xx within 10 s.
+Anything else (including redirects, which are not followed) is retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h
+and 10 h (±20 %), honouring \`Retry-After\` on 429/503; then the delivery is failed and can be redelivered. Answering
+410 disables the endpoint; so do 5 days of failures only. \`data\` is the domain event's data as published, plus
+\`uuid\` (the flight request's uuid) on flight request events.`;
+
+const deliveryCallback = {
+  webhookDelivery: {
+    '{$request.body#/url}': {
+      post: {
+        summary: 'A webhook delivery (sent by the service to your endpoint)',
+        description: SIGNATURE_DESCRIPTION,
+        parameters: [
+          { name: 'X-Webhook-Signature', in: 'header', required: true, schema: { type: 'string', pattern: '^t=\\d+(,v1=[0-9a-f]{64})+$' } },
+          { name: 'X-Webhook-Id', in: 'header', required: true, schema: { type: 'string', format: 'uuid' } },
+          { name: 'X-Webhook-Event', in: 'header', required: true, schema: { type: 'string', enum: ['status_change', 'cascade_rejection', 'review_complete', 'ping'] } },
+        ],
+        requestBody: body(WebhookPayload),
+        responses: { '2XX': { description: 'Received. Anything else is retried.' } },
+      },
+    },
+  },
+};
+
+export const webhookPaths: Record<string, unknown> = {
+  '/api/webhooks': {
+    post: {
+      tags: [TAG],
+      summary: 'Register a webhook endpoint',
+      description: `Operator keys register for their own operator; admin keys name one with \`operator_uuid\`. The url must be an absolute https URL (at most 2048 characters, no credentials, not a private/loopback/link-local address). The signing secret is in this answer only.\n\n${SIGNATURE_DESCRIPTION}`,
+      parameters: [operatorUuidQuery],
+      requestBody: body(WebhookEndpointCreate),
+      responses: {
+        '201': {
+          ...json(DataEnvelope(WebhookEndpointWithSecret), 'Registered; `secret` is shown only here.'),
+          headers: { Location: { schema: { type: 'string' } } },
+        },
+        '403': ref('Forbidden'),
+        '422': ref('ValidationFailed'),
+      },
+      callbacks: deliveryCallback,
+    },
+    get: {
+      tags: [TAG],
+      summary: 'List webhook endpoints',
+      description: 'Newest first. Admin keys see every operator\'s endpoints unless `operator_uuid` is given.',
+      parameters: [operatorUuidQuery, ...pageParams],
+      responses: { '200': json(Paginated(WebhookEndpointRecord), 'A page of endpoints (Laravel paginator envelope).'), '403': ref('Forbidden'), '422': ref('ValidationFailed') },
+    },
+  },
+  '/api/webhooks/{id}': {
+    parameters: [idParam, operatorUuidQuery],
+    get: {
+      tags: [TAG],
+      summary: 'Get a webhook endpoint',
+      responses: { '200': json(DataEnvelope(WebhookEndpointRecord), 'The endpoint (never its secret).'), ...common },
+    },
+    patch: {
+      tags: [TAG],
+      summary: 'Update a webhook endpoint',
+      description: 'Any of url, events, description, enabled. Enabling a disabled endpoint clears `disabled_reason`.',
+      requestBody: body(WebhookEndpointUpdate),
+      responses: { '200': json(DataEnvelope(WebhookEndpointRecord), 'The updated endpoint.'), ...common, '422': ref('ValidationFailed') },
+    },
+    delete: {
+      tags: [TAG],
+      summary: 'Delete a webhook endpoint and its delivery log',
+      responses: { '204': { description: 'Deleted.' }, ...common },
+    },
+  },
+  '/api/webhooks/{id}/rotate-secret': {
+    parameters: [idParam, operatorUuidQuery],
+    post: {
+      tags: [TAG],
+      summary: 'Rotate the signing secret',
+      description: 'The new secret is shown in this answer only. The previous one keeps signing, next to the new one, for 24 hours.',
+      responses: {
+        '200': json(DataEnvelope(WebhookEndpointWithSecret), 'The endpoint with its new secret.'),
+        ...common,
+        '409': ref('Conflict'),
+      },
+    },
+  },
+  '/api/webhooks/{id}/test': {
+    parameters: [idParam, operatorUuidQuery],
+    post: {
+      tags: [TAG],
+      summary: 'Send a test `ping` event',
+      description: 'Goes through the normal delivery path (signed, retried, logged).',
+      responses: { '202': json(DataEnvelope(DeliveryRecord), 'The ping delivery, scheduled now.'), ...common, '409': ref('Conflict') },
+    },
+  },
+  '/api/webhooks/{id}/deliveries': {
+    parameters: [idParam, operatorUuidQuery],
+    get: {
+      tags: [TAG],
+      summary: 'The delivery log of an endpoint',
+      description: 'Newest first; every attempt with its time, status code, error, latency and the first 1 KiB of the answer.',
+      parameters: [
+        ...pageParams,
+        { name: 'status', in: 'query', required: false, schema: { type: 'string', enum: ['pending', 'succeeded', 'failed'] } },
+      ],
+      responses: { '200': json(Paginated(DeliveryRecord), 'A page of deliveries.'), ...common, '422': ref('ValidationFailed') },
+    },
+  },
+  '/api/webhooks/{id}/deliveries/{delivery_id}/redeliver': {
+    parameters: [idParam, deliveryIdParam, operatorUuidQuery],
+    post: {
+      tags: [TAG],
+      summary: 'Send a delivery again',
+      description: 'A failed or succeeded delivery is scheduled again now, with a fresh round of retries (same event id). 409 when it is still pending or the endpoint is disabled.',
+      responses: {
+        '202': json(DataEnvelope(DeliveryRecord), 'Scheduled.'),
+        ...common,
+        '409': ref('Conflict'),
+      },
+    },
+  },
+};
+

@@ -1,0 +1,74 @@
+import { BlockList, isIP } from 'node:net';
+import { WEBHOOK_URL_MAX_LENGTH } from '@dfc/contracts';
+
+export interface UrlPolicy {
+  allowHttp: boolean;
+  allowPrivateTargets: boolean;
+}
+
+/**
+ * Addresses a webhook must never reach: private, loopback, link-local
+ * (including the cloud metadata service 169.254.169.254), unique-local,
+ * CGNAT, multicast, reserved and documentation ranges, and IPv4 embedded in
+ * IPv6. Only literal IPs can be checked here; hostnames are checked after DNS
+ * resolution, at send time, by the filtering agent.
+ */
+const forbidden = new BlockList();
+for (const [network, prefix] of [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const) {
+  forbidden.addSubnet(network, prefix, 'ipv4');
+}
+for (const [network, prefix] of [
+  ['::', 127],
+  ['::ffff:0:0', 96],
+  ['64:ff9b::', 96],
+  ['100::', 64],
+  ['2001:db8::', 32],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+] as const) {
+  forbidden.addSubnet(network, prefix, 'ipv6');
+}
+
+export function isForbiddenAddress(address: string): boolean {
+  const family = isIP(address);
+  if (family === 0) return false;
+  return forbidden.check(address, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+/** Field messages for `url` (empty when acceptable). */
+export function checkEndpointUrl(text: string, policy: UrlPolicy): string[] {
+  if (text.length > WEBHOOK_URL_MAX_LENGTH) return [`The url field must not be greater than ${WEBHOOK_URL_MAX_LENGTH} characters.`];
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return ['The url field must be a valid URL.'];
+  }
+  const errors: string[] = [];
+  if (url.protocol !== 'https:' && !(policy.allowHttp && url.protocol === 'http:')) {
+    errors.push(policy.allowHttp ? 'The url field must use http or https.' : 'The url field must use https.');
+  }
+  if (url.username || url.password) errors.push('The url field must not contain credentials.');
+  if (url.hash) errors.push('The url field must not contain a fragment.');
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (!policy.allowPrivateTargets && isForbiddenAddress(host)) {
+    errors.push('The url field must not point to a private, loopback or link-local address.');
+  }
+  return errors;
+}

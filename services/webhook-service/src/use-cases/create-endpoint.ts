@@ -1,0 +1,37 @@
+import { randomUUID } from 'node:crypto';
+import { ValidationError } from '@dfc/kit';
+import { checkEndpointCreate } from '../domain/endpoint-input.js';
+import type { OwnerScope } from '../domain/owner-scope.js';
+import { generateSigningSecret } from '../domain/signing-secrets.js';
+import type { WebhookEndpoint } from '../store/endpoint-model.js';
+import type { WebhookDeps } from './delivery-deps.js';
+
+export interface EndpointWithSecret {
+  endpoint: WebhookEndpoint;
+  /** The plaintext, returned to the caller once and never stored. */
+  secret: string;
+}
+
+/** Validate → generate a secret → store it encrypted → hand the plaintext back once. */
+export async function createEndpoint(deps: WebhookDeps, scope: OwnerScope, input: unknown): Promise<EndpointWithSecret> {
+  const fields = checkEndpointCreate(input, deps.policy);
+  if (scope.operatorUuid === null) throw ValidationError.of('operator_uuid', 'The operator uuid field is required.');
+  const now = deps.now();
+  const id = randomUUID();
+  const secret = generateSigningSecret();
+  const endpoint: WebhookEndpoint = {
+    _id: id,
+    operator_uuid: scope.operatorUuid,
+    url: fields.url,
+    events: fields.events,
+    description: fields.description ?? null,
+    enabled: true,
+    disabled_reason: null,
+    secrets: [{ ...deps.secretBox.seal(secret, id), created_at: now, expires_at: null }],
+    failing_since: null,
+    created_at: now,
+    updated_at: now,
+  };
+  await deps.endpoints.insert(endpoint);
+  return { endpoint, secret };
+}
