@@ -8,3 +8,5 @@ export * from './events/operator-events.js';
 export * from './flight-requests/status.js';
 export * from './flight-requests/events.js';
 export * from './webhooks/kinds.js';
+export * from './webhooks/schemas.js';
+export * from './webhooks/verify.js';
