@@ -1,0 +1,53 @@
+import Koa from 'koa';
+import type { Registry } from 'prom-client';
+import {
+  errorMiddleware,
+  httpMetrics,
+  operationsRouter,
+  requestContext,
+  type Logger,
+  type ReadinessCheck,
+} from '@dfc/kit';
+import { canonicalPath } from './domain/routing.js';
+import { docsAllowedMethods, docsRouter } from './http/docs.js';
+import { proxyRoutes, type ProxyRouteDeps } from './http/proxy-routes.js';
+import { closeUnfinishedRequests } from './http/unfinished-requests.js';
+
+export interface GatewayDeps extends ProxyRouteDeps {
+  log: Logger;
+  registry: Registry;
+  /** The broker (revocation events); upstreams are not required to be ready. */
+  readiness: ReadinessCheck[];
+  openApiDocument: object;
+}
+
+/**
+ * The public entry. Not `createServiceApp`: the gateway verifies no internal
+ * token, it signs them. Request id, metrics, the error mapping and operations
+ * endpoints are the kit's; then `/api/v1` is folded onto `/api`, the gateway
+ * serves its own documents, and every other API route is proxied. Whatever is
+ * left is the error middleware's 404.
+ */
+export function buildApp(deps: GatewayDeps): Koa {
+  const app = new Koa();
+  app.proxy = deps.trustProxy;
+  // One trusted hop: the client is the address the load balancer appended last.
+  app.maxIpsCount = deps.trustProxy ? 1 : 0;
+  app.silent = true;
+  app.on('error', (error: Error) => deps.log.warn({ err: error.message }, 'response stream failed'));
+  const docs = docsRouter(deps.openApiDocument);
+  app.use(requestContext(deps.log));
+  app.use(httpMetrics(deps.registry));
+  app.use(closeUnfinishedRequests());
+  app.use(errorMiddleware());
+  app.use(operationsRouter(deps.registry, deps.readiness).routes());
+  app.use((ctx, next) => {
+    const path = canonicalPath(ctx.path);
+    if (path !== ctx.path) ctx.path = path;
+    return next();
+  });
+  app.use(docs.routes());
+  app.use(docsAllowedMethods(docs));
+  app.use(proxyRoutes(deps));
+  return app;
+}

@@ -1,0 +1,32 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { amqpConfig, commonConfig, loadConfig } from '@dfc/kit';
+
+const Url = (fallback: string) => Type.String({ pattern: '^https?://', default: fallback });
+
+export const GatewayConfigSchema = Type.Object({
+  ...commonConfig,
+  ...amqpConfig,
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
+  /** Ed25519 private key (PEM, PKCS#8) that signs the internal tokens. */
+  INTERNAL_TOKEN_PRIVATE_KEY: Type.String({ minLength: 1 }),
+  OPERATOR_SERVICE_URL: Url('http://127.0.0.1:8081'),
+  FLIGHT_REQUEST_SERVICE_URL: Url('http://127.0.0.1:8082'),
+  WEBHOOK_SERVICE_URL: Url('http://127.0.0.1:8083'),
+  /** How long a verified key is trusted without asking again; the bound on a lost revocation event. */
+  KEY_CACHE_TTL_MS: Type.Integer({ minimum: 0, maximum: 300_000, default: 30_000 }),
+  /** Per replica (in-memory counters). */
+  RATE_LIMIT_PER_KEY_PER_MINUTE: Type.Integer({ minimum: 1, default: 600 }),
+  /** Per replica and client IP, on registration and key issuance. */
+  RATE_LIMIT_PUBLIC_PER_IP_PER_MINUTE: Type.Integer({ minimum: 1, default: 20 }),
+  /** Trust X-Forwarded-For/Host/Proto from a load balancer in front (one hop) for the client's address. */
+  TRUST_PROXY: Type.Boolean({ default: false }),
+  UPSTREAM_TIMEOUT_MS: Type.Integer({ minimum: 1, default: 30_000 }),
+  UPSTREAM_MAX_SOCKETS: Type.Integer({ minimum: 1, default: 64 }),
+  KEY_VERIFY_TIMEOUT_MS: Type.Integer({ minimum: 1, default: 5_000 }),
+});
+
+export type GatewayConfig = Static<typeof GatewayConfigSchema>;
+
+export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
+  return loadConfig(GatewayConfigSchema, env);
+}

@@ -1,0 +1,64 @@
+/**
+ * The gateway's routing table (docs/architecture.md, "Gateway routing"), as
+ * pure functions of method and path so the rules can be read and tested alone.
+ */
+export type UpstreamName = 'operator-service' | 'flight-request-service' | 'webhook-service';
+
+export interface ProxyRoute {
+  upstream: UpstreamName;
+  /** The table prefix; a bounded label for metrics and logs (never the raw path). */
+  label: string;
+  /** Reachable without an API key (the call goes on as `anonymous`). */
+  public: boolean;
+  bodyLimitBytes: number;
+}
+
+export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
+/** Bulk geo-zone imports carry whole FeatureCollections. */
+export const ZONE_IMPORT_BODY_LIMIT_BYTES = 16 * 1024 * 1024;
+
+const PREFIXES: ReadonlyArray<readonly [string, UpstreamName]> = [
+  ['/api/operators', 'operator-service'],
+  ['/api/api-keys', 'operator-service'],
+  ['/api/flight-requests', 'flight-request-service'],
+  ['/api/zones', 'flight-request-service'],
+  ['/api/reviews', 'flight-request-service'],
+  ['/api/webhooks', 'webhook-service'],
+];
+
+const VERSION_PREFIX = '/api/v1';
+/** Key issuance, listing and revocation: the operator-service checks HTTP Basic there. */
+const API_KEYS_OF_OPERATOR = /^\/api\/operators\/[^/]+\/api-keys(?:\/[^/]+)?$/;
+/**
+ * `.` / `..` segments and encoded (back)slashes: a path must never climb out of
+ * its prefix into a service's `/internal` or operations routes.
+ */
+const ESCAPING_PATH = /(?:^|\/)(?:\.|%2e){1,2}(?:\/|$)|%2f|%5c|\\/i;
+
+/**
+ * `/api/v1/<rest>` and `/api/<rest>` are the same route: the versioned form is
+ * rewritten so services serve `/api/...` only. Other paths are left as they are.
+ */
+export function canonicalPath(path: string): string {
+  if (path === VERSION_PREFIX || path.startsWith(`${VERSION_PREFIX}/`)) return `/api${path.slice(VERSION_PREFIX.length)}`;
+  return path;
+}
+
+/** The upstream serving a canonical path, or undefined (404) for anything outside the table. */
+export function resolveProxyRoute(method: string, path: string): ProxyRoute | undefined {
+  if (ESCAPING_PATH.test(path)) return undefined;
+  const entry = PREFIXES.find(([prefix]) => path === prefix || path.startsWith(`${prefix}/`));
+  if (!entry) return undefined;
+  const [label, upstream] = entry;
+  return {
+    upstream,
+    label,
+    public: isPublic(method, path),
+    bodyLimitBytes: method === 'POST' && path === '/api/zones/import' ? ZONE_IMPORT_BODY_LIMIT_BYTES : DEFAULT_BODY_LIMIT_BYTES,
+  };
+}
+
+/** Registration and everything under an operator's api-keys (docs/architecture.md, public routes). */
+export function isPublic(method: string, path: string): boolean {
+  return (method === 'POST' && path === '/api/operators') || API_KEYS_OF_OPERATOR.test(path);
+}

@@ -1,0 +1,104 @@
+import { Agent, type IncomingMessage } from 'node:http';
+import { Readable } from 'node:stream';
+import httpProxy from 'http-proxy';
+import type { Context } from 'koa';
+import { ServiceUnavailableError } from '@dfc/kit';
+import type { UpstreamName } from '../domain/routing.js';
+
+export interface UpstreamSettings {
+  targets: Record<UpstreamName, string>;
+  /** A call the upstream has not answered in this time is given up (503). */
+  timeoutMs: number;
+  /** Keep-alive sockets per upstream. */
+  maxSockets: number;
+}
+
+export interface Forwarding {
+  upstream: UpstreamName;
+  /** Set on the upstream request, over the client's headers of the same name (lowercase names). */
+  headers: Record<string, string>;
+  /** The body already read (and checked) by the gateway, if any. */
+  body: Buffer | undefined;
+}
+
+interface Waiting {
+  resolve(response: IncomingMessage): void;
+  reject(error: unknown): void;
+}
+
+/** Headers of one hop only (RFC 9110 §7.6.1): never copied from an upstream's answer. */
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+/** Answers that have no body (koa writes none for them). */
+const BODILESS_STATUSES = new Set([204, 205, 304]);
+
+/**
+ * The services behind the gateway, reached through http-proxy over one
+ * keep-alive agent per upstream. The proxy hands the upstream's answer back
+ * (`selfHandleResponse`) instead of writing it, so koa sends it: the error
+ * middleware, metrics and the request id apply to proxied calls too, and a
+ * service that does not answer becomes the kit's 503 like any other error.
+ */
+export class Upstreams {
+  private readonly proxies = new Map<UpstreamName, httpProxy>();
+  private readonly agents: Agent[] = [];
+  private readonly waiting = new WeakMap<IncomingMessage, Waiting>();
+
+  constructor(settings: UpstreamSettings) {
+    for (const [name, target] of Object.entries(settings.targets) as Array<[UpstreamName, string]>) {
+      const agent = new Agent({ keepAlive: true, maxSockets: settings.maxSockets });
+      const proxy = httpProxy.createProxyServer({
+        target,
+        agent,
+        selfHandleResponse: true,
+        proxyTimeout: settings.timeoutMs,
+      });
+      proxy.on('proxyRes', (response, request) => this.waiting.get(request)?.resolve(response));
+      // The client went away before the upstream answered: nobody waits for the answer.
+      proxy.on('econnreset', (error, request) => this.waiting.get(request)?.reject(error));
+      this.proxies.set(name, proxy);
+      this.agents.push(agent);
+    }
+  }
+
+  /** Sends the call on and puts the upstream's answer (status, headers, streamed body) on `ctx`. */
+  async forward(ctx: Context, forwarding: Forwarding): Promise<void> {
+    const response = await this.send(ctx, forwarding);
+    ctx.status = response.statusCode ?? 502;
+    for (const [name, value] of Object.entries(response.headers)) {
+      if (value !== undefined && !HOP_BY_HOP.has(name)) ctx.set(name, value);
+    }
+    if (ctx.method === 'HEAD' || BODILESS_STATUSES.has(ctx.status)) {
+      response.resume();
+      return;
+    }
+    ctx.body = response;
+  }
+
+  close(): void {
+    for (const proxy of this.proxies.values()) proxy.close();
+    for (const agent of this.agents) agent.destroy();
+  }
+
+  private send(ctx: Context, forwarding: Forwarding): Promise<IncomingMessage> {
+    const proxy = this.proxies.get(forwarding.upstream);
+    if (proxy === undefined) return Promise.reject(new ServiceUnavailableError());
+    const request = ctx.req;
+    return new Promise<IncomingMessage>((resolve, reject) => {
+      this.waiting.set(request, { resolve, reject });
+      proxy.web(
+        request,
+        ctx.res,
+        {
+          headers: forwarding.headers,
+          ...(forwarding.body === undefined ? {} : { buffer: Readable.from([forwarding.body]) }),
+        },
+        (error) => reject(error),
+      );
+    })
+      .catch((error: unknown) => {
+        ctx.state.log?.warn({ err: (error as Error).message, upstream: forwarding.upstream }, 'upstream unavailable');
+        throw new ServiceUnavailableError();
+      })
+      .finally(() => this.waiting.delete(request));
+  }
+}

@@ -1,0 +1,197 @@
+import { expect } from 'chai';
+import { grantOperatorKey, startTestGateway, type TestGateway } from '../support/gateway.js';
+import { json } from '../support/stub-upstream.js';
+
+describe('gateway proxying', () => {
+  let gateway: TestGateway;
+  let apiKey: string;
+
+  before(async () => {
+    gateway = await startTestGateway();
+    apiKey = grantOperatorKey(gateway).key;
+  });
+  after(() => gateway.closeAll());
+  beforeEach(() => {
+    for (const stub of [gateway.operators, gateway.flights, gateway.webhooks]) stub.calls.length = 0;
+  });
+
+  const call = (path: string, init: RequestInit = {}) =>
+    fetch(`${gateway.url}${path}`, { ...init, headers: { 'X-API-Key': apiKey, ...init.headers } });
+
+  describe('GET /api/v1/<rest>', () => {
+    it('when a versioned path is called, then the service receives it as /api/<rest> with its query', async () => {
+      const response = await call('/api/v1/flight-requests/abc?include_geometry=true');
+      expect(response.status).to.equal(200);
+      expect(gateway.flights.calls.map((received) => received.url)).to.deep.equal(['/api/flight-requests/abc?include_geometry=true']);
+    });
+
+    it('when the unversioned path is called, then the service receives the same path', async () => {
+      await call('/api/flight-requests/abc?include_geometry=true');
+      expect(gateway.flights.calls[0]?.url).to.equal('/api/flight-requests/abc?include_geometry=true');
+    });
+  });
+
+  describe('routing table', () => {
+    it('when each prefix is called, then the owning service receives it', async () => {
+      await call('/api/operators/x');
+      await call('/api/api-keys');
+      await call('/api/zones');
+      await call('/api/reviews');
+      await call('/api/webhooks');
+      expect(gateway.operators.calls.map((received) => received.url)).to.include.members(['/api/operators/x', '/api/api-keys']);
+      expect(gateway.flights.calls.map((received) => received.url)).to.deep.equal(['/api/zones', '/api/reviews']);
+      expect(gateway.webhooks.calls.map((received) => received.url)).to.deep.equal(['/api/webhooks']);
+    });
+
+    it('when an unknown, internal or operations path is called, then 404 Not Found. and no service is called', async () => {
+      for (const path of ['/api/unknown', '/internal/api-keys/verify', '/api/v1/internal/api-keys/verify', '/api/operators/../../internal/api-keys/verify', '/api']) {
+        const response = await call(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+        expect(response.status, path).to.equal(404);
+        expect(await response.json()).to.deep.equal({ message: 'Not Found.' });
+      }
+      expect(gateway.operators.calls).to.have.length(0);
+    });
+  });
+
+  describe('headers sent upstream', () => {
+    it('when a call is proxied, then the service gets the internal token, request id and forwarded headers, never the API key', async () => {
+      await call('/api/operators/x', { headers: { 'X-Request-Id': 'trace-123', 'X-Internal-Token': 'forged', Authorization: 'Basic abc' } });
+      const received = gateway.operators.calls.find((c) => c.url === '/api/operators/x');
+      expect(received?.headers['x-api-key']).to.equal(undefined);
+      expect(received?.headers['x-request-id']).to.equal('trace-123');
+      expect(received?.headers['authorization']).to.equal('Basic abc');
+      expect(received?.headers['x-forwarded-for']).to.equal('127.0.0.1');
+      expect(received?.headers['x-forwarded-proto']).to.equal('http');
+      expect(received?.headers['x-forwarded-host']).to.equal(new URL(gateway.url).host);
+      const principal = await gateway.verifier.verify(String(received?.headers['x-internal-token']));
+      expect(principal.role).to.equal('operator');
+    });
+
+    it('when the client sends its own X-Forwarded-For and the gateway does not trust proxies, then it is replaced', async () => {
+      await call('/api/operators/x', { headers: { 'X-Forwarded-For': '6.6.6.6', 'X-Forwarded-Host': 'evil.example' } });
+      const received = gateway.operators.calls.find((c) => c.url === '/api/operators/x');
+      expect(received?.headers['x-forwarded-for']).to.equal('127.0.0.1');
+      expect(received?.headers['x-forwarded-host']).to.equal(new URL(gateway.url).host);
+    });
+
+    it('when the client sends no request id, then the gateway makes one, answers with it and passes it on', async () => {
+      const response = await call('/api/zones');
+      const requestId = response.headers.get('x-request-id');
+      expect(requestId).to.match(/^[0-9a-f-]{36}$/);
+      expect(gateway.flights.calls[0]?.headers['x-request-id']).to.equal(requestId);
+    });
+  });
+
+  describe('the service answer', () => {
+    it('when the service answers, then status, headers and body reach the client unchanged', async () => {
+      gateway.webhooks.handler = (_call, response) => {
+        response.writeHead(201, { 'content-type': 'application/json', location: '/api/webhooks/7' });
+        response.end('{"data":{"id":"7"}}');
+      };
+      const response = await call('/api/webhooks', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"url":"https://x"}' });
+      expect(response.status).to.equal(201);
+      expect(response.headers.get('location')).to.equal('/api/webhooks/7');
+      expect(await response.json()).to.deep.equal({ data: { id: '7' } });
+      expect(gateway.webhooks.calls[0]?.body).to.equal('{"url":"https://x"}');
+    });
+
+    it('when the service answers 204, then the client gets 204 with no body', async () => {
+      gateway.webhooks.handler = (_call, response) => {
+        response.writeHead(204);
+        response.end();
+      };
+      const response = await call('/api/webhooks/7', { method: 'DELETE' });
+      expect(response.status).to.equal(204);
+      expect(await response.text()).to.equal('');
+    });
+
+    it('when the service answers 405 or 422, then those are passed on as they are', async () => {
+      gateway.webhooks.handler = (received, response) =>
+        received.method === 'PUT'
+          ? json(response, 405, { message: 'Method Not Allowed.' })
+          : json(response, 422, { message: 'The url field is required.', errors: { url: ['The url field is required.'] } });
+      const put = await call('/api/webhooks', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{}' });
+      expect(put.status).to.equal(405);
+      const post = await call('/api/webhooks', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      expect(post.status).to.equal(422);
+      expect(await post.json()).to.have.nested.property('errors.url');
+    });
+  });
+
+  describe('body rules', () => {
+    it('when the body is not JSON, then 415 and the service is not called', async () => {
+      const response = await call('/api/flight-requests', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hello' });
+      expect(response.status).to.equal(415);
+      expect(await response.json()).to.have.property('message');
+      expect(gateway.flights.calls).to.have.length(0);
+    });
+
+    it('when the JSON is malformed, then 400 with a message and the service is not called', async () => {
+      const response = await call('/api/flight-requests', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"purpose":' });
+      expect(response.status).to.equal(400);
+      expect(await response.json()).to.deep.equal({ message: 'Malformed JSON body.' });
+      expect(gateway.flights.calls).to.have.length(0);
+    });
+
+    it('when the body is over 1 MiB, then 413 and the service is not called', async () => {
+      const body = JSON.stringify({ purpose: 'x'.repeat(1024 * 1024) });
+      const response = await call('/api/flight-requests', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      expect(response.status).to.equal(413);
+      expect(gateway.flights.calls).to.have.length(0);
+    });
+
+    it('when a body over 1 MiB is streamed without a length, then 413', async () => {
+      const chunk = new TextEncoder().encode(' '.repeat(256 * 1024));
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          for (let i = 0; i < 5; i += 1) controller.enqueue(chunk);
+          controller.close();
+        },
+      });
+      const response = await call('/api/flight-requests', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+        duplex: 'half',
+      } as RequestInit);
+      expect(response.status).to.equal(413);
+      expect(response.headers.get('connection')).to.equal('close');
+      expect(gateway.flights.calls).to.have.length(0);
+    });
+
+    it('when a zone import is between 1 and 16 MiB, then it is passed on', async () => {
+      const body = JSON.stringify({ type: 'FeatureCollection', features: [], padding: 'x'.repeat(2 * 1024 * 1024) });
+      const response = await call('/api/zones/import', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      expect(response.status).to.equal(200);
+      expect(gateway.flights.calls[0]?.body).to.have.length(body.length);
+    });
+
+    it('when a DELETE carries a JSON reason, then the service receives it', async () => {
+      await call('/api/flight-requests/abc', { method: 'DELETE', headers: { 'content-type': 'application/json' }, body: '{"reason":"weather"}' });
+      expect(gateway.flights.calls[0]?.body).to.equal('{"reason":"weather"}');
+      expect(gateway.flights.calls[0]?.headers['content-length']).to.equal(String('{"reason":"weather"}'.length));
+    });
+  });
+
+  describe('upstream down', () => {
+    it('when the service does not answer, then 503 Service Unavailable. with a request id', async () => {
+      const down = await startTestGateway();
+      const key = grantOperatorKey(down).key;
+      await down.flights.close();
+      const response = await fetch(`${down.url}/api/flight-requests`, { headers: { 'X-API-Key': key } });
+      expect(response.status).to.equal(503);
+      expect(await response.json()).to.deep.equal({ message: 'Service Unavailable.' });
+      expect(response.headers.get('x-request-id')).to.be.a('string');
+      await down.closeAll();
+    });
+
+    it('when the service takes longer than the timeout, then 503', async () => {
+      const slow = await startTestGateway({ timeoutMs: 200 });
+      const key = grantOperatorKey(slow).key;
+      slow.flights.handler = (_call, response) => setTimeout(() => json(response, 200, {}), 1_000);
+      const response = await fetch(`${slow.url}/api/flight-requests`, { headers: { 'X-API-Key': key } });
+      expect(response.status).to.equal(503);
+      await slow.closeAll();
+    });
+  });
+});
