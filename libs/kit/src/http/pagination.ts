@@ -74,7 +74,8 @@ export function paginate<T>(
 /**
  * The public URL of the current route: services trust the gateway's
  * X-Forwarded-Proto/Host (`app.proxy`), so links point at the gateway.
+ * (Not `ctx.origin`: in koa 3 that is the client's `Origin` header.)
  */
-export function publicPath(ctx: { origin: string; path: string }): string {
-  return `${ctx.origin}${ctx.path}`;
+export function publicPath(ctx: { protocol: string; host: string; path: string }): string {
+  return `${ctx.protocol}://${ctx.host}${ctx.path}`;
 }
