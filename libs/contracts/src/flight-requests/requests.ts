@@ -1,0 +1,139 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Nullable, PageQuery, Timestamp, Uuid } from '../schema-helpers.js';
+import { FlightRequestStatus } from './status.js';
+import { ReviewItemRecord } from './reviews.js';
+
+/** PRODUCT.md "Rules": the kinds of aircraft a request may name (compared case-insensitively, stored lower-case). */
+export const AIRCRAFT_TYPES = ['multirotor', 'fixed_wing', 'vtol', 'helicopter', 'airship', 'other'] as const;
+export type AircraftType = (typeof AIRCRAFT_TYPES)[number];
+
+/** RFC 3339 in UTC with a trailing `Z`; whether it is a real instant is checked in the domain. */
+export const UTC_TIMESTAMP_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?Z$';
+
+function utcTimestamp(attribute: string) {
+  return Type.String({
+    pattern: UTC_TIMESTAMP_PATTERN,
+    errorMessage: `The ${attribute} field must be an RFC 3339 UTC timestamp ending in Z, e.g. 2026-12-01T10:00:00Z.`,
+    examples: ['2026-12-01T10:00:00Z'],
+  });
+}
+
+const optionalText = Type.Optional(Nullable(Type.String({ maxLength: 255 })));
+
+/**
+ * POST /api/flight-requests. Bounds that come from configuration (max_altitude,
+ * the time rules) and the membership of aircraft_type are checked in the domain,
+ * so this schema only fixes the shape; flight_area is checked by the geometry rules.
+ */
+export const FlightRequestCreate = Type.Object(
+  {
+    operator_uuid: Uuid,
+    operator_name: Type.String({ minLength: 1, maxLength: 255 }),
+    operator_email: Type.String({ minLength: 1, maxLength: 255, format: 'email' }),
+    operator_phone: Type.String({ minLength: 1, maxLength: 50 }),
+    operator_company: optionalText,
+    operational_authorisation_number: optionalText,
+    start_time: utcTimestamp('start time'),
+    end_time: utcTimestamp('end time'),
+    max_altitude: Type.Integer({ description: 'metres above ground, 1..500 by default (configurable)', examples: [120] }),
+    aircraft_type: Type.String({
+      maxLength: 50,
+      description: `one of ${AIRCRAFT_TYPES.join(', ')} (case-insensitive)`,
+      examples: ['multirotor'],
+    }),
+    purpose: Type.String({ minLength: 1, maxLength: 1000 }),
+    flight_area: Type.Unknown({
+      description:
+        'GeoJSON FeatureCollection of 1..50 Polygon/MultiPolygon features (or Point with properties.radius_m 1..5000), at most 10,000 positions and 1,000 km² in all',
+    }),
+  },
+  { $id: 'FlightRequestCreate' },
+);
+export type FlightRequestCreate = Static<typeof FlightRequestCreate>;
+
+export const FlightAreaSummary = Type.Object({
+  bbox: Type.Array(Type.Number(), { minItems: 4, maxItems: 4, description: '[west, south, east, north]' }),
+  centroid: Type.Array(Type.Number(), { minItems: 2, maxItems: 2, description: '[longitude, latitude]' }),
+  area_m2: Type.Number(),
+  feature_count: Type.Integer(),
+});
+export type FlightAreaSummary = Static<typeof FlightAreaSummary>;
+
+export const FindingRecord = Type.Object({
+  code: Type.String({
+    description:
+      'ZONE_PROHIBITED | ZONE_REQUIRES_AUTHORISATION | CTR_EXEMPTION_APPLIED | ZONE_CONDITIONAL | ALTITUDE_ABOVE_LIMIT | DECONFLICTION_OVERLAP',
+  }),
+  message: Type.String(),
+  zone_id: Nullable(Type.String()),
+  zone_name: Nullable(Type.String()),
+  authority: Nullable(Type.String()),
+  flight_request_uuid: Type.Optional(Uuid),
+});
+export type FindingRecord = Static<typeof FindingRecord>;
+
+export const StatusHistoryRecord = Type.Object({
+  status: FlightRequestStatus,
+  at: Timestamp,
+  actor: Type.String({ description: 'operator, admin, screening, reviewer:<authority>, system' }),
+  reason: Nullable(Type.String()),
+});
+export type StatusHistoryRecord = Static<typeof StatusHistoryRecord>;
+
+/** The flight request as every route returns it (inside `data`). */
+export const FlightRequestRecord = Type.Object(
+  {
+    uuid: Uuid,
+    operator_uuid: Uuid,
+    status: FlightRequestStatus,
+    operator_name: Type.String(),
+    operator_email: Type.String(),
+    operator_phone: Type.String(),
+    operator_company: Nullable(Type.String()),
+    operational_authorisation_number: Nullable(Type.String()),
+    start_time: Type.String({ examples: ['2026-12-01T10:00:00Z'] }),
+    end_time: Type.String({ examples: ['2026-12-01T12:00:00Z'] }),
+    max_altitude: Type.Integer(),
+    aircraft_type: Type.String(),
+    purpose: Type.String(),
+    area: FlightAreaSummary,
+    flight_area: Type.Optional(Type.Unknown({ description: 'only with include_geometry=true; right-hand rule winding' })),
+    review: Type.Object({
+      findings: Type.Array(FindingRecord),
+      items: Type.Array(ReviewItemRecord),
+      complete: Type.Boolean({ description: 'true when no item is pending' }),
+    }),
+    cancellation: Type.Union([Type.Object({ reason: Type.String(), cancelled_at: Timestamp }), Type.Null()]),
+    status_history: Type.Array(StatusHistoryRecord),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  { $id: 'FlightRequestRecord' },
+);
+export type FlightRequestRecord = Static<typeof FlightRequestRecord>;
+
+/** GET /api/flight-requests/{uuid}: `include_geometry` is a boolean in Laravel's forms. */
+export const FlightRequestGetQuery = Type.Object({
+  include_geometry: Type.Optional(
+    Type.Unsafe<'true' | 'false' | '1' | '0'>({
+      type: 'string',
+      enum: ['true', 'false', '1', '0'],
+      errorMessage: 'The include geometry field must be true or false.',
+    }),
+  ),
+});
+export type FlightRequestGetQuery = Static<typeof FlightRequestGetQuery>;
+
+/** GET /api/flight-requests (PRODUCT.md "List"); `status` is checked in the domain (case-insensitive list). */
+export const FlightRequestListQuery = Type.Object({
+  from_date: Type.Optional(Type.String({ format: 'date' })),
+  to_date: Type.Optional(Type.String({ format: 'date' })),
+  status: Type.Optional(Type.String({ description: 'one or more statuses, comma-separated, case-insensitive', examples: ['Pending'] })),
+  operator_uuid: Type.Optional(Type.String({ format: 'uuid', description: 'admins only' })),
+  ...PageQuery,
+});
+export type FlightRequestListQuery = Static<typeof FlightRequestListQuery>;
+
+/** DELETE /api/flight-requests/{uuid} */
+export const CancelBody = Type.Object({ reason: Type.String({ minLength: 1, maxLength: 500 }) }, { $id: 'CancelBody' });
+export type CancelBody = Static<typeof CancelBody>;

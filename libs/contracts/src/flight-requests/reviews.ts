@@ -1,0 +1,67 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Nullable, PageQuery, Timestamp, Uuid } from '../schema-helpers.js';
+import { FlightRequestStatus } from './status.js';
+
+export const REVIEW_ITEM_KINDS = ['zone_authorisation', 'altitude', 'deconfliction'] as const;
+export type ReviewItemKind = (typeof REVIEW_ITEM_KINDS)[number];
+
+export const REVIEW_ITEM_STATUSES = ['pending', 'approved', 'rejected', 'cascade_rejected', 'withdrawn'] as const;
+export type ReviewItemStatus = (typeof REVIEW_ITEM_STATUSES)[number];
+
+/** One item of a request's review group, as the record and the review queue show it. */
+export const ReviewItemRecord = Type.Object(
+  {
+    id: Uuid,
+    kind: Type.Union(REVIEW_ITEM_KINDS.map((kind) => Type.Literal(kind))),
+    authority: Type.String(),
+    zone_id: Nullable(Type.String()),
+    finding_codes: Type.Array(Type.String()),
+    message: Type.String(),
+    status: Type.Union(REVIEW_ITEM_STATUSES.map((status) => Type.Literal(status))),
+    reason: Nullable(Type.String()),
+    decided_at: Nullable(Timestamp),
+    decided_by: Nullable(Type.String({ description: 'reviewer:<authority>, admin, operator (withdrawal), system' })),
+  },
+);
+export type ReviewItemRecord = Static<typeof ReviewItemRecord>;
+
+/** A review queue entry: the item and enough of its flight request to decide it. */
+export const ReviewQueueEntry = Type.Object(
+  {
+    ...ReviewItemRecord.properties,
+    flight_request: Type.Object({
+      uuid: Uuid,
+      operator_uuid: Uuid,
+      status: FlightRequestStatus,
+      start_time: Type.String(),
+      end_time: Type.String(),
+      max_altitude: Type.Integer(),
+      aircraft_type: Type.String(),
+      purpose: Type.String(),
+      bbox: Type.Array(Type.Number()),
+    }),
+  },
+  { $id: 'ReviewQueueEntry' },
+);
+export type ReviewQueueEntry = Static<typeof ReviewQueueEntry>;
+
+/** GET /api/reviews: reviewers see their own authority's pending items; admins may filter by authority. */
+export const ReviewListQuery = Type.Object({
+  authority: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'admins only' })),
+  ...PageQuery,
+});
+export type ReviewListQuery = Static<typeof ReviewListQuery>;
+
+/** POST /api/reviews/{id}/decision */
+export const ReviewDecision = Type.Object(
+  {
+    decision: Type.Unsafe<'approve' | 'reject'>({
+      type: 'string',
+      enum: ['approve', 'reject'],
+      errorMessage: 'The decision field must be one of: approve, reject.',
+    }),
+    reason: Type.String({ minLength: 1, maxLength: 1000 }),
+  },
+  { $id: 'ReviewDecision' },
+);
+export type ReviewDecision = Static<typeof ReviewDecision>;

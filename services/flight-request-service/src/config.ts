@@ -1,0 +1,27 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { amqpConfig, commonConfig, internalTokenVerifyConfig, loadConfig, mongoConfig } from '@dfc/kit';
+
+/** Environment of the flight-request-service; every number PRODUCT.md fixes has its default here. */
+export const FlightRequestServiceConfig = Type.Object({
+  ...commonConfig,
+  ...mongoConfig,
+  ...amqpConfig,
+  ...internalTokenVerifyConfig,
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8082 }),
+  MONGO_DB: Type.String({ minLength: 1, default: 'dfc_flight_requests' }),
+  OUTBOX_PUBLISH: Type.Boolean({ default: true }),
+  EXPIRY_SWEEP_INTERVAL_MS: Type.Integer({ minimum: 100, default: 30_000 }),
+  ZONE_RELOAD_INTERVAL_MS: Type.Integer({ minimum: 1000, default: 60_000 }),
+  MAX_ALTITUDE_M: Type.Integer({ minimum: 1, default: 500 }),
+  MAX_DURATION_HOURS: Type.Number({ exclusiveMinimum: 0, default: 24 }),
+  MAX_AREA_KM2: Type.Number({ exclusiveMinimum: 0, default: 1000 }),
+  MAX_START_AHEAD_DAYS: Type.Number({ exclusiveMinimum: 0, default: 90 }),
+  START_GRACE_MINUTES: Type.Number({ minimum: 0, default: 5 }),
+  ALTITUDE_REVIEW_ABOVE_M: Type.Integer({ minimum: 0, default: 120 }),
+  NATIONAL_AUTHORITY: Type.String({ minLength: 1, default: 'NATIONAL' }),
+});
+export type FlightRequestServiceConfig = Static<typeof FlightRequestServiceConfig>;
+
+export function loadFlightRequestServiceConfig(env: NodeJS.ProcessEnv = process.env): FlightRequestServiceConfig {
+  return loadConfig(FlightRequestServiceConfig, env);
+}

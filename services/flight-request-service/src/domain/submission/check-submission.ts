@@ -1,0 +1,82 @@
+import { schemaErrors, type FieldErrors } from '@dfc/kit';
+import { AIRCRAFT_TYPES, FlightRequestCreate, type AircraftType } from '@dfc/contracts';
+import { checkFlightArea, type CheckedFlightArea } from '../geometry/flight-area.js';
+import type { SubmissionLimits } from './limits.js';
+import { checkTimeWindow } from './time-window.js';
+
+/** A submission that passed every rule, with its times parsed and its area checked. */
+export interface ValidSubmission {
+  operator_uuid: string;
+  operator_name: string;
+  operator_email: string;
+  operator_phone: string;
+  operator_company: string | null;
+  operational_authorisation_number: string | null;
+  start_time: Date;
+  end_time: Date;
+  max_altitude: number;
+  aircraft_type: AircraftType;
+  purpose: string;
+  area: CheckedFlightArea;
+}
+
+export type SubmissionCheck = { ok: true; submission: ValidSubmission } | { ok: false; errors: FieldErrors };
+
+/**
+ * Every rule at once, so the 422 names every failing field: the schema's shape,
+ * the configurable bounds and time rules, and the flight area's geometry.
+ */
+export function checkSubmission(body: unknown, limits: SubmissionLimits, now: Date): SubmissionCheck {
+  const errors = schemaErrors(FlightRequestCreate, body);
+  const input = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+  const valid = (field: string) => (errors[field] ? undefined : input[field]);
+
+  const window = checkTimeWindow(asString(valid('start_time')), asString(valid('end_time')), limits, now);
+  merge(errors, window.errors);
+  const altitude = valid('max_altitude');
+  if (typeof altitude === 'number' && (altitude < 1 || altitude > limits.maxAltitudeM)) {
+    merge(errors, { max_altitude: [`The max altitude field must be between 1 and ${limits.maxAltitudeM}.`] });
+  }
+  const aircraftType = asString(valid('aircraft_type'))?.toLowerCase();
+  if (aircraftType !== undefined && !isAircraftType(aircraftType)) {
+    merge(errors, {
+      aircraft_type: [`The selected aircraft type is invalid. Allowed values: ${AIRCRAFT_TYPES.join(', ')}.`],
+    });
+  }
+  const area = 'flight_area' in input ? checkFlightArea(input['flight_area'], limits.flightArea, 'flight_area') : undefined;
+  if (area && !area.ok) merge(errors, area.errors);
+
+  if (Object.keys(errors).length > 0 || !area?.ok || !window.start || !window.end) return { ok: false, errors };
+  return {
+    ok: true,
+    submission: {
+      operator_uuid: input['operator_uuid'] as string,
+      operator_name: input['operator_name'] as string,
+      operator_email: input['operator_email'] as string,
+      operator_phone: input['operator_phone'] as string,
+      operator_company: (input['operator_company'] as string | null | undefined) ?? null,
+      operational_authorisation_number: (input['operational_authorisation_number'] as string | null | undefined) ?? null,
+      start_time: window.start,
+      end_time: window.end,
+      max_altitude: altitude as number,
+      aircraft_type: aircraftType as AircraftType,
+      purpose: input['purpose'] as string,
+      area: area.area,
+    },
+  };
+}
+
+function isAircraftType(value: string): value is AircraftType {
+  return (AIRCRAFT_TYPES as readonly string[]).includes(value);
+}
+
+function asString(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+function merge(into: FieldErrors, more: FieldErrors): void {
+  for (const [field, messages] of Object.entries(more)) {
+    const list = (into[field] ??= []);
+    for (const message of messages) if (!list.includes(message)) list.push(message);
+  }
+}

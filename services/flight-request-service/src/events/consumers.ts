@@ -1,0 +1,37 @@
+import type { Broker } from '@dfc/kit';
+import { DEFAULT_EXCHANGE, RoutingKeys, type EventEnvelope, type OperatorChanged } from '@dfc/contracts';
+import { applyOperatorChange } from '../use-cases/apply-operator-change.js';
+import type { OperatorStore } from '../store/operator-store.js';
+import type { ZoneChanged } from './zone-events.js';
+
+/**
+ * The durable queue of the operator projection. On the system's own exchange
+ * it has the documented name; on any other exchange (test runs, parallel
+ * systems on one broker) the exchange prefixes it, so runs never steal each
+ * other's messages.
+ */
+export function operatorQueueName(exchange: string): string {
+  const queue = 'flight-request-service.operators';
+  return exchange === DEFAULT_EXCHANGE ? queue : `${exchange}.${queue}`;
+}
+
+export function subscribeOperatorProjection(broker: Broker, operators: OperatorStore): Promise<void> {
+  return broker.subscribe({
+    queue: operatorQueueName(broker.exchangeName),
+    bindings: [RoutingKeys.operatorRegistered, RoutingKeys.operatorUpdated],
+    handler: (event) => applyOperatorChange(operators, event as EventEnvelope<OperatorChanged>),
+  });
+}
+
+/** Every replica hears every zone change (a broadcast queue of its own) and refreshes its index. */
+export function subscribeZoneChanges(broker: Broker, onChange: (zoneId: string) => void): Promise<void> {
+  return broker.subscribe({
+    queue: 'flight-request-service.zones',
+    broadcast: true,
+    bindings: [RoutingKeys.zoneChanged],
+    handler: async (event) => {
+      const { zone_id: zoneId } = (event as EventEnvelope<ZoneChanged>).data;
+      if (typeof zoneId === 'string') onChange(zoneId);
+    },
+  });
+}

@@ -1,0 +1,128 @@
+import { newEvent } from '@dfc/kit';
+import {
+  RoutingKeys,
+  type EventEnvelope,
+  type FlightRequestCascadeRejection,
+  type FlightRequestReviewCompleted,
+  type FlightRequestStatus,
+  type FlightRequestStatusChanged,
+  type FlightRequestSubmitted,
+  type ReviewItemSummary,
+} from '@dfc/contracts';
+import type { ReviewItem } from '../domain/review/review-group.js';
+import type { StatusHistoryEntry } from '../domain/state-machine/transitions.js';
+import { toOffsetTimestamp, toOffsetTimestampOrNull, toUtcZ } from '../domain/time-format.js';
+
+/** The request as the events see it. */
+export interface EventSubject {
+  uuid: string;
+  operator_uuid: string;
+  status: FlightRequestStatus;
+  start_time: Date;
+  end_time: Date;
+}
+
+export function submitted(subject: EventSubject, requestId?: string): EventEnvelope<FlightRequestSubmitted> {
+  return newEvent(
+    RoutingKeys.flightRequestSubmitted,
+    subject.operator_uuid,
+    {
+      flight_request_uuid: subject.uuid,
+      operator_uuid: subject.operator_uuid,
+      status: subject.status,
+      start_time: toUtcZ(subject.start_time),
+      end_time: toUtcZ(subject.end_time),
+    },
+    requestId,
+  );
+}
+
+/** One per history entry, each naming the status it left (null for the first). */
+export function statusChanges(
+  subject: EventSubject,
+  previous: FlightRequestStatus | null,
+  entries: StatusHistoryEntry[],
+  requestId?: string,
+): EventEnvelope<FlightRequestStatusChanged>[] {
+  let before = previous;
+  return entries.map((entry) => {
+    const event = newEvent<FlightRequestStatusChanged>(
+      RoutingKeys.flightRequestStatusChanged,
+      subject.operator_uuid,
+      {
+        flight_request_uuid: subject.uuid,
+        operator_uuid: subject.operator_uuid,
+        previous_status: before,
+        status: entry.status,
+        reason: entry.reason,
+        actor: entry.actor,
+        changed_at: toOffsetTimestamp(entry.at),
+      },
+      requestId,
+    );
+    before = entry.status;
+    return event;
+  });
+}
+
+export function cascadeRejection(
+  subject: EventSubject,
+  rejected: ReviewItem,
+  cascaded: ReviewItem[],
+  requestId?: string,
+): EventEnvelope<FlightRequestCascadeRejection> {
+  return newEvent(
+    RoutingKeys.flightRequestCascadeRejection,
+    subject.operator_uuid,
+    {
+      flight_request_uuid: subject.uuid,
+      operator_uuid: subject.operator_uuid,
+      rejected_item: itemSummary(rejected),
+      cascaded_items: cascaded.map(itemSummary),
+      reason: rejected.reason ?? '',
+      occurred_at: toOffsetTimestamp(rejected.decided_at ?? new Date()),
+    },
+    requestId,
+  );
+}
+
+export function reviewCompleted(
+  subject: EventSubject,
+  outcome: FlightRequestStatus,
+  items: ReviewItem[],
+  at: Date,
+  requestId?: string,
+): EventEnvelope<FlightRequestReviewCompleted> {
+  const count = (status: ReviewItem['status']) => items.filter((item) => item.status === status).length;
+  return newEvent(
+    RoutingKeys.flightRequestReviewCompleted,
+    subject.operator_uuid,
+    {
+      flight_request_uuid: subject.uuid,
+      operator_uuid: subject.operator_uuid,
+      outcome,
+      items: items.map(itemSummary),
+      counts: {
+        total: items.length,
+        approved: count('approved'),
+        rejected: count('rejected'),
+        cascade_rejected: count('cascade_rejected'),
+        withdrawn: count('withdrawn'),
+      },
+      completed_at: toOffsetTimestamp(at),
+    },
+    requestId,
+  );
+}
+
+function itemSummary(item: ReviewItem): ReviewItemSummary {
+  return {
+    id: item.id,
+    kind: item.kind,
+    authority: item.authority,
+    zone_id: item.zone_id,
+    status: item.status,
+    reason: item.reason,
+    decided_at: toOffsetTimestampOrNull(item.decided_at),
+  };
+}

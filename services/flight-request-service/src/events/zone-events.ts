@@ -1,0 +1,12 @@
+import { newEvent } from '@dfc/kit';
+import { RoutingKeys, type EventEnvelope } from '@dfc/contracts';
+
+/** zone.changed: tells every replica to reload one zone into its spatial index. */
+export interface ZoneChanged {
+  zone_id: string;
+  action: 'created' | 'updated' | 'deleted';
+}
+
+export function zoneChanged(zoneId: string, action: ZoneChanged['action'], requestId?: string): EventEnvelope<ZoneChanged> {
+  return newEvent(RoutingKeys.zoneChanged, null, { zone_id: zoneId, action }, requestId);
+}

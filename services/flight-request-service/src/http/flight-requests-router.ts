@@ -1,0 +1,50 @@
+import Router from '@koa/router';
+import { paginate, publicPath, queryValidator, requireRole, type KitState } from '@dfc/kit';
+import { FlightRequestGetQuery, FlightRequestListQuery } from '@dfc/contracts';
+import type { UseCaseDeps } from '../use-cases/deps.js';
+import { cancelFlightRequest } from '../use-cases/cancel-flight-request.js';
+import { getFlightRequest } from '../use-cases/get-flight-request.js';
+import { listFlightRequests } from '../use-cases/list-flight-requests.js';
+import { submitFlightRequest } from '../use-cases/submit-flight-request.js';
+import { flightRequestRecord } from './render.js';
+
+const validateGetQuery = queryValidator(FlightRequestGetQuery);
+const validateListQuery = queryValidator(FlightRequestListQuery);
+
+export function flightRequestsRouter(deps: UseCaseDeps): Router<KitState> {
+  const router = new Router<KitState>({ prefix: '/api/flight-requests' });
+
+  router.post('/', requireRole('operator', 'admin'), async (ctx) => {
+    const key = ctx.get('Idempotency-Key');
+    const request = await submitFlightRequest(deps, {
+      principal: ctx.state.principal,
+      body: ctx.state.body,
+      idempotencyKey: ctx.headers['idempotency-key'] === undefined ? undefined : key,
+      requestId: ctx.state.requestId,
+    });
+    ctx.status = 201;
+    ctx.set('Location', `/api/v1/flight-requests/${request.uuid}`);
+    ctx.body = { data: flightRequestRecord(request) };
+  });
+
+  router.get('/', requireRole('operator', 'reviewer', 'admin'), async (ctx) => {
+    const query = validateListQuery({ ...ctx.query });
+    const page = await listFlightRequests(deps, ctx.state.principal, query);
+    const filters = { from_date: query.from_date, to_date: query.to_date, status: query.status, operator_uuid: query.operator_uuid };
+    ctx.body = paginate(page.items.map((doc) => flightRequestRecord(doc)), page.total, page.page, publicPath(ctx), filters);
+  });
+
+  router.get('/:uuid', requireRole('operator', 'reviewer', 'admin'), async (ctx) => {
+    const query = validateGetQuery({ ...ctx.query });
+    const request = await getFlightRequest(deps, ctx.state.principal, ctx.params['uuid'] ?? '');
+    const includeGeometry = query.include_geometry === 'true' || query.include_geometry === '1';
+    ctx.body = { data: flightRequestRecord(request, includeGeometry) };
+  });
+
+  router.delete('/:uuid', requireRole('operator', 'admin'), async (ctx) => {
+    const request = await cancelFlightRequest(deps, ctx.state.principal, ctx.params['uuid'] ?? '', ctx.state.body, ctx.state.requestId);
+    ctx.body = { data: flightRequestRecord(request) };
+  });
+
+  return router;
+}

@@ -1,0 +1,76 @@
+import type { FlightRequestRecord, ReviewItemRecord, ReviewQueueEntry } from '@dfc/contracts';
+import type { ReviewItem } from '../domain/review/review-group.js';
+import { toOffsetTimestamp, toOffsetTimestampOrNull, toUtcZ } from '../domain/time-format.js';
+import type { FlightRequestDoc } from '../store/flight-request-store.js';
+
+/** The public record; the full flight_area only when asked for (it can be large). */
+export function flightRequestRecord(doc: FlightRequestDoc, includeGeometry = false): FlightRequestRecord {
+  return {
+    uuid: doc.uuid,
+    operator_uuid: doc.operator_uuid,
+    status: doc.status,
+    operator_name: doc.operator_name,
+    operator_email: doc.operator_email,
+    operator_phone: doc.operator_phone,
+    operator_company: doc.operator_company ?? null,
+    operational_authorisation_number: doc.operational_authorisation_number ?? null,
+    start_time: toUtcZ(doc.start_time),
+    end_time: toUtcZ(doc.end_time),
+    max_altitude: doc.max_altitude,
+    aircraft_type: doc.aircraft_type,
+    purpose: doc.purpose,
+    area: doc.area,
+    ...(includeGeometry ? { flight_area: JSON.parse(doc.flight_area_json) as unknown } : {}),
+    review: {
+      findings: doc.review.findings,
+      items: doc.review.items.map(reviewItemRecord),
+      complete: doc.review.complete,
+    },
+    cancellation: doc.cancellation
+      ? { reason: doc.cancellation.reason, cancelled_at: toOffsetTimestamp(doc.cancellation.cancelled_at) }
+      : null,
+    status_history: doc.status_history.map((entry) => ({
+      status: entry.status,
+      at: toOffsetTimestamp(entry.at),
+      actor: entry.actor,
+      reason: entry.reason,
+    })),
+    created_at: toOffsetTimestamp(doc.created_at),
+    updated_at: toOffsetTimestamp(doc.updated_at),
+  };
+}
+
+export function reviewItemRecord(item: ReviewItem): ReviewItemRecord {
+  return {
+    id: item.id,
+    kind: item.kind,
+    authority: item.authority,
+    zone_id: item.zone_id,
+    finding_codes: item.finding_codes,
+    message: item.message,
+    status: item.status,
+    reason: item.reason,
+    decided_at: toOffsetTimestampOrNull(item.decided_at),
+    decided_by: item.decided_by,
+  };
+}
+
+/** A review queue entry (and a decision's answer): the item with its request's essentials. */
+export function reviewQueueEntry(doc: FlightRequestDoc, itemId: string): ReviewQueueEntry | null {
+  const item = doc.review.items.find((candidate) => candidate.id === itemId);
+  if (!item) return null;
+  return {
+    ...reviewItemRecord(item),
+    flight_request: {
+      uuid: doc.uuid,
+      operator_uuid: doc.operator_uuid,
+      status: doc.status,
+      start_time: toUtcZ(doc.start_time),
+      end_time: toUtcZ(doc.end_time),
+      max_altitude: doc.max_altitude,
+      aircraft_type: doc.aircraft_type,
+      purpose: doc.purpose,
+      bbox: doc.area.bbox,
+    },
+  };
+}

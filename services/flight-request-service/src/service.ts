@@ -1,0 +1,107 @@
+import type Koa from 'koa';
+import type { Connection } from 'mongoose';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import { InternalTokenVerifier, mongoReady, OutboxRelay, syncIndexes, type Broker } from '@dfc/kit';
+import { buildApp } from './app.js';
+import type { FlightRequestServiceConfig } from './config.js';
+import { DEFAULT_FLIGHT_AREA_LIMITS } from './domain/geometry/flight-area.js';
+import { ZoneIndex } from './domain/zones/zone-index.js';
+import { subscribeOperatorProjection, subscribeZoneChanges } from './events/consumers.js';
+import { createFlightRequestMetrics } from './metrics.js';
+import { flightRequestModel } from './store/flight-request-model.js';
+import { FlightRequestStore } from './store/flight-request-store.js';
+import { operatorProjectionModel } from './store/operator-model.js';
+import { OperatorStore } from './store/operator-store.js';
+import { zoneModel } from './store/zone-model.js';
+import { ZoneStore } from './store/zone-store.js';
+import type { UseCaseDeps } from './use-cases/deps.js';
+import { expirePendingRequests } from './use-cases/expire-pending-requests.js';
+import { ZoneIndexSync } from './use-cases/zone-index-sync.js';
+
+export interface ServiceResources {
+  config: FlightRequestServiceConfig;
+  connection: Connection;
+  broker: Broker;
+  log: Logger;
+  registry: Registry;
+  /** Tests pin the clock; production uses the wall clock. */
+  now?: () => Date;
+}
+
+export interface FlightRequestService {
+  app: Koa;
+  deps: UseCaseDeps;
+  zoneSync: ZoneIndexSync;
+  /** Indexes, zone index, consumers, relay and timers. */
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Wires the stores, the use cases and the background work of one replica. */
+export function createFlightRequestService(resources: ServiceResources): FlightRequestService {
+  const { config, connection, broker, log, registry } = resources;
+  const requests = new FlightRequestStore(flightRequestModel(connection));
+  const operators = new OperatorStore(operatorProjectionModel(connection));
+  const zones = new ZoneStore(zoneModel(connection));
+  const relay = new OutboxRelay([requests.outboxModel, zones.outboxModel], broker, log, { registry });
+  const metrics = createFlightRequestMetrics(registry);
+  const zoneIndex = new ZoneIndex();
+  const deps: UseCaseDeps = {
+    requests,
+    operators,
+    zones,
+    zoneIndex,
+    outbox: config.OUTBOX_PUBLISH ? relay : null,
+    limits: {
+      maxAltitudeM: config.MAX_ALTITUDE_M,
+      maxDurationHours: config.MAX_DURATION_HOURS,
+      maxStartAheadDays: config.MAX_START_AHEAD_DAYS,
+      startGraceMinutes: config.START_GRACE_MINUTES,
+      flightArea: { ...DEFAULT_FLIGHT_AREA_LIMITS, maxAreaM2: config.MAX_AREA_KM2 * 1_000_000 },
+    },
+    rules: { altitudeReviewAboveM: config.ALTITUDE_REVIEW_ABOVE_M, nationalAuthority: config.NATIONAL_AUTHORITY },
+    metrics,
+    now: resources.now ?? (() => new Date()),
+  };
+  const zoneSync = new ZoneIndexSync(zones, zoneIndex, metrics.zonesLoaded, log);
+  const app = buildApp({
+    useCases: deps,
+    log,
+    registry,
+    verifier: new InternalTokenVerifier(config.INTERNAL_TOKEN_PUBLIC_KEY),
+    readiness: [
+      { name: 'mongo', ready: () => mongoReady(connection) },
+      { name: 'broker', ready: () => broker.isConnected() },
+    ],
+  });
+
+  const timers: NodeJS.Timeout[] = [];
+  const every = (ms: number, work: () => Promise<unknown>, what: string) => {
+    const timer = setInterval(() => {
+      work().catch((error: Error) => log.warn({ err: error.message }, `${what} failed`));
+    }, ms);
+    timer.unref();
+    timers.push(timer);
+  };
+
+  return {
+    app,
+    deps,
+    zoneSync,
+    async start() {
+      await syncIndexes(connection);
+      await zoneSync.reloadAll();
+      await subscribeOperatorProjection(broker, operators);
+      await subscribeZoneChanges(broker, (zoneId) => zoneSync.changed(zoneId));
+      if (config.OUTBOX_PUBLISH) relay.start();
+      every(config.EXPIRY_SWEEP_INTERVAL_MS, () => expirePendingRequests(deps), 'expiry sweep');
+      every(config.ZONE_RELOAD_INTERVAL_MS, () => zoneSync.reloadAll(), 'zone reload');
+    },
+    async stop() {
+      for (const timer of timers) clearInterval(timer);
+      await zoneSync.stop();
+      await relay.stop();
+    },
+  };
+}

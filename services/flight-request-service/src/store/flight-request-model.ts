@@ -1,0 +1,102 @@
+import { Schema, type Connection, type Model } from 'mongoose';
+import { outboxSchemaFields, type OutboxFields } from '@dfc/kit';
+import type { AircraftType, FlightRequestStatus } from '@dfc/contracts';
+import type { AreaSummary } from '../domain/geometry/flight-area.js';
+import type { Finding } from '../domain/screening/screen.js';
+import type { ReviewItem } from '../domain/review/review-group.js';
+import type { StatusHistoryEntry } from '../domain/state-machine/transitions.js';
+
+/** A flight request as stored: one document holds the request, its review group, history and outbox. */
+export interface StoredFlightRequest extends OutboxFields {
+  uuid: string;
+  operator_uuid: string;
+  status: FlightRequestStatus;
+  operator_name: string;
+  operator_email: string;
+  operator_phone: string;
+  operator_company: string | null;
+  operational_authorisation_number: string | null;
+  start_time: Date;
+  end_time: Date;
+  max_altitude: number;
+  aircraft_type: AircraftType;
+  purpose: string;
+  area: AreaSummary;
+  /** Flat copies of area.bbox so deconfliction prefilters with plain range conditions. */
+  bbox_west: number;
+  bbox_south: number;
+  bbox_east: number;
+  bbox_north: number;
+  /**
+   * The stored FeatureCollection and the screening polygons as JSON text: a
+   * client's feature properties may hold keys the database refuses ($, dots),
+   * and nothing ever queries inside them.
+   */
+  flight_area_json: string;
+  polygons_json: string;
+  review: { findings: Finding[]; items: ReviewItem[]; complete: boolean };
+  /** Authorities with a pending item (review queue) and with any item (who may read the request). */
+  pending_authorities: string[];
+  review_authorities: string[];
+  cancellation: { reason: string; cancelled_at: Date } | null;
+  status_history: StatusHistoryEntry[];
+  idempotency: { key: string; body_sha256: string } | null;
+  /** Optimistic concurrency: every change is conditional on the version it was decided from. */
+  version: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export type FlightRequestModel = Model<StoredFlightRequest>;
+
+const flightRequestSchema = new Schema<StoredFlightRequest>(
+  {
+    uuid: { type: String, required: true },
+    operator_uuid: { type: String, required: true },
+    status: { type: String, required: true },
+    operator_name: String,
+    operator_email: String,
+    operator_phone: String,
+    operator_company: { type: String, default: null },
+    operational_authorisation_number: { type: String, default: null },
+    start_time: { type: Date, required: true },
+    end_time: { type: Date, required: true },
+    max_altitude: Number,
+    aircraft_type: String,
+    purpose: String,
+    area: { type: Schema.Types.Mixed, required: true },
+    bbox_west: Number,
+    bbox_south: Number,
+    bbox_east: Number,
+    bbox_north: Number,
+    flight_area_json: String,
+    polygons_json: String,
+    review: { type: Schema.Types.Mixed, required: true },
+    pending_authorities: { type: [String], default: [] },
+    review_authorities: { type: [String], default: [] },
+    cancellation: { type: Schema.Types.Mixed, default: null },
+    status_history: { type: [Object], default: [] },
+    idempotency: { type: Schema.Types.Mixed, default: null },
+    version: { type: Number, required: true },
+    created_at: { type: Date, required: true },
+    updated_at: { type: Date, required: true },
+    ...outboxSchemaFields,
+  },
+  { collection: 'flight_requests', versionKey: false, minimize: false },
+);
+
+flightRequestSchema.index({ uuid: 1 }, { unique: true });
+// Lists: an operator's own, newest first, with or without a status filter; admins' unfiltered list.
+flightRequestSchema.index({ operator_uuid: 1, created_at: -1 });
+flightRequestSchema.index({ operator_uuid: 1, status: 1, created_at: -1 });
+flightRequestSchema.index({ created_at: -1 });
+// Expiry sweep (Pending, start passed) and deconfliction (Approved, overlapping window).
+flightRequestSchema.index({ status: 1, start_time: 1 });
+// Decisions find the request by item id; reviewers' queue and visibility by authority.
+flightRequestSchema.index({ 'review.items.id': 1 });
+flightRequestSchema.index({ pending_authorities: 1, created_at: 1 });
+flightRequestSchema.index({ review_authorities: 1, created_at: -1 });
+
+export function flightRequestModel(connection: Connection): FlightRequestModel {
+  return connection.models['FlightRequest'] ?? connection.model<StoredFlightRequest>('FlightRequest', flightRequestSchema);
+}

@@ -1,0 +1,27 @@
+import { Schema, type Connection, type Model } from 'mongoose';
+
+/** What this service knows of an operator, from operator.registered / operator.updated events. */
+export interface OperatorProjection {
+  uuid: string;
+  timezone: string | null;
+  exemption_for_ctr: boolean;
+  /** occurred_at of the event the values come from: an older event never overwrites a newer one. */
+  source_at: Date;
+}
+
+export type OperatorProjectionModel = Model<OperatorProjection>;
+
+const operatorSchema = new Schema<OperatorProjection>(
+  {
+    uuid: { type: String, required: true },
+    timezone: { type: String, default: null },
+    exemption_for_ctr: { type: Boolean, default: false },
+    source_at: { type: Date, required: true },
+  },
+  { collection: 'operators', versionKey: false },
+);
+operatorSchema.index({ uuid: 1 }, { unique: true });
+
+export function operatorProjectionModel(connection: Connection): OperatorProjectionModel {
+  return connection.models['OperatorProjection'] ?? connection.model<OperatorProjection>('OperatorProjection', operatorSchema);
+}

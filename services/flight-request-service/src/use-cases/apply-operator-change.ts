@@ -1,0 +1,12 @@
+import type { EventEnvelope, OperatorChanged } from '@dfc/contracts';
+import type { OperatorStore } from '../store/operator-store.js';
+
+/** operator.registered / operator.updated → the operator projection (timezone, CTR exemption). */
+export async function applyOperatorChange(operators: OperatorStore, event: EventEnvelope<OperatorChanged>): Promise<void> {
+  await operators.apply({
+    uuid: event.data.uuid,
+    timezone: event.data.timezone,
+    exemption_for_ctr: event.data.exemption_for_ctr,
+    source_at: new Date(event.occurred_at),
+  });
+}

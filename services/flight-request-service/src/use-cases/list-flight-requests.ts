@@ -1,0 +1,41 @@
+import { ValidationError, skipFor, type PageRequest } from '@dfc/kit';
+import type { FlightRequestListQuery, Principal } from '@dfc/contracts';
+import { parseListFilter } from '../domain/listing/list-filter.js';
+import type { FlightRequestDoc, ListScope } from '../store/flight-request-store.js';
+import type { UseCaseDeps } from './deps.js';
+
+export interface FlightRequestPage {
+  items: FlightRequestDoc[];
+  total: number;
+  page: PageRequest;
+}
+
+/**
+ * GET /api/flight-requests: operators see their own, reviewers the requests
+ * with an item of their authority, admins all (or one operator's). Dates are
+ * whole days in the listed operator's timezone; with no single operator in
+ * view (reviewers, admins without operator_uuid) they are UTC days.
+ */
+export async function listFlightRequests(
+  deps: UseCaseDeps,
+  principal: Principal,
+  query: FlightRequestListQuery,
+): Promise<FlightRequestPage> {
+  const scope = scopeOf(principal, query);
+  const timezone = scope.operatorUuid ? ((await deps.operators.find(scope.operatorUuid))?.timezone ?? 'UTC') : 'UTC';
+  const parsed = parseListFilter(query, timezone);
+  if (!parsed.ok) throw new ValidationError(parsed.errors);
+  const page = { page: query.page, per_page: query.per_page };
+  const { items, total } = await deps.requests.list(
+    { ...scope, statuses: parsed.filter.statuses, from: parsed.filter.window.from, until: parsed.filter.window.until },
+    skipFor(page),
+    page.per_page,
+  );
+  return { items, total, page };
+}
+
+function scopeOf(principal: Principal, query: FlightRequestListQuery): ListScope {
+  if (principal.role === 'operator') return { operatorUuid: principal.operator_uuid ?? '' };
+  if (principal.role === 'reviewer') return { reviewerAuthority: principal.authority ?? '' };
+  return query.operator_uuid ? { operatorUuid: query.operator_uuid.toLowerCase() } : {};
+}

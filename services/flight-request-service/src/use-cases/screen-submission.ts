@@ -1,0 +1,43 @@
+import { screen, type ApprovedFlight, type ScreeningResult } from '../domain/screening/screen.js';
+import type { ValidSubmission } from '../domain/submission/check-submission.js';
+import type { OperatorProjection } from '../store/operator-model.js';
+import type { UseCaseDeps } from './deps.js';
+
+/**
+ * Gathers what screening needs — candidate zones from the in-memory index and
+ * other operators' Approved flights overlapping in time and bounding box — and
+ * runs the pure screening rules on them.
+ */
+export async function screenSubmission(
+  deps: UseCaseDeps,
+  submission: ValidSubmission,
+  operator: OperatorProjection,
+): Promise<ScreeningResult> {
+  const { bbox } = submission.area.summary;
+  const candidates = await deps.requests.approvedOverlapping(submission.operator_uuid, submission.start_time, submission.end_time, bbox);
+  const approvedFlights: ApprovedFlight[] = candidates.map((flight) => ({
+    uuid: flight.uuid,
+    operator_uuid: flight.operator_uuid,
+    start: flight.start_time,
+    end: flight.end_time,
+    max_altitude: flight.max_altitude,
+    polygons: JSON.parse(flight.polygons_json) as ApprovedFlight['polygons'],
+  }));
+  const stopTimer = deps.metrics.screeningSeconds.startTimer();
+  try {
+    return screen({
+      polygons: submission.area.polygons,
+      bbox,
+      start: submission.start_time,
+      end: submission.end_time,
+      maxAltitudeM: submission.max_altitude,
+      operatorUuid: submission.operator_uuid,
+      operator: { exemption_for_ctr: operator.exemption_for_ctr },
+      zones: deps.zoneIndex.search(bbox),
+      approvedFlights,
+      rules: deps.rules,
+    });
+  } finally {
+    stopTimer();
+  }
+}

@@ -1,0 +1,63 @@
+import { expect } from 'chai';
+import { ConflictError } from '@dfc/kit';
+import { FLIGHT_REQUEST_STATUSES, type FlightRequestStatus } from '@dfc/contracts';
+import { cancellation, isFinal, transition } from '../../../src/domain/state-machine/transitions.js';
+
+const at = new Date('2026-12-01T09:00:00Z');
+const context = { actor: 'operator', reason: 'plans changed', at };
+
+const LEGAL: Array<[FlightRequestStatus, FlightRequestStatus]> = [
+  ['Pending', 'Approved'],
+  ['Pending', 'Rejected'],
+  ['Pending', 'Cancelled'],
+  ['Pending', 'Expired'],
+  ['Approved', 'Cancelled'],
+];
+
+describe('flight request state machine', () => {
+  for (const [from, to] of LEGAL) {
+    it(`when ${from} becomes ${to}, then the history entry records status, time, actor and reason`, () => {
+      expect(transition(from, to, context)).to.deep.equal({ status: to, at, actor: 'operator', reason: 'plans changed' });
+    });
+  }
+
+  for (const from of FLIGHT_REQUEST_STATUSES) {
+    for (const to of FLIGHT_REQUEST_STATUSES) {
+      if (LEGAL.some(([a, b]) => a === from && b === to)) continue;
+      it(`when ${from} is asked to become ${to}, then 409`, () => {
+        expect(() => transition(from, to, context)).to.throw(ConflictError);
+      });
+    }
+  }
+
+  it('when a Rejected request is cancelled, then the 409 says so in words', () => {
+    expect(() => transition('Rejected', 'Cancelled', context)).to.throw('A Rejected flight request cannot be cancelled.');
+  });
+
+  it('when an Expired request is approved, then the article fits the status', () => {
+    expect(() => transition('Expired', 'Approved', context)).to.throw('An Expired flight request cannot be approved.');
+  });
+
+  it('Rejected, Cancelled and Expired are final; Pending and Approved are not', () => {
+    expect(FLIGHT_REQUEST_STATUSES.filter(isFinal)).to.deep.equal(['Rejected', 'Cancelled', 'Expired']);
+  });
+
+  describe('cancellation', () => {
+    it('when the window has not ended, then an Approved request may be cancelled', () => {
+      const entry = cancellation({ status: 'Approved', end_time: new Date(at.getTime() + 1) }, context);
+      expect(entry.status).to.equal('Cancelled');
+    });
+
+    it('when the window ended exactly now, then 409 naming the ended window', () => {
+      expect(() => cancellation({ status: 'Approved', end_time: at }, context)).to.throw(
+        'A flight request whose flight window has ended cannot be cancelled.',
+      );
+    });
+
+    it('when the request is Cancelled already, then 409 from the state machine', () => {
+      expect(() => cancellation({ status: 'Cancelled', end_time: new Date(at.getTime() + 60_000) }, context)).to.throw(
+        'A Cancelled flight request cannot be cancelled.',
+      );
+    });
+  });
+});
