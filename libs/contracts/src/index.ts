@@ -10,3 +10,5 @@ export * from './flight-requests/events.js';
 export * from './webhooks/kinds.js';
 export * from './webhooks/schemas.js';
 export * from './webhooks/verify.js';
+export * from './flight-requests/requests.js';
+export * from './flight-requests/reviews.js';
