@@ -1,0 +1,86 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+/*
+ * GeoJSON (RFC 7946) shapes as documentation and response schemas. Requests are
+ * not validated with these: the geometry rules (closed rings, no
+ * self-intersections, holes inside shells, position and area budgets) need code,
+ * so bodies carry `Type.Unknown` and the service's geometry checks report every
+ * failing path at once.
+ */
+
+export const GeoJsonPosition = Type.Array(Type.Number(), {
+  minItems: 2,
+  maxItems: 3,
+  description: '[longitude, latitude]; a third number (altitude) is accepted and ignored',
+  examples: [[4.7634, 52.3086]],
+});
+
+/** A closed ring: at least 4 positions, the first repeated as the last. */
+export const GeoJsonLinearRing = Type.Array(GeoJsonPosition, { minItems: 4 });
+
+export const GeoJsonPolygon = Type.Object({
+  type: Type.Literal('Polygon'),
+  coordinates: Type.Array(GeoJsonLinearRing, {
+    minItems: 1,
+    description: 'the exterior ring first, then holes; stored with the right-hand rule (exterior counter-clockwise)',
+  }),
+});
+export type GeoJsonPolygon = Static<typeof GeoJsonPolygon>;
+
+export const GeoJsonMultiPolygon = Type.Object({
+  type: Type.Literal('MultiPolygon'),
+  coordinates: Type.Array(Type.Array(GeoJsonLinearRing, { minItems: 1 }), { minItems: 1 }),
+});
+export type GeoJsonMultiPolygon = Static<typeof GeoJsonMultiPolygon>;
+
+export const GeoJsonPoint = Type.Object({
+  type: Type.Literal('Point'),
+  coordinates: GeoJsonPosition,
+});
+
+/** A zone's geometry: a Polygon or a MultiPolygon, never a circle. */
+export const ZoneGeometry = Type.Union([GeoJsonPolygon, GeoJsonMultiPolygon]);
+export type ZoneGeometry = Static<typeof ZoneGeometry>;
+
+/** One feature of a flight area: a (Multi)Polygon, or a Point with `properties.radius_m` (a circle). */
+export const FlightAreaFeature = Type.Object({
+  type: Type.Literal('Feature'),
+  properties: Type.Record(Type.String(), Type.Unknown(), {
+    description: 'any object (may be empty); a Point feature needs radius_m, 1..5000 metres',
+  }),
+  geometry: Type.Union([GeoJsonPolygon, GeoJsonMultiPolygon, GeoJsonPoint]),
+});
+
+/** `flight_area`: 1..50 features, at most 10,000 positions and 1,000 km² in all (PRODUCT.md defaults). */
+export const FlightArea = Type.Object(
+  {
+    type: Type.Literal('FeatureCollection'),
+    features: Type.Array(FlightAreaFeature, { minItems: 1, maxItems: 50 }),
+  },
+  {
+    examples: [
+      {
+        type: 'FeatureCollection',
+        features: [
+          {
+            type: 'Feature',
+            properties: {},
+            geometry: {
+              type: 'Polygon',
+              coordinates: [
+                [
+                  [4.89, 52.37],
+                  [4.9, 52.37],
+                  [4.9, 52.38],
+                  [4.89, 52.38],
+                  [4.89, 52.37],
+                ],
+              ],
+            },
+          },
+        ],
+      },
+    ],
+  },
+);
+export type FlightArea = Static<typeof FlightArea>;

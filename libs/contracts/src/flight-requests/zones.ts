@@ -1,0 +1,107 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Timestamp } from '../schema-helpers.js';
+import { ZoneGeometry } from './geojson.js';
+
+/*
+ * Geo-zones after EUROCAE ED-269 (PRODUCT.md "Review"). The schemas fix the
+ * shape; rules across fields (lower < upper, schedule start < end, a CTR
+ * exemption ceiling only on CTR zones) and the geometry rules are checked by the
+ * service's zone domain, which reports them with the same dot paths.
+ */
+
+export const ZONE_TYPES = ['CTR', 'AIRPORT', 'MILITARY', 'NATURE', 'TEMPORARY', 'OTHER'] as const;
+export type ZoneType = (typeof ZONE_TYPES)[number];
+
+export const ZONE_RESTRICTIONS = ['PROHIBITED', 'REQ_AUTHORISATION', 'CONDITIONAL', 'NO_RESTRICTION'] as const;
+export type ZoneRestriction = (typeof ZONE_RESTRICTIONS)[number];
+
+/** Metres above ground; 100 km is far above any airspace a drone can reach. */
+export const ZONE_LIMIT_MAX_M = 100_000;
+
+/** An import's `id` (or a zone id in a path): short, URL-safe, e.g. `nl-eham-ctr`. */
+export const ZONE_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$';
+
+// `type: [..., 'null']` rather than a union keeps ajv at one message per field.
+const ZoneSchedule = Type.Unsafe<{ start: string; end: string } | null>({
+  type: ['object', 'null'],
+  properties: {
+    start: Type.String({ format: 'date-time', examples: ['2026-06-20T08:00:00+00:00'] }),
+    end: Type.String({ format: 'date-time', examples: ['2026-06-20T23:00:00+00:00'] }),
+  },
+  required: ['start', 'end'],
+  description: 'the zone applies only between start and end (ISO 8601 with offset); null: always',
+});
+
+const CtrExemptionCeiling = Type.Unsafe<number | null>({
+  type: ['integer', 'null'],
+  minimum: 0,
+  maximum: ZONE_LIMIT_MAX_M,
+  description:
+    'CTR zones only: operators holding a CTR exemption fly without a review up to this height (m above ground)',
+});
+
+const zoneFieldSchemas = {
+  name: Type.String({ minLength: 1, maxLength: 200, examples: ['Schiphol CTR'] }),
+  type: Type.Unsafe<ZoneType>({ type: 'string', enum: [...ZONE_TYPES] }),
+  restriction: Type.Unsafe<ZoneRestriction>({ type: 'string', enum: [...ZONE_RESTRICTIONS] }),
+  lower_limit_m: Type.Integer({ minimum: 0, maximum: ZONE_LIMIT_MAX_M, description: 'm above ground' }),
+  upper_limit_m: Type.Integer({
+    minimum: 0,
+    maximum: ZONE_LIMIT_MAX_M,
+    description: 'm above ground, greater than lower_limit_m',
+  }),
+  schedule: Type.Optional(ZoneSchedule),
+  authority: Type.String({
+    minLength: 1,
+    maxLength: 100,
+    description: 'who reviews requests touching the zone, e.g. LVNL, MIL, NATURE',
+  }),
+  ctr_exemption_ceiling_m: Type.Optional(CtrExemptionCeiling),
+};
+
+/** Every zone field but the geometry: what a validator checks by schema before the geometry rules. */
+export const GeoZoneFields = Type.Object(zoneFieldSchemas);
+export type GeoZoneFields = Static<typeof GeoZoneFields>;
+
+/** POST /api/zones and PUT /api/zones/{id}. */
+export const GeoZoneInput = Type.Object({ ...zoneFieldSchemas, geometry: ZoneGeometry }, { $id: 'GeoZoneInput' });
+export type GeoZoneInput = Static<typeof GeoZoneInput>;
+
+/** A stored zone (inside `data`). */
+export const GeoZoneRecord = Type.Object(
+  {
+    id: Type.String({ pattern: ZONE_ID_PATTERN }),
+    ...zoneFieldSchemas,
+    schedule: ZoneSchedule,
+    ctr_exemption_ceiling_m: CtrExemptionCeiling,
+    geometry: ZoneGeometry,
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  { $id: 'GeoZoneRecord' },
+);
+export type GeoZoneRecord = Static<typeof GeoZoneRecord>;
+
+/** The most features one import may carry. */
+export const ZONE_IMPORT_MAX_FEATURES = 5000;
+
+/**
+ * POST /api/zones/import: a FeatureCollection whose features' `properties` hold
+ * the zone fields; an `id` (on the feature, or in its properties) upserts that zone.
+ */
+export const ZoneImport = Type.Object(
+  {
+    type: Type.Literal('FeatureCollection'),
+    features: Type.Array(
+      Type.Object({
+        type: Type.Literal('Feature'),
+        id: Type.Optional(Type.String({ pattern: ZONE_ID_PATTERN })),
+        properties: Type.Object({ id: Type.Optional(Type.String({ pattern: ZONE_ID_PATTERN })), ...zoneFieldSchemas }),
+        geometry: ZoneGeometry,
+      }),
+      { minItems: 1, maxItems: ZONE_IMPORT_MAX_FEATURES },
+    ),
+  },
+  { $id: 'ZoneImport' },
+);
+export type ZoneImport = Static<typeof ZoneImport>;
