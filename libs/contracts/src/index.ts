@@ -12,3 +12,5 @@ export * from './webhooks/schemas.js';
 export * from './webhooks/verify.js';
 export * from './flight-requests/requests.js';
 export * from './flight-requests/reviews.js';
+export * from './flight-requests/geojson.js';
+export * from './flight-requests/zones.js';
