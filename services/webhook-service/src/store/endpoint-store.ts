@@ -33,7 +33,7 @@ export class EndpointStore {
 
   update(id: string, scope: OwnerScope, changes: EndpointChanges, now: Date): Promise<WebhookEndpoint | null> {
     return this.model
-      .findOneAndUpdate({ _id: id, ...scopeFilter(scope) }, { $set: { ...changes, updated_at: now } }, { new: true })
+      .findOneAndUpdate({ _id: id, ...scopeFilter(scope) }, { $set: { ...changes, updated_at: now } }, { returnDocument: 'after' })
       .lean<WebhookEndpoint>()
       .exec();
   }
@@ -41,7 +41,7 @@ export class EndpointStore {
   /** Optimistic: only if nobody changed the endpoint since it was read (`updated_at` as read). */
   replaceSecrets(id: string, readUpdatedAt: Date, secrets: StoredSecret[], now: Date): Promise<WebhookEndpoint | null> {
     return this.model
-      .findOneAndUpdate({ _id: id, updated_at: readUpdatedAt }, { $set: { secrets, updated_at: now } }, { new: true })
+      .findOneAndUpdate({ _id: id, updated_at: readUpdatedAt }, { $set: { secrets, updated_at: now } }, { returnDocument: 'after' })
       .lean<WebhookEndpoint>()
       .exec();
   }
