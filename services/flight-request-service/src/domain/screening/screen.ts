@@ -1,0 +1,141 @@
+import { areasIntersect, type AreaPolygon, type BBox } from '../geometry/flight-area.js';
+import type { GeoZone } from '../zones/geo-zone.js';
+import { compareIds } from '../zones/zone-index.js';
+import { conflictingFlights, deconflictionFindings, deconflictionItem, type ApprovedFlight } from './deconfliction.js';
+import { zoneOutcome } from './zone-rules.js';
+
+/*
+ * Automatic screening of a submission (PRODUCT.md "Review"): pure and
+ * deterministic, every finding explained. Only what really intersects counts:
+ * the area (true polygon intersection), the altitude band [0, max_altitude]
+ * against the zone's [lower, upper], and the flight window against the zone's schedule.
+ */
+
+export type { ApprovedFlight } from './deconfliction.js';
+
+export type FindingCode =
+  | 'ZONE_PROHIBITED'
+  | 'ZONE_REQUIRES_AUTHORISATION'
+  | 'CTR_EXEMPTION_APPLIED'
+  | 'ZONE_CONDITIONAL'
+  | 'ALTITUDE_ABOVE_LIMIT'
+  | 'DECONFLICTION_OVERLAP';
+
+export interface Finding {
+  code: FindingCode;
+  message: string;
+  zone_id: string | null;
+  zone_name: string | null;
+  authority: string | null;
+  flight_request_uuid?: string;
+}
+
+export interface ReviewItemDraft {
+  kind: 'zone_authorisation' | 'altitude' | 'deconfliction';
+  authority: string;
+  zone_id: string | null;
+  finding_codes: FindingCode[];
+  message: string;
+}
+
+export interface ScreeningRules {
+  /** A max_altitude above this needs the national authority's review. */
+  altitudeReviewAboveM: number;
+  /** Reviews altitude and deconfliction items. */
+  nationalAuthority: string;
+}
+
+/** PRODUCT.md: above 120 m, the national authority reviews. */
+export const DEFAULT_SCREENING_RULES: ScreeningRules = { altitudeReviewAboveM: 120, nationalAuthority: 'NATIONAL' };
+
+export interface ScreeningInput {
+  polygons: AreaPolygon[];
+  bbox: BBox;
+  start: Date;
+  end: Date;
+  maxAltitudeM: number;
+  operatorUuid: string;
+  operator: { exemption_for_ctr: boolean };
+  /** Candidates from ZoneIndex.search(bbox); the exact tests happen here. */
+  zones: GeoZone[];
+  /** Approved flights overlapping the window in time, from the database; other operators' are checked for overlap. */
+  approvedFlights: ApprovedFlight[];
+  rules: ScreeningRules;
+}
+
+export interface ScreeningResult {
+  outcome: 'Approved' | 'Rejected' | 'Pending';
+  findings: Finding[];
+  items: ReviewItemDraft[];
+}
+
+export function screen(input: ScreeningInput): ScreeningResult {
+  const findings: Finding[] = [];
+  const items: ReviewItemDraft[] = [];
+
+  for (const zone of relevantZones(input)) {
+    const outcome = zoneOutcome(zone, input);
+    if (outcome.finding) findings.push(outcome.finding);
+    if (outcome.item) items.push(outcome.item);
+  }
+
+  const altitude = altitudeReview(input);
+  if (altitude) {
+    findings.push(altitude.finding);
+    items.push(altitude.item);
+  }
+
+  const conflicts = conflictingFlights(input);
+  if (conflicts.length > 0) {
+    findings.push(...deconflictionFindings(conflicts, input.rules));
+    items.push(deconflictionItem(conflicts, input.rules));
+  }
+
+  findings.sort(compareFindings);
+  items.sort(compareItems);
+  // A prohibited zone ends it: there is nothing left for a reviewer to decide.
+  if (findings.some((finding) => finding.code === 'ZONE_PROHIBITED')) return { outcome: 'Rejected', findings, items: [] };
+  return { outcome: items.length > 0 ? 'Pending' : 'Approved', findings, items };
+}
+
+/** Candidate zones that the flight meets in height, time and area, each once. */
+function relevantZones(input: ScreeningInput): GeoZone[] {
+  const unique = new Map(input.zones.map((zone) => [zone.id, zone]));
+  return [...unique.values()].filter(
+    (zone) =>
+      zone.lower_limit_m <= input.maxAltitudeM &&
+      scheduleOverlaps(zone.schedule, input.start, input.end) &&
+      areasIntersect(input.polygons, [{ type: 'Feature', properties: {}, geometry: zone.geometry }]),
+  );
+}
+
+/** Half-open windows [start, end). A schedule that cannot be read counts as always: a zone is never skipped by accident. */
+function scheduleOverlaps(schedule: GeoZone['schedule'], start: Date, end: Date): boolean {
+  if (!schedule) return true;
+  const from = Date.parse(schedule.start);
+  const to = Date.parse(schedule.end);
+  if (Number.isNaN(from) || Number.isNaN(to)) return true;
+  return from < end.getTime() && start.getTime() < to;
+}
+
+function altitudeReview(input: ScreeningInput): { finding: Finding; item: ReviewItemDraft } | null {
+  const { maxAltitudeM, rules } = input;
+  if (maxAltitudeM <= rules.altitudeReviewAboveM) return null;
+  const message = `The max altitude of ${maxAltitudeM} m is above ${rules.altitudeReviewAboveM} m: the ${rules.nationalAuthority} authority must authorise it.`;
+  return {
+    finding: { code: 'ALTITUDE_ABOVE_LIMIT', message, zone_id: null, zone_name: null, authority: rules.nationalAuthority },
+    item: { kind: 'altitude', authority: rules.nationalAuthority, zone_id: null, finding_codes: ['ALTITUDE_ABOVE_LIMIT'], message },
+  };
+}
+
+function compareFindings(a: Finding, b: Finding): number {
+  return (
+    compareIds(a.code, b.code) ||
+    compareIds(a.zone_id ?? '', b.zone_id ?? '') ||
+    compareIds(a.flight_request_uuid ?? '', b.flight_request_uuid ?? '')
+  );
+}
+
+function compareItems(a: ReviewItemDraft, b: ReviewItemDraft): number {
+  return compareIds(a.kind, b.kind) || compareIds(a.authority, b.authority) || compareIds(a.zone_id ?? '', b.zone_id ?? '');
+}

@@ -1,0 +1,55 @@
+import type { GeoZone } from '../zones/geo-zone.js';
+import type { Finding, ReviewItemDraft, ScreeningInput } from './screen.js';
+
+/** What one zone the flight really meets means for it (PRODUCT.md "Automatic screening"). */
+export interface ZoneOutcome {
+  finding: Finding | null;
+  item: ReviewItemDraft | null;
+}
+
+export function zoneOutcome(zone: GeoZone, input: Pick<ScreeningInput, 'maxAltitudeM' | 'operator'>): ZoneOutcome {
+  const about = { zone_id: zone.id, zone_name: zone.name, authority: zone.authority };
+  const where = `zone "${zone.name}" (${zone.id}, ${zone.lower_limit_m}–${zone.upper_limit_m} m)`;
+  switch (zone.restriction) {
+    case 'PROHIBITED':
+      return { finding: { code: 'ZONE_PROHIBITED', message: `The flight enters prohibited ${where}.`, ...about }, item: null };
+    case 'REQ_AUTHORISATION':
+      return authorisationOutcome(zone, input, where);
+    case 'CONDITIONAL':
+      return {
+        finding: { code: 'ZONE_CONDITIONAL', message: `The flight enters conditional ${where}: its conditions apply.`, ...about },
+        item: null,
+      };
+    default:
+      return { finding: null, item: null };
+  }
+}
+
+/** A REQ_AUTHORISATION zone needs its authority, unless it is a CTR and the operator's exemption covers the height. */
+function authorisationOutcome(
+  zone: GeoZone,
+  { maxAltitudeM, operator }: Pick<ScreeningInput, 'maxAltitudeM' | 'operator'>,
+  where: string,
+): ZoneOutcome {
+  const about = { zone_id: zone.id, zone_name: zone.name, authority: zone.authority };
+  const ceiling = zone.ctr_exemption_ceiling_m;
+  const exemptable = zone.type === 'CTR' && operator.exemption_for_ctr && ceiling !== null;
+  if (exemptable && maxAltitudeM <= ceiling) {
+    const message = `The operator's CTR exemption covers ${where} up to ${ceiling} m; the max altitude is ${maxAltitudeM} m.`;
+    return { finding: { code: 'CTR_EXEMPTION_APPLIED', message, ...about }, item: null };
+  }
+  const reason = exemptable
+    ? ` The max altitude of ${maxAltitudeM} m is above the CTR exemption ceiling of ${ceiling} m.`
+    : '';
+  const message = `The flight enters ${where}, which needs authorisation by ${zone.authority}.${reason}`;
+  return {
+    finding: { code: 'ZONE_REQUIRES_AUTHORISATION', message, ...about },
+    item: {
+      kind: 'zone_authorisation',
+      authority: zone.authority,
+      zone_id: zone.id,
+      finding_codes: ['ZONE_REQUIRES_AUTHORISATION'],
+      message,
+    },
+  };
+}
