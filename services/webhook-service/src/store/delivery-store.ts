@@ -56,7 +56,7 @@ export class DeliveryStore {
           ...(busyEndpoints.length > 0 ? { endpoint_id: { $nin: busyEndpoints } } : {}),
         },
         { $set: { lease_until: new Date(now.getTime() + leaseMs), lease_token: token } },
-        { sort: { next_attempt_at: 1 }, new: true },
+        { sort: { next_attempt_at: 1 }, returnDocument: 'after' },
       )
       .lean<Delivery>()
       .exec();

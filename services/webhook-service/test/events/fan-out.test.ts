@@ -1,0 +1,195 @@
+import { createHmac } from 'node:crypto';
+import { expect } from 'chai';
+import { waitFor } from '@dfc/kit/testing';
+import { verifyWebhookSignature } from '@dfc/contracts';
+import {
+  api,
+  cascadeRejection,
+  cleanUp,
+  freshNames,
+  operator,
+  Receiver,
+  registerEndpoint,
+  reviewCompleted,
+  sleep,
+  startService,
+  statusChanged,
+  type TestService,
+} from '../support.js';
+
+describe('events from the broker → webhook deliveries', () => {
+  const names = freshNames();
+  let service: TestService;
+  const receivers: Receiver[] = [];
+  const receiver = async () => {
+    const started = await new Receiver().start();
+    receivers.push(started);
+    return started;
+  };
+
+  before(async () => {
+    service = await startService(names);
+  });
+  after(async () => {
+    await Promise.all(receivers.map((started) => started.close()));
+    await service?.close();
+    await cleanUp(names);
+  });
+
+  describe('flight_request.status_changed', () => {
+    it('when published, then exactly one correctly signed status_change arrives with the documented headers and body', async () => {
+      const alice = operator();
+      const hook = await receiver();
+      const endpoint = await registerEndpoint(service.url, alice, `${hook.url}/hooks`);
+      const event = statusChanged(alice.operator_uuid!, { status: 'Approved', previous_status: 'Pending' });
+      await service.broker.publish(event);
+      await waitFor(() => hook.requests.length === 1);
+      await sleep(200);
+      expect(hook.requests).to.have.length(1);
+      const [request] = hook.requests;
+      expect(request!.path).to.equal('/hooks');
+      expect(request!.headers['content-type']).to.equal('application/json');
+      expect(request!.headers['user-agent']).to.equal('dfc-webhooks/1.0');
+      expect(request!.headers['x-webhook-id']).to.equal(event.id);
+      expect(request!.headers['x-webhook-event']).to.equal('status_change');
+
+      const header = String(request!.headers['x-webhook-signature']);
+      expect(verifyWebhookSignature({ rawBody: request!.rawBody, header, secrets: endpoint.secret }).valid).to.equal(true);
+      // Independently of the helper: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>.
+      const match = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(header);
+      expect(match, header).to.not.equal(null);
+      const t = Number(match![1]);
+      expect(Math.abs(t - Date.now() / 1000)).to.be.lessThan(5);
+      expect(match![2]).to.equal(createHmac('sha256', endpoint.secret).update(`${t}.${request!.rawBody}`).digest('hex'));
+
+      const body = JSON.parse(request!.rawBody);
+      expect(body).to.have.keys('id', 'event', 'created_at', 'data');
+      expect(body).to.include({ id: event.id, event: 'status_change', created_at: event.occurred_at });
+      expect(body.data).to.deep.equal({ ...event.data, uuid: event.data.flight_request_uuid });
+    });
+
+    it('when the same broker message is published twice, then one delivery exists and one request arrives', async () => {
+      const alice = operator();
+      const hook = await receiver();
+      await registerEndpoint(service.url, alice, hook.url);
+      const event = statusChanged(alice.operator_uuid!);
+      await service.broker.publish(event);
+      await service.broker.publish(event);
+      await waitFor(() => hook.requests.length >= 1);
+      await sleep(400);
+      expect(hook.requests).to.have.length(1);
+      const stored = await service.connection.db!.collection('webhook_deliveries').countDocuments({ event_id: event.id });
+      expect(stored).to.equal(1);
+    });
+
+    it('when an operator has two endpoints, then each gets its own delivery, signed with its own secret', async () => {
+      const alice = operator();
+      const [first, second] = [await receiver(), await receiver()];
+      const one = await registerEndpoint(service.url, alice, first.url);
+      const two = await registerEndpoint(service.url, alice, second.url);
+      await service.broker.publish(statusChanged(alice.operator_uuid!));
+      await waitFor(() => first.requests.length === 1 && second.requests.length === 1);
+      const verify = (hook: Receiver, secret: string) =>
+        verifyWebhookSignature({ rawBody: hook.requests[0]!.rawBody, header: String(hook.requests[0]!.headers['x-webhook-signature']), secrets: secret }).valid;
+      expect(verify(first, one.secret)).to.equal(true);
+      expect(verify(second, two.secret)).to.equal(true);
+      expect(verify(first, two.secret)).to.equal(false);
+    });
+  });
+
+  describe('operator isolation', () => {
+    it('when an event concerns one operator, then another operator\'s endpoint receives nothing', async () => {
+      const [alice, bob] = [operator(), operator()];
+      const [alices, bobs] = [await receiver(), await receiver()];
+      await registerEndpoint(service.url, alice, alices.url);
+      await registerEndpoint(service.url, bob, bobs.url);
+      await service.broker.publish(statusChanged(alice.operator_uuid!));
+      await service.broker.publish(cascadeRejection(alice.operator_uuid!));
+      await waitFor(() => alices.requests.length === 2);
+      await sleep(300);
+      expect(bobs.requests).to.have.length(0);
+    });
+
+    it('when an event names no operator, then nobody receives it', async () => {
+      const alice = operator();
+      const hook = await receiver();
+      await registerEndpoint(service.url, alice, hook.url);
+      const orphan = { ...statusChanged(alice.operator_uuid!), operator_uuid: null };
+      await service.broker.publish(orphan);
+      await service.broker.publish(statusChanged(alice.operator_uuid!));
+      await waitFor(() => hook.requests.length === 1);
+      await sleep(300);
+      expect(hook.requests.map((request) => request.headers['x-webhook-id'])).not.to.include(orphan.id);
+    });
+  });
+
+  describe('subscriptions', () => {
+    it('when an endpoint subscribed to review_complete only, then status_change and cascade_rejection are not sent to it', async () => {
+      const alice = operator();
+      const hook = await receiver();
+      await registerEndpoint(service.url, alice, hook.url, ['review_complete']);
+      await service.broker.publish(statusChanged(alice.operator_uuid!));
+      await service.broker.publish(cascadeRejection(alice.operator_uuid!));
+      const completed = reviewCompleted(alice.operator_uuid!);
+      await service.broker.publish(completed);
+      await waitFor(() => hook.requests.length === 1);
+      await sleep(300);
+      expect(hook.requests).to.have.length(1);
+      expect(hook.bodies()[0]).to.include({ id: completed.id, event: 'review_complete' });
+    });
+
+    it('when an endpoint is disabled, then it gets no deliveries for new events', async () => {
+      const alice = operator();
+      const hook = await receiver();
+      const endpoint = await registerEndpoint(service.url, alice, hook.url);
+      const patched = await api(service.url, alice, 'PATCH', `/api/webhooks/${endpoint.id}`, { enabled: false });
+      expect(patched.status).to.equal(200);
+      const event = statusChanged(alice.operator_uuid!);
+      await service.broker.publish(event);
+      await sleep(400);
+      expect(hook.requests).to.have.length(0);
+      expect(await service.connection.db!.collection('webhook_deliveries').countDocuments({ event_id: event.id })).to.equal(0);
+    });
+  });
+
+  describe('bodies', () => {
+    it('when a cascade_rejection is published, then its body carries the rejected and cascaded items and the reason', async () => {
+      const alice = operator();
+      const hook = await receiver();
+      await registerEndpoint(service.url, alice, hook.url, ['cascade_rejection']);
+      const event = cascadeRejection(alice.operator_uuid!);
+      await service.broker.publish(event);
+      await waitFor(() => hook.requests.length === 1);
+      const body = hook.bodies()[0]!;
+      expect(body['event']).to.equal('cascade_rejection');
+      expect(hook.requests[0]!.headers['x-webhook-event']).to.equal('cascade_rejection');
+      expect(body['data']).to.deep.equal({ ...event.data, uuid: event.data.flight_request_uuid });
+      expect(body['data'].cascaded_items).to.have.length(1);
+    });
+
+    it('when a review_complete is published, then its body carries the group summary', async () => {
+      const alice = operator();
+      const hook = await receiver();
+      await registerEndpoint(service.url, alice, hook.url, ['review_complete']);
+      const event = reviewCompleted(alice.operator_uuid!);
+      await service.broker.publish(event);
+      await waitFor(() => hook.requests.length === 1);
+      const body = hook.bodies()[0]!;
+      expect(body['event']).to.equal('review_complete');
+      expect(body['data'].counts).to.deep.equal({ total: 2, approved: 2, rejected: 0, cascade_rejected: 0, withdrawn: 0 });
+      expect(body['data'].outcome).to.equal('Approved');
+      expect(body['created_at']).to.equal(event.occurred_at);
+    });
+  });
+
+  describe('metrics', () => {
+    it('when deliveries were made, then /metrics shows consumed events, outcomes, latency and queue depth', async () => {
+      const text = await (await fetch(`${service.url}/metrics`)).text();
+      expect(text).to.match(/webhook_events_consumed_total\{type="flight_request.status_changed",service="webhook-service"\} [1-9]/);
+      expect(text).to.match(/webhook_deliveries_total\{outcome="succeeded",service="webhook-service"\} [1-9]/);
+      expect(text).to.include('webhook_attempt_duration_seconds_bucket');
+      expect(text).to.match(/webhook_pending_deliveries\{service="webhook-service"\} \d+/);
+      expect(text).to.match(/webhook_oldest_pending_delivery_age_seconds\{service="webhook-service"\} [\d.]+/);
+    });
+  });
+});
