@@ -14,3 +14,4 @@ export * from './flight-requests/requests.js';
 export * from './flight-requests/reviews.js';
 export * from './flight-requests/geojson.js';
 export * from './flight-requests/zones.js';
+export * from './openapi/index.js';

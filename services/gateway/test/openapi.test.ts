@@ -1,0 +1,98 @@
+import { expect } from 'chai';
+import { Type } from '@sinclair/typebox';
+import { assembleOpenApiDocument, buildOpenApiDocument, type JsonObject } from '@dfc/contracts';
+
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+/** Every `$ref` in the document, with where it was found. */
+function refsOf(value: unknown, at = '#'): Array<[string, string]> {
+  if (Array.isArray(value)) return value.flatMap((child, index) => refsOf(child, `${at}/${index}`));
+  if (typeof value !== 'object' || value === null) return [];
+  return Object.entries(value).flatMap(([key, child]) =>
+    key === '$ref' && typeof child === 'string' ? [[child, at] as [string, string]] : refsOf(child, `${at}/${key}`),
+  );
+}
+
+function resolve(document: unknown, ref: string): unknown {
+  if (!ref.startsWith('#/')) return undefined;
+  return ref
+    .slice(2)
+    .split('/')
+    .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce<unknown>((node, segment) => (typeof node === 'object' && node !== null ? (node as JsonObject)[segment] : undefined), document);
+}
+
+describe('the OpenAPI document (buildOpenApiDocument)', () => {
+  const document = buildOpenApiDocument();
+
+  it('when assembled, then it is OpenAPI 3.1.0 with info, servers and both security schemes', () => {
+    expect(document.openapi).to.equal('3.1.0');
+    expect(document.info).to.include.keys('title', 'version');
+    expect(document.servers).to.not.be.empty;
+    expect(document.components.securitySchemes['ApiKeyAuth']).to.deep.equal({ type: 'apiKey', in: 'header', name: 'X-API-Key' });
+    expect(document.components.securitySchemes['BasicAuth']).to.include({ type: 'http', scheme: 'basic' });
+    expect(document.components.schemas).to.include.keys('ErrorBody', 'ValidationErrorBody');
+  });
+
+  it('when assembled, then it has the operator routes and every operation has responses', () => {
+    expect(document.paths).to.include.keys('/api/operators', '/api/operators/{uuid}');
+    let operations = 0;
+    for (const [path, item] of Object.entries(document.paths)) {
+      for (const method of METHODS.filter((name) => name in item)) {
+        operations += 1;
+        const responses = (item[method] as JsonObject)['responses'];
+        expect(responses, `${method} ${path}`).to.be.an('object').that.is.not.empty;
+      }
+    }
+    expect(operations).to.be.greaterThan(3);
+  });
+
+  it('when assembled, then every $ref resolves inside the document', () => {
+    const refs = refsOf(document);
+    expect(refs).to.not.be.empty;
+    for (const [ref, at] of refs) expect(resolve(document, ref), `${ref} at ${at}`).to.not.equal(undefined);
+  });
+
+  it('when assembled, then registration needs no key and an operator\'s keys take HTTP Basic', () => {
+    const registration = document.paths['/api/operators']?.['post'] as JsonObject;
+    expect(registration['security']).to.satisfy((security: unknown[]) => security.length === 0 || JSON.stringify(security).includes('{}'));
+    const issuance = Object.entries(document.paths).find(([path]) => /^\/api\/operators\/\{[^}]+\}\/api-keys$/.test(path))?.[1];
+    expect(JSON.stringify((issuance?.['post'] as JsonObject)['security'])).to.include('BasicAuth');
+  });
+
+  it('when assembled, then the document is plain JSON (no TypeBox symbols, survives a round trip)', () => {
+    expect(JSON.parse(JSON.stringify(document))).to.deep.equal(document);
+  });
+});
+
+describe('assembleOpenApiDocument', () => {
+  const Widget = Type.Object({ name: Type.String() }, { $id: 'Widget' });
+  const slice = {
+    '/api/widgets': {
+      post: {
+        requestBody: { content: { 'application/json': { schema: Widget } } },
+        responses: { '201': { description: 'Created.', content: { 'application/json': { schema: Type.Object({ data: Widget }) } } } },
+      },
+      get: { responses: { '200': { description: 'OK', content: { 'application/json': { schema: Type.Ref(Widget) } } } } },
+    },
+  };
+
+  it('when a schema has an $id, then it is hoisted into components once and referenced', () => {
+    const document = assembleOpenApiDocument([slice]);
+    expect(document.components.schemas['Widget']).to.deep.equal({ type: 'object', properties: { name: { type: 'string' } }, required: ['name'] });
+    const post = document.paths['/api/widgets']?.['post'] as JsonObject;
+    expect(JSON.stringify(post['requestBody'])).to.include('"$ref":"#/components/schemas/Widget"');
+    expect(JSON.stringify(document.paths['/api/widgets']?.['get'])).to.include('"$ref":"#/components/schemas/Widget"');
+  });
+
+  it('when an operation is documented, then the gateway\'s own statuses and the /api/v1 alias are added', () => {
+    const document = assembleOpenApiDocument([slice]);
+    const item = document.paths['/api/widgets'] as JsonObject;
+    expect(item['description']).to.include('/api/v1/widgets');
+    const post = item['post'] as { responses: JsonObject };
+    expect(post.responses).to.include.keys('201', '400', '401', '413', '415', '429', '503');
+    const get = item['get'] as { responses: JsonObject };
+    expect(get.responses).to.include.keys('200', '401', '429', '503');
+    expect(get.responses).to.not.have.key('413');
+  });
+});
