@@ -85,6 +85,13 @@ export type GeoZoneRecord = Static<typeof GeoZoneRecord>;
 /** The most features one import may carry. */
 export const ZONE_IMPORT_MAX_FEATURES = 5000;
 
+/** The zone fields of one imported feature, with an optional `id` that upserts that zone. */
+export const ZoneImportProperties = Type.Object({
+  id: Type.Optional(Type.String({ pattern: ZONE_ID_PATTERN })),
+  ...zoneFieldSchemas,
+});
+export type ZoneImportProperties = Static<typeof ZoneImportProperties>;
+
 /**
  * POST /api/zones/import: a FeatureCollection whose features' `properties` hold
  * the zone fields; an `id` (on the feature, or in its properties) upserts that zone.
@@ -96,7 +103,7 @@ export const ZoneImport = Type.Object(
       Type.Object({
         type: Type.Literal('Feature'),
         id: Type.Optional(Type.String({ pattern: ZONE_ID_PATTERN })),
-        properties: Type.Object({ id: Type.Optional(Type.String({ pattern: ZONE_ID_PATTERN })), ...zoneFieldSchemas }),
+        properties: ZoneImportProperties,
         geometry: ZoneGeometry,
       }),
       { minItems: 1, maxItems: ZONE_IMPORT_MAX_FEATURES },
