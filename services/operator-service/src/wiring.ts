@@ -7,6 +7,7 @@ import { OperatorMetrics } from './metrics.js';
 import { PasswordHasher, type Argon2Parameters } from './security/passwords.js';
 import { createStores } from './store/index.js';
 import type { UseCaseDeps } from './use-cases/deps.js';
+import { KeyedQueue } from './use-cases/keyed-queue.js';
 
 export interface Wiring {
   useCases: UseCaseDeps;
@@ -34,6 +35,7 @@ export function wireService(options: {
     passwords: new PasswordHasher(options.argon2),
     events: publisher,
     metrics: new OperatorMetrics(options.registry),
+    operatorChanges: new KeyedQueue(),
     log: options.log,
     clock: options.clock ?? (() => new Date()),
   };

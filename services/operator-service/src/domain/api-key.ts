@@ -32,9 +32,5 @@ export function principalOf(key: KeyHolder): Principal | undefined {
   }
 }
 
-/** `last_used_at` is written at most this often per key, to keep verification a read. */
+/** `last_used_at` is written at most this often per key (and replica), to keep verification a read. */
 export const LAST_USED_RESOLUTION_MS = 60_000;
-
-export function lastUsedIsStale(lastUsedAt: Date | null, now: Date): boolean {
-  return lastUsedAt === null || now.getTime() - lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS;
-}

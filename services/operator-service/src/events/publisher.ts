@@ -15,9 +15,15 @@ function asOutboxModel<T extends OutboxFields>(model: Model<T>): OutboxModel {
 }
 
 /**
- * Publishes what use cases wrote into documents' outboxes: at once after the
+ * Publishes what use cases wrote into documents' outboxes: right after the
  * write (fast path), and by the relay's sweep for anything left behind by a
  * crash or a broker outage.
+ *
+ * Use cases await the fast path before answering. It never throws (a failed
+ * publish is left to the sweep), and it means that when a client has its
+ * answer the event is out (a revoked key is already being dropped by the
+ * gateways) and the relay is done writing to the document, so the client's
+ * next change of it cannot race with the relay's clean-up.
  */
 export class EventPublisher {
   readonly relay: OutboxRelay;
@@ -33,12 +39,11 @@ export class EventPublisher {
     });
   }
 
-  /** Fire and forget: the relay logs failures and the sweep retries them. */
-  operatorChanged(uuid: string): void {
-    void this.relay.notify(asOutboxModel(this.stores.operators.model), uuid);
+  operatorChanged(uuid: string): Promise<void> {
+    return this.relay.notify(asOutboxModel(this.stores.operators.model), uuid);
   }
 
-  apiKeyChanged(id: string): void {
-    void this.relay.notify(asOutboxModel(this.stores.apiKeys.model), id);
+  apiKeyChanged(id: string): Promise<void> {
+    return this.relay.notify(asOutboxModel(this.stores.apiKeys.model), id);
   }
 }

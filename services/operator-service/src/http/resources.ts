@@ -1,6 +1,6 @@
 import type { ApiKeyMetadata, IssuedApiKey, OperatorRecord } from '@dfc/contracts';
 import { toOffsetTimestamp, toOffsetTimestampOrNull } from '../domain/timestamps.js';
-import type { ApiKeyDocument } from '../store/api-key-store.js';
+import type { ApiKeyView } from '../store/api-key-store.js';
 import type { OperatorDocument } from '../store/operator-store.js';
 import type { IssuedKey } from '../use-cases/issue-api-key.js';
 
@@ -22,7 +22,7 @@ export function operatorResource(operator: OperatorDocument): OperatorRecord {
 }
 
 /** Key metadata: enough to tell keys apart and see their use, never the key or its digest. */
-export function apiKeyResource(key: ApiKeyDocument): ApiKeyMetadata {
+export function apiKeyResource(key: ApiKeyView): ApiKeyMetadata {
   return {
     id: key._id,
     name: key.name,

@@ -12,11 +12,24 @@ export interface ApiKeyDocument extends OutboxFields {
   name: string | null;
   last_four: string;
   created_at: Date;
-  last_used_at: Date | null;
   revoked_at: Date | null;
 }
 
-export type NewApiKey = Omit<ApiKeyDocument, keyof OutboxFields | 'created_at' | 'last_used_at' | 'revoked_at'>;
+/**
+ * When a key was last used lives in a document of its own (`api_key_usage`),
+ * written from the verification hot path. Kept apart from the key so that
+ * this frequent write can never race with, and undo, a revocation (FerretDB
+ * 1.x applies concurrent updates of one document as whole-document writes).
+ */
+interface ApiKeyUsageDocument {
+  _id: string;
+  last_used_at: Date;
+}
+
+/** A key with its last use, as listed. */
+export type ApiKeyView = ApiKeyDocument & { last_used_at: Date | null };
+
+export type NewApiKey = Omit<ApiKeyDocument, keyof OutboxFields | 'created_at' | 'revoked_at'>;
 
 export interface ApiKeyFilter {
   status?: ApiKeyStatus;
@@ -38,7 +51,6 @@ const apiKeySchema = new Schema<ApiKeyDocument>(
     name: nullableString,
     last_four: { type: String, required: true },
     created_at: { type: Date, required: true },
-    last_used_at: nullableDate,
     revoked_at: nullableDate,
     ...outboxSchemaFields,
   },
@@ -49,33 +61,48 @@ apiKeySchema.index({ operator_uuid: 1, created_at: -1 });
 apiKeySchema.index({ role: 1, created_at: -1 });
 apiKeySchema.index({ created_at: -1 });
 
+const apiKeyUsageSchema = new Schema<ApiKeyUsageDocument>(
+  { _id: { type: String, required: true }, last_used_at: { type: Date, required: true } },
+  { collection: 'api_key_usage', versionKey: false, timestamps: false },
+);
+
 /** Fields the hot path (verification) reads; the digest is compared, never returned to clients. */
-const VERIFY_PROJECTION = { digest: 1, role: 1, operator_uuid: 1, authority: 1, last_used_at: 1, revoked_at: 1 } as const;
+const VERIFY_PROJECTION = { digest: 1, role: 1, operator_uuid: 1, authority: 1, revoked_at: 1 } as const;
+export type KeyForVerification = Pick<ApiKeyDocument, '_id' | keyof typeof VERIFY_PROJECTION>;
+
+/** Bounds the in-memory "last recorded use" map; older entries are dropped first when it is full. */
+const MAX_TRACKED_USES = 10_000;
 
 export class ApiKeyStore {
   readonly model: Model<ApiKeyDocument>;
+  private readonly usage: Model<ApiKeyUsageDocument>;
+  /** When this replica last wrote each key's use: the write happens at most once per resolution. */
+  private readonly recordedUses = new Map<string, number>();
 
   constructor(connection: Connection) {
     this.model = (connection.models['ApiKey'] as Model<ApiKeyDocument> | undefined) ?? connection.model('ApiKey', apiKeySchema);
+    this.usage =
+      (connection.models['ApiKeyUsage'] as Model<ApiKeyUsageDocument> | undefined) ??
+      connection.model('ApiKeyUsage', apiKeyUsageSchema);
   }
 
-  async insert(key: NewApiKey, now: Date): Promise<ApiKeyDocument> {
-    const document: ApiKeyDocument = { ...key, created_at: now, last_used_at: null, revoked_at: null, outbox: [] };
+  async insert(key: NewApiKey, now: Date): Promise<ApiKeyView> {
+    const document: ApiKeyDocument = { ...key, created_at: now, revoked_at: null, outbox: [] };
     await this.model.create(document);
-    return document;
+    return { ...document, last_used_at: null };
   }
 
   findById(id: string): Promise<ApiKeyDocument | null> {
     return this.model.findById(id).lean<ApiKeyDocument>().exec();
   }
 
-  findForVerification(id: string): Promise<Pick<ApiKeyDocument, '_id' | keyof typeof VERIFY_PROJECTION> | null> {
-    return this.model.findById(id, VERIFY_PROJECTION).lean<Pick<ApiKeyDocument, '_id' | keyof typeof VERIFY_PROJECTION>>().exec();
+  findForVerification(id: string): Promise<KeyForVerification | null> {
+    return this.model.findById(id, VERIFY_PROJECTION).lean<KeyForVerification>().exec();
   }
 
-  async list(filter: ApiKeyFilter, page: PageRequest): Promise<{ items: ApiKeyDocument[]; total: number }> {
+  async list(filter: ApiKeyFilter, page: PageRequest): Promise<{ items: ApiKeyView[]; total: number }> {
     const query = toQuery(filter);
-    const [items, total] = await Promise.all([
+    const [keys, total] = await Promise.all([
       this.model
         .find(query, { outbox: 0 })
         .sort({ created_at: -1, _id: -1 })
@@ -85,7 +112,12 @@ export class ApiKeyStore {
         .exec(),
       this.model.countDocuments(query).exec(),
     ]);
-    return { items, total };
+    const uses = await this.usage
+      .find({ _id: { $in: keys.map((key) => key._id) } })
+      .lean<ApiKeyUsageDocument[]>()
+      .exec();
+    const lastUse = new Map(uses.map((use) => [use._id, use.last_used_at]));
+    return { items: keys.map((key) => ({ ...key, last_used_at: lastUse.get(key._id) ?? null })), total };
   }
 
   /** Marks the key revoked with its event; null when it was already revoked (or is gone). */
@@ -98,14 +130,30 @@ export class ApiKeyStore {
       .exec();
   }
 
-  /** Records use, unless a recent use is already recorded (`staleBefore`): one write a minute at most. */
-  async touch(id: string, now: Date, staleBefore: Date): Promise<void> {
-    await this.model
-      .updateOne(
-        { _id: id, $or: [{ last_used_at: null }, { last_used_at: { $lt: staleBefore } }] },
-        { $set: { last_used_at: now } },
-      )
-      .exec();
+  /**
+   * Records a use of the key, unless this replica recorded one less than
+   * `resolutionMs` ago: the hot path stays a read, with one small write per
+   * key and minute at most.
+   */
+  async recordUse(id: string, now: Date, resolutionMs: number): Promise<void> {
+    const last = this.recordedUses.get(id);
+    if (last !== undefined && now.getTime() - last < resolutionMs) return;
+    this.remember(id, now.getTime());
+    try {
+      await this.usage.updateOne({ _id: id }, { $set: { last_used_at: now } }, { upsert: true }).exec();
+    } catch (error) {
+      this.recordedUses.delete(id);
+      throw error;
+    }
+  }
+
+  private remember(id: string, at: number): void {
+    this.recordedUses.delete(id);
+    this.recordedUses.set(id, at);
+    if (this.recordedUses.size > MAX_TRACKED_USES) {
+      const oldest = this.recordedUses.keys().next().value;
+      if (oldest !== undefined) this.recordedUses.delete(oldest);
+    }
   }
 
   /**
@@ -119,7 +167,7 @@ export class ApiKeyStore {
         { _id: key._id },
         {
           $set: { digest: key.digest, last_four: key.last_four, role: 'admin', operator_uuid: null, authority: null },
-          $setOnInsert: { name: key.name, created_at: now, last_used_at: null, revoked_at: null, outbox: [] },
+          $setOnInsert: { name: key.name, created_at: now, revoked_at: null, outbox: [] },
         },
         { upsert: true },
       )

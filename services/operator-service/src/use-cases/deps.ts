@@ -5,6 +5,7 @@ import type { OperatorMetrics } from '../metrics.js';
 import type { PasswordHasher } from '../security/passwords.js';
 import type { ApiKeyStore } from '../store/api-key-store.js';
 import type { OperatorStore } from '../store/operator-store.js';
+import type { KeyedQueue } from './keyed-queue.js';
 
 /** Everything the use cases reach outside themselves. */
 export interface UseCaseDeps {
@@ -13,6 +14,8 @@ export interface UseCaseDeps {
   passwords: PasswordHasher;
   events: Pick<EventPublisher, 'operatorChanged' | 'apiKeyChanged'>;
   metrics: OperatorMetrics;
+  /** Orders the changes of one operator within this replica. */
+  operatorChanges: KeyedQueue;
   log: Logger;
   clock: () => Date;
 }

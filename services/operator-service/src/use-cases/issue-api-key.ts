@@ -3,13 +3,13 @@ import { hasErrors } from '../domain/field-errors.js';
 import { lastFourOf } from '../domain/api-key.js';
 import { checkOperatorKey, checkStaffKey } from '../domain/key-requests.js';
 import { digestApiKey, generateApiKey } from '../security/api-key-secrets.js';
-import type { ApiKeyDocument, NewApiKey } from '../store/api-key-store.js';
+import type { ApiKeyView, NewApiKey } from '../store/api-key-store.js';
 import { authoriseKeyOwner } from './authenticate-operator.js';
 import type { BasicCredentials, Caller, UseCaseDeps } from './deps.js';
 
 /** A freshly issued key: its record and the key itself, which is shown this once and never stored. */
 export interface IssuedKey {
-  record: ApiKeyDocument;
+  record: ApiKeyView;
   key: string;
 }
 

@@ -1,10 +1,10 @@
 import type { ApiKeyListQuery, OperatorApiKeyListQuery } from '@dfc/contracts';
-import type { ApiKeyDocument } from '../store/api-key-store.js';
+import type { ApiKeyView } from '../store/api-key-store.js';
 import { authoriseKeyOwner } from './authenticate-operator.js';
 import type { BasicCredentials, Caller, UseCaseDeps } from './deps.js';
 
 export interface KeyPage {
-  items: ApiKeyDocument[];
+  items: ApiKeyView[];
   total: number;
 }
 

@@ -21,7 +21,7 @@ export async function registerOperator(deps: UseCaseDeps, body: unknown, caller:
 
   const operator = await newOperator(deps, checked.value);
   const saved = await insertOnce(deps, operator, caller);
-  deps.events.operatorChanged(saved._id);
+  await deps.events.operatorChanged(saved._id);
   deps.metrics.registrations.inc();
   return saved;
 }

@@ -40,6 +40,6 @@ async function revoke(deps: UseCaseDeps, key: ApiKeyDocument, caller: Caller): P
   const event = apiKeyRevoked(key._id, key.operator_uuid, caller.requestId);
   const revoked = await deps.apiKeys.revoke(key._id, [event], deps.clock());
   if (!revoked) return;
-  deps.events.apiKeyChanged(key._id);
+  await deps.events.apiKeyChanged(key._id);
   deps.metrics.keysRevoked.inc({ role: key.role });
 }

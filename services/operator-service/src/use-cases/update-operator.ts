@@ -23,6 +23,10 @@ export async function updateOperator(deps: UseCaseDeps, uuidText: string, body: 
   assertIsOperatorOrAdmin(caller.principal, uuid ?? uuidText);
   if (!uuid) throw new NotFoundError();
 
+  return deps.operatorChanges.run(uuid, () => applyChange(deps, uuid, body, caller));
+}
+
+async function applyChange(deps: UseCaseDeps, uuid: string, body: unknown, caller: Caller): Promise<OperatorDocument> {
   for (let attempt = 1; ; attempt++) {
     const current = await deps.operators.findByUuid(uuid);
     if (!current) throw new NotFoundError();
@@ -30,7 +34,7 @@ export async function updateOperator(deps: UseCaseDeps, uuidText: string, body: 
     if (Object.keys(changes).length === 0) return current;
     const updated = await save(deps, current, changes, caller);
     if (updated) {
-      deps.events.operatorChanged(uuid);
+      await deps.events.operatorChanged(uuid);
       return updated;
     }
     if (attempt >= MAX_ATTEMPTS) throw new ConflictError('The operator was changed by another request at the same time. Please retry.');

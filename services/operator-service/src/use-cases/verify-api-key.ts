@@ -1,6 +1,6 @@
 import { bodyValidator, UnauthenticatedError } from '@dfc/kit';
 import { ApiKeyVerifyRequest, type Principal } from '@dfc/contracts';
-import { keyIdOf, lastUsedIsStale, LAST_USED_RESOLUTION_MS, principalOf } from '../domain/api-key.js';
+import { keyIdOf, LAST_USED_RESOLUTION_MS, principalOf } from '../domain/api-key.js';
 import { apiKeyMatches } from '../security/api-key-secrets.js';
 import type { UseCaseDeps } from './deps.js';
 
@@ -21,7 +21,7 @@ export async function verifyApiKey(deps: UseCaseDeps, body: unknown): Promise<Pr
   if (record.revoked_at) return refuse(deps, 'revoked');
   const principal = principalOf(record);
   if (!principal) return refuse(deps, 'unknown');
-  recordUse(deps, id, record.last_used_at);
+  recordUse(deps, id);
   deps.metrics.keyVerifications.inc({ outcome: 'valid' });
   return principal;
 }
@@ -31,11 +31,9 @@ function refuse(deps: UseCaseDeps, outcome: 'malformed' | 'unknown' | 'revoked')
   throw new UnauthenticatedError();
 }
 
-function recordUse(deps: UseCaseDeps, id: string, lastUsedAt: Date | null): void {
-  const now = deps.clock();
-  if (!lastUsedIsStale(lastUsedAt, now)) return;
-  const staleBefore = new Date(now.getTime() - LAST_USED_RESOLUTION_MS);
-  deps.apiKeys.touch(id, now, staleBefore).catch((error: Error) => {
+/** Fire and forget: a failed write only leaves `last_used_at` a little older. */
+function recordUse(deps: UseCaseDeps, id: string): void {
+  deps.apiKeys.recordUse(id, deps.clock(), LAST_USED_RESOLUTION_MS).catch((error: Error) => {
     deps.log.warn({ err: error.message, key_id: id }, 'could not record api key use');
   });
 }
