@@ -142,7 +142,8 @@ export class Receiver {
   private server: Server | undefined;
   url = '';
 
-  async start(): Promise<this> {
+  /** On a free port, or on `port` (a receiver coming up where an endpoint already points). */
+  async start(port = 0): Promise<this> {
     this.server = createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -156,7 +157,7 @@ export class Receiver {
         }, answer.delayMs ?? 0);
       });
     });
-    await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => this.server?.listen(port, '127.0.0.1', resolve));
     const address = this.server.address();
     if (address === null || typeof address === 'string') throw new Error('no port');
     this.url = `http://127.0.0.1:${address.port}`;
