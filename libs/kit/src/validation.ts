@@ -6,9 +6,12 @@ import { ValidationError, type FieldErrors } from './errors.js';
 // ajv-formats is CommonJS; under NodeNext its default export arrives wrapped.
 const addFormats = addFormatsPlugin as unknown as (ajv: Ajv) => Ajv;
 
-/** Bodies are checked strictly; query strings arrive as text and are coerced. */
-const bodyAjv = addFormats(new Ajv({ allErrors: true, strict: false }));
-const queryAjv = addFormats(new Ajv({ allErrors: true, strict: false, coerceTypes: true, useDefaults: true }));
+/**
+ * Bodies are checked strictly; query strings arrive as text and are coerced.
+ * `verbose` gives errors their `parentSchema`, where a schema's `errorMessage` is read.
+ */
+const bodyAjv = addFormats(new Ajv({ allErrors: true, strict: false, verbose: true }));
+const queryAjv = addFormats(new Ajv({ allErrors: true, strict: false, verbose: true, coerceTypes: true, useDefaults: true }));
 
 export type Validator<T extends TSchema> = (input: unknown) => Static<T>;
 
