@@ -65,9 +65,15 @@ export class EndpointStore {
     await this.model.updateOne({ _id: id, failing_since: null }, { $set: { failing_since: now } }).exec();
   }
 
-  async disable(id: string, reason: string, now: Date): Promise<void> {
-    await this.model
-      .updateOne({ _id: id, enabled: true }, { $set: { enabled: false, disabled_reason: reason, updated_at: now } })
+  /**
+   * Disables an enabled endpoint; with `failingSince`, only if that failing
+   * streak is still the current one (a success in between cleared it).
+   */
+  async disable(id: string, reason: string, now: Date, failingSince?: Date): Promise<boolean> {
+    const streak = failingSince ? { failing_since: failingSince } : {};
+    const result = await this.model
+      .updateOne({ _id: id, enabled: true, ...streak }, { $set: { enabled: false, disabled_reason: reason, updated_at: now } })
       .exec();
+    return result.modifiedCount === 1;
   }
 }

@@ -70,7 +70,8 @@ async function refuseUnsendable(deps: WebhookDeps, delivery: ClaimedDelivery, en
 
 async function updateEndpointHealth(deps: WebhookDeps, endpoint: WebhookEndpoint, decision: AttemptDecision, now: Date): Promise<void> {
   if (decision.outcome === 'succeeded') {
-    if (endpoint.failing_since !== null) await deps.endpoints.markHealthy(endpoint._id);
+    // Always, not only when this attempt read a streak: a concurrent attempt may have just started one.
+    await deps.endpoints.markHealthy(endpoint._id);
     return;
   }
   if (decision.outcome === 'gone') {
@@ -81,8 +82,8 @@ async function updateEndpointHealth(deps: WebhookDeps, endpoint: WebhookEndpoint
   if (endpoint.failing_since === null) {
     await deps.endpoints.markFailing(endpoint._id, now);
   } else if (hasFailedTooLong(endpoint.failing_since, now, deps.policy.disableAfterMs)) {
-    await deps.endpoints.disable(endpoint._id, failingReason(deps.policy.disableAfterMs), now);
-    deps.log.warn({ endpoint_id: endpoint._id }, 'webhook endpoint failing too long, disabled');
+    const disabled = await deps.endpoints.disable(endpoint._id, failingReason(deps.policy.disableAfterMs), now, endpoint.failing_since);
+    if (disabled) deps.log.warn({ endpoint_id: endpoint._id }, 'webhook endpoint failing too long, disabled');
   }
 }
 
