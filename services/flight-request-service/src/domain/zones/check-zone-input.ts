@@ -1,4 +1,4 @@
-import { GeoZoneFields } from '@dfc/contracts';
+import { GeoZoneFields, ZONE_TYPES } from '@dfc/contracts';
 import { schemaErrors, type FieldErrors } from '@dfc/kit';
 import { at, attribute } from '../geometry/field-errors.js';
 import { checkZoneGeometry } from '../geometry/flight-area.js';
@@ -63,7 +63,9 @@ function* crossFieldErrors(fields: Record<string, unknown>, base: string): Gener
     }
   }
   const ceiling = own(fields, 'ctr_exemption_ceiling_m');
-  if (ceiling !== undefined && ceiling !== null && own(fields, 'type') !== 'CTR') {
+  const type = own(fields, 'type');
+  const knownType = (ZONE_TYPES as readonly unknown[]).includes(type);
+  if (ceiling !== undefined && ceiling !== null && knownType && type !== 'CTR') {
     const path = at(base, 'ctr_exemption_ceiling_m');
     yield [path, `The ${attribute(path)} field is only allowed for CTR zones; leave it out or null.`];
   }

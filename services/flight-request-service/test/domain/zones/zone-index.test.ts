@@ -1,0 +1,72 @@
+import { expect } from 'chai';
+import type { GeoZone } from '../../../src/domain/zones/geo-zone.js';
+import { ZoneIndex } from '../../../src/domain/zones/zone-index.js';
+import { polygon, rectangle } from '../geometry/fixtures.js';
+
+function zone(id: string, west: number, south: number, size = 0.1): GeoZone {
+  return {
+    id,
+    name: `Zone ${id}`,
+    type: 'OTHER',
+    restriction: 'CONDITIONAL',
+    lower_limit_m: 0,
+    upper_limit_m: 500,
+    schedule: null,
+    authority: 'NATIONAL',
+    ctr_exemption_ceiling_m: null,
+    geometry: polygon(rectangle(west, south, west + size, south + size)),
+  };
+}
+
+const ids = (zones: GeoZone[]) => zones.map((z) => z.id);
+
+describe('ZoneIndex', () => {
+  it('when searching a box, then it returns the zones whose bounds meet it, ordered by id', () => {
+    const index = new ZoneIndex([zone('c', 4, 52), zone('a', 4.05, 52.05), zone('b', 6, 53)]);
+    expect(ids(index.search([4.06, 52.06, 4.07, 52.07]))).to.deep.equal(['a', 'c']);
+    expect(ids(index.search([6.05, 53.05, 6.06, 53.06]))).to.deep.equal(['b']);
+    expect(index.search([0, 0, 1, 1])).to.deep.equal([]);
+    expect(index.size).to.equal(3);
+  });
+
+  it('when a zone is upserted with a new geometry, then it is found only where it now is', () => {
+    const index = new ZoneIndex([zone('a', 4, 52)]);
+    index.upsert(zone('a', 8, 50));
+    expect(index.search([4.05, 52.05, 4.06, 52.06])).to.deep.equal([]);
+    expect(ids(index.search([8.05, 50.05, 8.06, 50.06]))).to.deep.equal(['a']);
+    expect(index.size).to.equal(1);
+  });
+
+  it('when a zone is removed, then it is no longer found; removing an unknown id changes nothing', () => {
+    const index = new ZoneIndex([zone('a', 4, 52), zone('b', 4, 52)]);
+    index.remove('a');
+    index.remove('missing');
+    expect(ids(index.search([4.05, 52.05, 4.06, 52.06]))).to.deep.equal(['b']);
+    expect(index.size).to.equal(1);
+  });
+
+  it('when replaceAll is called, then only the new zones remain (a repeated id keeps the last)', () => {
+    const index = new ZoneIndex([zone('a', 4, 52)]);
+    index.replaceAll([zone('b', 4, 52), zone('b', 5, 52)]);
+    expect(ids(index.search([5.05, 52.05, 5.06, 52.06]))).to.deep.equal(['b']);
+    expect(index.search([4.05, 52.05, 4.06, 52.06])).to.deep.equal([]);
+    expect(index.size).to.equal(1);
+  });
+
+  it('when a zone geometry has no computable bounds, then it is a candidate everywhere rather than lost', () => {
+    const broken = { ...zone('x', 4, 52), geometry: { type: 'Polygon', coordinates: [] } } as GeoZone;
+    expect(ids(new ZoneIndex([broken]).search([100, 10, 101, 11]))).to.deep.equal(['x']);
+  });
+
+  it('when it holds 5,000 zones, then it loads and answers quickly and correctly', () => {
+    const zones: GeoZone[] = [];
+    for (let i = 0; i < 5_000; i += 1) zones.push(zone(`z${String(i).padStart(4, '0')}`, 3 + (i % 100) * 0.05, 50 + Math.floor(i / 100) * 0.05, 0.04));
+    const started = Date.now();
+    const index = new ZoneIndex(zones);
+    for (let i = 0; i < 1_000; i += 1) index.search([4, 51, 4.01, 51.01]);
+    expect(Date.now() - started).to.be.below(1_000);
+    expect(index.size).to.equal(5_000);
+    // Zone 2020 spans [4, 51] to [4.04, 51.04] (west 3 + 20 × 0.05, south 50 + 20 × 0.05); the 0.01° gaps keep the others away.
+    expect(ids(index.search([4.001, 51.001, 4.002, 51.002]))).to.deep.equal(['z2020']);
+  });
+});
