@@ -13,7 +13,9 @@ export interface UrlPolicy {
  * IPv6. Only literal IPs can be checked here; hostnames are checked after DNS
  * resolution, at send time, by the filtering agent.
  */
-const forbidden = new BlockList();
+const forbiddenV4 = new BlockList();
+// A separate list: node's BlockList also checks IPv4 addresses against IPv6 rules (as ::ffff:a.b.c.d).
+const forbiddenV6 = new BlockList();
 for (const [network, prefix] of [
   ['0.0.0.0', 8],
   ['10.0.0.0', 8],
@@ -30,7 +32,7 @@ for (const [network, prefix] of [
   ['224.0.0.0', 4],
   ['240.0.0.0', 4],
 ] as const) {
-  forbidden.addSubnet(network, prefix, 'ipv4');
+  forbiddenV4.addSubnet(network, prefix, 'ipv4');
 }
 for (const [network, prefix] of [
   ['::', 127],
@@ -42,13 +44,13 @@ for (const [network, prefix] of [
   ['fe80::', 10],
   ['ff00::', 8],
 ] as const) {
-  forbidden.addSubnet(network, prefix, 'ipv6');
+  forbiddenV6.addSubnet(network, prefix, 'ipv6');
 }
 
 export function isForbiddenAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 0) return false;
-  return forbidden.check(address, family === 4 ? 'ipv4' : 'ipv6');
+  return family === 4 ? forbiddenV4.check(address, 'ipv4') : forbiddenV6.check(address, 'ipv6');
 }
 
 /** Field messages for `url` (empty when acceptable). */

@@ -1,0 +1,36 @@
+import { expect } from 'chai';
+import { checkEndpointUrl, isForbiddenAddress } from '../../src/domain/endpoint-url.js';
+
+const strict = { allowHttp: false, allowPrivateTargets: false };
+
+describe('endpoint URL rules', () => {
+  it('when the address is private, loopback, link-local, CGNAT, unique-local or metadata, then it is forbidden', () => {
+    for (const address of ['10.0.0.1', '127.0.0.1', '169.254.169.254', '172.31.255.255', '192.168.1.1', '100.100.100.100', '0.0.0.0', '::1', '::', 'fc00::1', 'fe80::1', '::ffff:7f00:1']) {
+      expect(isForbiddenAddress(address), address).to.equal(true);
+    }
+  });
+
+  it('when the address is public or a host name, then it is not forbidden here (host names are checked after DNS)', () => {
+    for (const address of ['8.8.8.8', '1.1.1.1', '2606:4700::1111', 'localhost', 'hooks.example.com']) {
+      expect(isForbiddenAddress(address), address).to.equal(false);
+    }
+  });
+
+  it('when the URL is a public https URL, then it has no errors', () => {
+    expect(checkEndpointUrl('https://hooks.example.com/dfc?x=1', strict)).to.deep.equal([]);
+    expect(checkEndpointUrl('https://8.8.8.8/x', strict)).to.deep.equal([]);
+  });
+
+  it('when http is allowed, then http passes; other schemes never do', () => {
+    expect(checkEndpointUrl('http://hooks.example.com', { ...strict, allowHttp: true })).to.deep.equal([]);
+    expect(checkEndpointUrl('ws://hooks.example.com', { ...strict, allowHttp: true })).to.have.length(1);
+  });
+
+  it('when private targets are allowed, then a loopback literal passes', () => {
+    expect(checkEndpointUrl('https://127.0.0.1:8443/x', { allowHttp: false, allowPrivateTargets: true })).to.deep.equal([]);
+  });
+
+  it('when the URL has credentials and a fragment and is http, then every problem is listed', () => {
+    expect(checkEndpointUrl('http://u:p@hooks.example.com/#x', strict)).to.have.length(3);
+  });
+});
