@@ -13,11 +13,16 @@ import { flightRequestModel } from './store/flight-request-model.js';
 import { FlightRequestStore } from './store/flight-request-store.js';
 import { operatorProjectionModel } from './store/operator-model.js';
 import { OperatorStore } from './store/operator-store.js';
-import { zoneModel } from './store/zone-model.js';
+import { zoneChangeModel, zoneModel } from './store/zone-model.js';
+import { changeModel } from './store/change-model.js';
 import { ZoneStore } from './store/zone-store.js';
 import type { UseCaseDeps } from './use-cases/deps.js';
 import { expirePendingRequests } from './use-cases/expire-pending-requests.js';
 import { ZoneIndexSync } from './use-cases/zone-index-sync.js';
+
+/** Changes recorded but not applied this long are taken to be orphaned by a crash and applied by the repair. */
+const CHANGE_REPAIR_GRACE_MS = 5000;
+const CHANGE_REPAIR_INTERVAL_MS = 5000;
 
 export interface ServiceResources {
   config: FlightRequestServiceConfig;
@@ -41,17 +46,19 @@ export interface FlightRequestService {
 /** Wires the stores, the use cases and the background work of one replica. */
 export function createFlightRequestService(resources: ServiceResources): FlightRequestService {
   const { config, connection, broker, log, registry } = resources;
-  const requests = new FlightRequestStore(flightRequestModel(connection));
+  const requests = new FlightRequestStore(flightRequestModel(connection), changeModel(connection));
   const operators = new OperatorStore(operatorProjectionModel(connection));
-  const zones = new ZoneStore(zoneModel(connection));
+  const zones = new ZoneStore(zoneModel(connection), zoneChangeModel(connection));
   const relay = new OutboxRelay([requests.outboxModel, zones.outboxModel], broker, log, { registry });
   const metrics = createFlightRequestMetrics(registry);
   const zoneIndex = new ZoneIndex();
+  const zoneSync = new ZoneIndexSync(zones, zoneIndex, metrics.zonesLoaded, log);
   const deps: UseCaseDeps = {
     requests,
     operators,
     zones,
     zoneIndex,
+    zoneSync,
     outbox: config.OUTBOX_PUBLISH ? relay : null,
     limits: {
       maxAltitudeM: config.MAX_ALTITUDE_M,
@@ -64,7 +71,6 @@ export function createFlightRequestService(resources: ServiceResources): FlightR
     metrics,
     now: resources.now ?? (() => new Date()),
   };
-  const zoneSync = new ZoneIndexSync(zones, zoneIndex, metrics.zonesLoaded, log);
   const app = buildApp({
     useCases: deps,
     log,
@@ -91,11 +97,13 @@ export function createFlightRequestService(resources: ServiceResources): FlightR
     zoneSync,
     async start() {
       await syncIndexes(connection);
+      await requests.applyStaleChanges(new Date(Date.now() - CHANGE_REPAIR_GRACE_MS));
       await zoneSync.reloadAll();
       await subscribeOperatorProjection(broker, operators);
       await subscribeZoneChanges(broker, (zoneId) => zoneSync.changed(zoneId));
       if (config.OUTBOX_PUBLISH) relay.start();
       every(config.EXPIRY_SWEEP_INTERVAL_MS, () => expirePendingRequests(deps), 'expiry sweep');
+      every(CHANGE_REPAIR_INTERVAL_MS, () => requests.applyStaleChanges(new Date(Date.now() - CHANGE_REPAIR_GRACE_MS)), 'change repair');
       every(config.ZONE_RELOAD_INTERVAL_MS, () => zoneSync.reloadAll(), 'zone reload');
     },
     async stop() {

@@ -1,13 +1,12 @@
 import { Schema, type Connection, type Model } from 'mongoose';
-import { outboxSchemaFields, type OutboxFields } from '@dfc/kit';
 import type { AircraftType, FlightRequestStatus } from '@dfc/contracts';
 import type { AreaSummary } from '../domain/geometry/flight-area.js';
 import type { Finding } from '../domain/screening/screen.js';
 import type { ReviewItem } from '../domain/review/review-group.js';
 import type { StatusHistoryEntry } from '../domain/state-machine/transitions.js';
 
-/** A flight request as stored: one document holds the request, its review group, history and outbox. */
-export interface StoredFlightRequest extends OutboxFields {
+/** A flight request as stored: one document holds the request, its review group and history (its events travel in change records). */
+export interface StoredFlightRequest {
   uuid: string;
   operator_uuid: string;
   status: FlightRequestStatus;
@@ -80,7 +79,6 @@ const flightRequestSchema = new Schema<StoredFlightRequest>(
     version: { type: Number, required: true },
     created_at: { type: Date, required: true },
     updated_at: { type: Date, required: true },
-    ...outboxSchemaFields,
   },
   { collection: 'flight_requests', versionKey: false, minimize: false },
 );

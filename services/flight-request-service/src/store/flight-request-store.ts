@@ -1,10 +1,12 @@
-import type { QueryFilter, UpdateQuery } from 'mongoose';
+import type { QueryFilter } from 'mongoose';
 import type { EventEnvelope, FlightRequestStatus } from '@dfc/contracts';
-import { outboxOnCreate, withOutbox } from '@dfc/kit';
+import { outboxOnCreate } from '@dfc/kit';
+import type { ChangeModel, StoredChange } from './change-model.js';
 import type { FlightRequestModel, StoredFlightRequest } from './flight-request-model.js';
 import { asOutboxModel, type OutboxModel } from './outbox-model.js';
 
 export type FlightRequestDoc = StoredFlightRequest & { _id: unknown };
+type ChangeDoc = StoredChange & { _id: unknown };
 
 /** Who may see which requests in a list (the use case decides, the store turns it into a query). */
 export interface ListScope {
@@ -25,22 +27,101 @@ export interface ReviewQueueRow {
 
 const DUPLICATE_KEY = 11000;
 
+function isDuplicateKey(error: unknown): boolean {
+  return (error as { code?: number }).code === DUPLICATE_KEY;
+}
+
+/**
+ * Flight requests and their changes. Every write goes through a change record
+ * (see change-model.ts): inserting it decides the race, applying it updates
+ * the request, and its outbox carries the events.
+ */
 export class FlightRequestStore {
+  /** The relay drains the change records' outboxes. */
   readonly outboxModel: OutboxModel;
 
-  constructor(readonly model: FlightRequestModel) {
-    this.outboxModel = asOutboxModel(model);
+  constructor(
+    readonly model: FlightRequestModel,
+    readonly changes: ChangeModel,
+  ) {
+    this.outboxModel = asOutboxModel(changes);
   }
 
-  /** Inserts a new request with its events; false when the uuid exists already (idempotent retry). */
-  async insert(request: StoredFlightRequest, events: EventEnvelope[]): Promise<FlightRequestDoc | null> {
+  /**
+   * A new request with its events; null when a request with this uuid exists
+   * already (an idempotent retry that lost the race). Returns the id of the
+   * change record whose outbox holds the events.
+   */
+  async insert(request: StoredFlightRequest, events: EventEnvelope[]): Promise<{ doc: FlightRequestDoc; changeId: unknown } | null> {
+    let change: ChangeDoc;
     try {
-      const created = await this.model.create({ ...request, ...outboxOnCreate(events) });
-      return created.toObject() as FlightRequestDoc;
+      change = await this.recordChange(request.uuid, 0, request as unknown as Record<string, unknown>, events);
     } catch (error) {
-      if ((error as { code?: number }).code === DUPLICATE_KEY) return null;
+      if (isDuplicateKey(error)) return null;
       throw error;
     }
+    await this.apply(change);
+    const doc = await this.findByUuid(request.uuid);
+    if (!doc) throw new Error(`flight request ${request.uuid} missing right after its insert`);
+    return { doc, changeId: change._id };
+  }
+
+  /**
+   * Applies `set` if nobody changed the request since it was read (same
+   * version); otherwise returns null after making sure the change that won is
+   * applied, and the caller reads again and decides anew.
+   */
+  async updateIfUnchanged(current: FlightRequestDoc, set: Partial<StoredFlightRequest>, events: EventEnvelope[]): Promise<unknown | null> {
+    let change: ChangeDoc;
+    try {
+      change = await this.recordChange(current.uuid, current.version, set as Record<string, unknown>, events);
+    } catch (error) {
+      if (!isDuplicateKey(error)) throw error;
+      await this.rollForward(current.uuid, current.version);
+      return null;
+    }
+    await this.apply(change);
+    return change._id;
+  }
+
+  /** Crash repair: changes recorded but never applied (their writer died in between) are applied now. */
+  async applyStaleChanges(olderThan: Date): Promise<number> {
+    const stale = await this.changes.find({ applied: false, created_at: { $lt: olderThan } }).sort({ created_at: 1 }).limit(500).lean<ChangeDoc[]>().exec();
+    for (const change of stale) await this.apply(change);
+    return stale.length;
+  }
+
+  private async recordChange(uuid: string, fromVersion: number, set: Record<string, unknown>, events: EventEnvelope[]): Promise<ChangeDoc> {
+    const created = await this.changes.create({ uuid, from_version: fromVersion, set, applied: false, created_at: new Date(), ...outboxOnCreate(events) });
+    return created.toObject() as ChangeDoc;
+  }
+
+  private async rollForward(uuid: string, fromVersion: number): Promise<void> {
+    const change = await this.changes.findOne({ uuid, from_version: fromVersion }).lean<ChangeDoc>().exec();
+    if (change && !change.applied) await this.apply(change);
+  }
+
+  /**
+   * Only the change that won its (uuid, from_version) is ever applied from that
+   * version, so writers applying it concurrently (its author and a roll-forward)
+   * write the same fields.
+   */
+  private async apply(change: ChangeDoc): Promise<void> {
+    if (change.set) {
+      if (change.from_version === 0) {
+        await this.model.create(change.set).catch((error: unknown) => {
+          if (!isDuplicateKey(error)) throw error;
+        });
+      } else {
+        await this.model.updateOne(
+          { uuid: change.uuid, version: change.from_version },
+          { $set: { ...change.set, version: change.from_version + 1 } },
+        );
+      }
+    }
+    // The submission's full document is not kept twice; later changes stay as the request's audit trail.
+    const done = change.from_version === 0 ? { $set: { applied: true }, $unset: { set: 1 } } : { $set: { applied: true } };
+    await this.changes.updateOne({ _id: change._id }, done);
   }
 
   findByUuid(uuid: string): Promise<FlightRequestDoc | null> {
@@ -56,24 +137,11 @@ export class FlightRequestStore {
    * request since it was read (same version), so of two racing changes exactly
    * one lands; the loser re-reads and decides again.
    */
-  async updateIfUnchanged(
-    current: FlightRequestDoc,
-    set: Partial<StoredFlightRequest>,
-    events: EventEnvelope[],
-  ): Promise<boolean> {
-    const update: UpdateQuery<StoredFlightRequest> = withOutbox({ $set: set as Record<string, unknown> }, events);
-    const result = await this.model.updateOne(
-      { uuid: current.uuid, version: current.version },
-      { ...update, $inc: { version: 1 } },
-    );
-    return result.modifiedCount === 1;
-  }
-
   async list(criteria: ListCriteria, skip: number, limit: number): Promise<{ items: FlightRequestDoc[]; total: number }> {
     const filter = listFilter(criteria);
     const [items, total] = await Promise.all([
       this.model
-        .find(filter, { flight_area_json: 0, polygons_json: 0, outbox: 0 })
+        .find(filter, { flight_area_json: 0, polygons_json: 0 })
         .sort({ created_at: -1, uuid: -1 })
         .skip(skip)
         .limit(limit)
@@ -122,35 +190,34 @@ export class FlightRequestStore {
 
   /**
    * The review queue is a list of items, not of requests (one request can hold
-   * several items for one authority), so it unwinds the items; the
-   * pending_authorities index narrows the documents first.
+   * several items of one authority). FerretDB's aggregation cannot unwind a
+   * nested array, so the queue's requests are read with only their items
+   * (pending items exist on Pending requests alone, a bounded backlog),
+   * flattened in memory, and the page's requests then read in full.
    */
   async reviewQueue(authority: string | null, skip: number, limit: number): Promise<{ rows: ReviewQueueRow[]; total: number }> {
-    const match: QueryFilter<StoredFlightRequest> = authority ? { pending_authorities: authority } : { 'pending_authorities.0': { $exists: true } };
-    const itemMatch: Record<string, unknown> = { 'review.items.status': 'pending', ...(authority ? { 'review.items.authority': authority } : {}) };
-    const base = [{ $match: match }, { $unwind: '$review.items' }, { $match: itemMatch }];
-    const [page, counted] = await Promise.all([
-      this.model
-        .aggregate<{ uuid: string; item_id: string }>([
-          ...base,
-          { $sort: { created_at: 1, uuid: 1 } },
-          { $skip: skip },
-          { $limit: limit },
-          { $project: { uuid: 1, item_id: '$review.items.id' } },
-        ])
-        .exec(),
-      this.model.aggregate<{ total: number }>([...base, { $count: 'total' }]).exec(),
-    ]);
+    const match: QueryFilter<StoredFlightRequest> = authority ? { pending_authorities: authority } : { status: 'Pending' };
+    const candidates = await this.model
+      .find(match, { uuid: 1, created_at: 1, review: 1 })
+      .sort({ created_at: 1, uuid: 1 })
+      .lean<Array<Pick<StoredFlightRequest, 'uuid' | 'review'>>>()
+      .exec();
+    const queue = candidates.flatMap((request) =>
+      request.review.items
+        .filter((item) => item.status === 'pending' && (authority === null || item.authority === authority))
+        .map((item) => ({ uuid: request.uuid, itemId: item.id })),
+    );
+    const page = queue.slice(skip, skip + limit);
     const docs = await this.model
-      .find({ uuid: { $in: [...new Set(page.map((row) => row.uuid))] } }, { flight_area_json: 0, polygons_json: 0, outbox: 0 })
+      .find({ uuid: { $in: [...new Set(page.map((row) => row.uuid))] } }, { flight_area_json: 0, polygons_json: 0 })
       .lean<FlightRequestDoc[]>()
       .exec();
     const byUuid = new Map(docs.map((doc) => [doc.uuid, doc]));
     const rows = page.flatMap((row) => {
       const doc = byUuid.get(row.uuid);
-      return doc ? [{ doc, itemId: row.item_id }] : [];
+      return doc ? [{ doc, itemId: row.itemId }] : [];
     });
-    return { rows, total: counted[0]?.total ?? 0 };
+    return { rows, total: queue.length };
   }
 }
 

@@ -2,12 +2,8 @@ import { Schema, type Connection, type Model } from 'mongoose';
 import { outboxSchemaFields, type OutboxFields } from '@dfc/kit';
 import type { GeoZone } from '../domain/zones/geo-zone.js';
 
-/**
- * A geo-zone as stored. Deleting only marks it (`deleted_at`): the document
- * keeps its outbox until the zone.changed event that tells the replicas is
- * published.
- */
-export interface StoredZone extends GeoZone, OutboxFields {
+/** A geo-zone as stored. Deleting only marks it (`deleted_at`), so a re-import of its id revives it. */
+export interface StoredZone extends GeoZone {
   deleted_at: Date | null;
   created_at: Date;
   updated_at: Date;
@@ -30,7 +26,6 @@ const zoneSchema = new Schema<StoredZone>(
     deleted_at: { type: Date, default: null },
     created_at: { type: Date, required: true },
     updated_at: { type: Date, required: true },
-    ...outboxSchemaFields,
   },
   { collection: 'zones', versionKey: false, minimize: false, id: false },
 );
@@ -39,4 +34,31 @@ zoneSchema.index({ deleted_at: 1, created_at: 1 });
 
 export function zoneModel(connection: Connection): ZoneModel {
   return connection.models['Zone'] ?? connection.model<StoredZone>('Zone', zoneSchema);
+}
+
+/**
+ * The zone.changed events, each in a record of its own written after the zone:
+ * the relay then never rewrites a zone document (FerretDB updates are
+ * read-then-write, so its outbox pull could undo a concurrent zone edit). A
+ * crash between the two writes loses only the hint; every replica's periodic
+ * full reload still picks the change up.
+ */
+export interface StoredZoneChange extends OutboxFields {
+  zone_id: string;
+  created_at: Date;
+}
+
+export type ZoneChangeModel = Model<StoredZoneChange>;
+
+const zoneChangeSchema = new Schema<StoredZoneChange>(
+  {
+    zone_id: { type: String, required: true },
+    created_at: { type: Date, required: true },
+    ...outboxSchemaFields,
+  },
+  { collection: 'zone_changes', versionKey: false },
+);
+
+export function zoneChangeModel(connection: Connection): ZoneChangeModel {
+  return connection.models['ZoneChange'] ?? connection.model<StoredZoneChange>('ZoneChange', zoneChangeSchema);
 }

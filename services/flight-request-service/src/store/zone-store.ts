@@ -1,8 +1,7 @@
-import type { QueryFilter } from 'mongoose';
-import { outboxOnCreate, withOutbox } from '@dfc/kit';
+import { outboxOnCreate } from '@dfc/kit';
 import type { EventEnvelope } from '@dfc/contracts';
 import type { GeoZone } from '../domain/zones/geo-zone.js';
-import type { StoredZone, ZoneModel } from './zone-model.js';
+import type { StoredZone, ZoneChangeModel, ZoneModel } from './zone-model.js';
 import { asOutboxModel, type OutboxModel } from './outbox-model.js';
 
 export type ZoneDoc = StoredZone & { _id: unknown };
@@ -12,16 +11,20 @@ export interface ZoneFilter {
   restriction?: string;
 }
 
-/** The fields of a live zone; deleted zones never match. */
+/** Deleted zones never match. */
 const LIVE = { deleted_at: null };
 
-const GEO_ZONE_FIELDS = { _id: 0, outbox: 0, outbox_pending_since: 0, deleted_at: 0, created_at: 0, updated_at: 0 };
+const GEO_ZONE_FIELDS = { _id: 0, deleted_at: 0, created_at: 0, updated_at: 0 };
 
 export class ZoneStore {
+  /** The relay drains the zone change records' outboxes. */
   readonly outboxModel: OutboxModel;
 
-  constructor(readonly model: ZoneModel) {
-    this.outboxModel = asOutboxModel(model);
+  constructor(
+    readonly model: ZoneModel,
+    readonly changes: ZoneChangeModel,
+  ) {
+    this.outboxModel = asOutboxModel(changes);
   }
 
   /** Every live zone, as the spatial index holds them. */
@@ -33,10 +36,15 @@ export class ZoneStore {
     return this.model.findOne({ id, ...LIVE }).lean<ZoneDoc>().exec();
   }
 
+  /** A zone's current state for a replica's index: the live zone, or null once deleted. */
+  current(id: string): Promise<GeoZone | null> {
+    return this.model.findOne({ id, ...LIVE }, GEO_ZONE_FIELDS).lean<GeoZone>().exec();
+  }
+
   async page(filter: ZoneFilter, skip: number, limit: number): Promise<{ items: ZoneDoc[]; total: number }> {
-    const query: QueryFilter<StoredZone> = { ...LIVE };
-    if (filter.type) query.type = filter.type;
-    if (filter.restriction) query.restriction = filter.restriction;
+    const query: Record<string, unknown> = { ...LIVE };
+    if (filter.type) query['type'] = filter.type;
+    if (filter.restriction) query['restriction'] = filter.restriction;
     const [items, total] = await Promise.all([
       this.model.find(query).sort({ created_at: 1, id: 1 }).skip(skip).limit(limit).lean<ZoneDoc[]>().exec(),
       this.model.countDocuments(query).exec(),
@@ -44,42 +52,48 @@ export class ZoneStore {
     return { items, total };
   }
 
-  /**
-   * Creates or replaces a zone with its event in one write. A soft-deleted zone
-   * of the same id comes back to life; `created` tells which it was.
-   */
-  async upsert(zone: GeoZone, event: EventEnvelope, now: Date): Promise<{ doc: ZoneDoc; created: boolean }> {
-    const update = withOutbox({ $set: { ...zone, deleted_at: null, updated_at: now } }, [event]);
-    const before = await this.model
-      .findOneAndUpdate({ id: zone.id }, { ...update, $setOnInsert: { created_at: now } }, { upsert: true, new: false })
-      .lean<ZoneDoc>()
-      .exec();
-    const doc = await this.model.findOne({ id: zone.id }).lean<ZoneDoc>().exec();
-    if (!doc) throw new Error(`zone ${zone.id} vanished after its upsert`);
-    return { doc, created: !before || before.deleted_at !== null };
+  /** A brand-new zone (POST: the caller chose a fresh id). Returns the change record to publish. */
+  async create(zone: GeoZone, event: EventEnvelope, now: Date): Promise<{ doc: ZoneDoc; changeId: unknown }> {
+    const created = await this.model.create({ ...zone, deleted_at: null, created_at: now, updated_at: now });
+    return { doc: created.toObject() as ZoneDoc, changeId: await this.recordChange(zone.id, [event], now) };
   }
 
   /** Replaces a live zone; null when there is none. */
-  async replace(zone: GeoZone, event: EventEnvelope, now: Date): Promise<ZoneDoc | null> {
-    const update = withOutbox({ $set: { ...zone, updated_at: now } }, [event]);
-    const result = await this.model.updateOne({ id: zone.id, ...LIVE }, update);
-    return result.matchedCount === 1 ? this.findLive(zone.id) : null;
+  async replace(zone: GeoZone, event: EventEnvelope, now: Date): Promise<{ doc: ZoneDoc; changeId: unknown } | null> {
+    const result = await this.model.updateOne({ id: zone.id, ...LIVE }, { $set: { ...zone, updated_at: now } });
+    const doc = result.matchedCount === 1 ? await this.findLive(zone.id) : null;
+    return doc ? { doc, changeId: await this.recordChange(zone.id, [event], now) } : null;
   }
 
-  /** Marks a live zone deleted; the document stays until its event is out. */
-  async softDelete(id: string, event: EventEnvelope, now: Date): Promise<ZoneDoc | null> {
-    const update = withOutbox({ $set: { deleted_at: now, updated_at: now } }, [event]);
-    return this.model.findOneAndUpdate({ id, ...LIVE }, update, { new: true }).lean<ZoneDoc>().exec();
+  /** Marks a live zone deleted; false when there is none. */
+  async softDelete(id: string, event: EventEnvelope, now: Date): Promise<unknown | null> {
+    const result = await this.model.updateOne({ id, ...LIVE }, { $set: { deleted_at: now, updated_at: now } });
+    return result.matchedCount === 1 ? this.recordChange(id, [event], now) : null;
   }
 
-  /** A zone's current state for one replica's index: the live zone, or null once deleted. */
-  async current(id: string): Promise<GeoZone | null> {
-    return this.model.findOne({ id, ...LIVE }, GEO_ZONE_FIELDS).lean<GeoZone>().exec();
+  /**
+   * A bulk import in three round trips: which ids are live, one bulk write of
+   * upserts, one insert of their events.
+   */
+  async upsertMany(zones: Array<{ zone: GeoZone; event: EventEnvelope }>, now: Date): Promise<{ created: number; updated: number }> {
+    const ids = zones.map(({ zone }) => zone.id);
+    const live = await this.model.find({ id: { $in: ids }, ...LIVE }, { id: 1 }).lean<Array<{ id: string }>>().exec();
+    await this.model.bulkWrite(
+      zones.map(({ zone }) => ({
+        updateOne: {
+          filter: { id: zone.id },
+          update: { $set: { ...zone, deleted_at: null, updated_at: now }, $setOnInsert: { created_at: now } },
+          upsert: true,
+        },
+      })),
+      { ordered: false },
+    );
+    await this.changes.insertMany(zones.map(({ zone, event }) => ({ zone_id: zone.id, created_at: now, ...outboxOnCreate([event]) })));
+    return { created: zones.length - live.length, updated: live.length };
   }
 
-  /** A brand-new zone (POST): the caller chose a fresh id. */
-  async create(zone: GeoZone, event: EventEnvelope, now: Date): Promise<ZoneDoc> {
-    const created = await this.model.create({ ...zone, deleted_at: null, created_at: now, updated_at: now, ...outboxOnCreate([event]) });
-    return created.toObject() as ZoneDoc;
+  private async recordChange(zoneId: string, events: EventEnvelope[], now: Date): Promise<unknown> {
+    const change = await this.changes.create({ zone_id: zoneId, created_at: now, ...outboxOnCreate(events) });
+    return change._id;
   }
 }

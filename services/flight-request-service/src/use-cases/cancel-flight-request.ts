@@ -38,9 +38,10 @@ export async function cancelFlightRequest(
       updated_at: now,
     };
     const events = statusChanges(current, current.status, [entry], requestId);
-    if (!(await deps.requests.updateIfUnchanged(current, changes, events))) return undefined;
+    const changeId = await deps.requests.updateIfUnchanged(current, changes, events);
+    if (changeId === null) return undefined;
     deps.metrics.requestsByStatus.inc({ status: entry.status });
-    publishSoon(deps, deps.requests.outboxModel, current._id);
+    publishSoon(deps, deps.requests.outboxModel, changeId);
     return visibleTo(principal, await deps.requests.findByUuid(current.uuid));
   });
 }

@@ -48,9 +48,10 @@ export async function decideReviewItem(
       updated_at: now,
     };
     const events = decisionEvents(current, outcome, history, now, requestId);
-    if (!(await deps.requests.updateIfUnchanged(current, changes, events))) return undefined;
+    const changeId = await deps.requests.updateIfUnchanged(current, changes, events);
+    if (changeId === null) return undefined;
     if (outcome.settles) deps.metrics.requestsByStatus.inc({ status: outcome.settles });
-    publishSoon(deps, deps.requests.outboxModel, current._id);
+    publishSoon(deps, deps.requests.outboxModel, changeId);
     const request = await deps.requests.findByUuid(current.uuid);
     if (!request) throw new NotFoundError();
     return { request, itemId };

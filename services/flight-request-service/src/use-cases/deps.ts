@@ -6,6 +6,7 @@ import type { FlightRequestStore } from '../store/flight-request-store.js';
 import type { OutboxModel } from '../store/outbox-model.js';
 import type { OperatorStore } from '../store/operator-store.js';
 import type { ZoneStore } from '../store/zone-store.js';
+import type { ZoneIndexSync } from './zone-index-sync.js';
 
 /** Publishes a document's outbox right after the write (the kit's OutboxRelay); absent when publishing is off. */
 export interface OutboxNotifier {
@@ -18,6 +19,8 @@ export interface UseCaseDeps {
   operators: OperatorStore;
   zones: ZoneStore;
   zoneIndex: ZoneIndex;
+  /** Keeps zoneIndex equal to the zones collection (events, periodic reload). */
+  zoneSync: ZoneIndexSync;
   outbox: OutboxNotifier | null;
   limits: SubmissionLimits;
   rules: ScreeningRules;

@@ -39,8 +39,9 @@ async function expire(deps: UseCaseDeps, request: FlightRequestDoc, now: Date): 
     pending_authorities: pendingAuthorities(items),
     updated_at: now,
   };
-  if (!(await deps.requests.updateIfUnchanged(request, changes, statusChanges(request, request.status, [entry])))) return false;
+  const changeId = await deps.requests.updateIfUnchanged(request, changes, statusChanges(request, request.status, [entry]));
+  if (changeId === null) return false;
   deps.metrics.requestsByStatus.inc({ status: entry.status });
-  publishSoon(deps, deps.requests.outboxModel, request._id);
+  publishSoon(deps, deps.requests.outboxModel, changeId);
   return true;
 }

@@ -54,9 +54,9 @@ export async function submitFlightRequest(deps: UseCaseDeps, command: SubmitComm
   ];
   const saved = await deps.requests.insert(request, events);
   if (!saved) return replayAfterRace(deps, request.uuid, idempotency?.body_sha256, now);
-  deps.metrics.requestsByStatus.inc({ status: saved.status });
-  publishSoon(deps, deps.requests.outboxModel, saved._id);
-  return saved;
+  deps.metrics.requestsByStatus.inc({ status: saved.doc.status });
+  publishSoon(deps, deps.requests.outboxModel, saved.changeId);
+  return saved.doc;
 }
 
 function keyed(submission: ValidSubmission, key: string, body: unknown) {
@@ -112,7 +112,6 @@ function newFlightRequest(submission: ValidSubmission, screening: ScreeningResul
     version: 1,
     created_at: identity.now,
     updated_at: identity.now,
-    outbox: [],
   };
 }
 

@@ -1,0 +1,202 @@
+import { expect } from 'chai';
+import { RoutingKeys, type EventEnvelope } from '@dfc/contracts';
+import type { CapturedEvents } from '@dfc/kit/testing';
+import { admin, operatorPrincipal, reviewerPrincipal, startTestService, type TestService } from '../support/test-service.js';
+import { storedRequest } from '../support/stored-request.js';
+
+const HOUR = 3_600_000;
+
+describe('reviews', () => {
+  let t: TestService;
+  let operatorUuid: string;
+  let events: CapturedEvents;
+
+  before(async () => {
+    t = await startTestService();
+    operatorUuid = await t.seedOperator();
+    events = await t.captureEvents();
+  });
+  after(async () => {
+    await events.close();
+    await t.close();
+  });
+
+  /** A Pending request with one item for each named authority, straight in the store. */
+  async function pendingWith(...authorities: string[]) {
+    const request = storedRequest({
+      operatorUuid,
+      status: 'Pending',
+      start: new Date(Date.now() + 2 * HOUR),
+      end: new Date(Date.now() + 3 * HOUR),
+      items: authorities.map((authority) => ({ authority, kind: authority === 'NATIONAL' ? 'altitude' : 'zone_authorisation' })),
+    });
+    await t.service.deps.requests.model.create(request);
+    return { uuid: request.uuid, itemIds: request.review.items.map((item) => item.id) };
+  }
+
+  const decide = (itemId: string, body: unknown, as = admin) => t.call('POST', `/api/reviews/${itemId}/decision`, { as, body });
+  const record = async (uuid: string) => (await t.call('GET', `/api/flight-requests/${uuid}`, { as: admin })).body.data;
+  const eventsFor = (uuid: string) => events.events.filter((event) => (event.data as { flight_request_uuid?: string }).flight_request_uuid === uuid);
+  const waitForEvent = (uuid: string, type: string) =>
+    events.next((event) => event.type === type && (event.data as { flight_request_uuid?: string }).flight_request_uuid === uuid);
+
+  describe('GET /api/reviews', () => {
+    it('when a reviewer lists, then only pending items of its authority, each with its request summary', async () => {
+      const { uuid, itemIds } = await pendingWith('LVNL', 'NATIONAL');
+      const response = await t.call('GET', '/api/reviews?per_page=100', { as: reviewerPrincipal('LVNL') });
+      expect(response.status).to.equal(200);
+      const entry = response.body.data.find((candidate: { id: string }) => candidate.id === itemIds[0]);
+      expect(entry).to.include({ authority: 'LVNL', status: 'pending', kind: 'zone_authorisation' });
+      expect(entry.flight_request).to.include({ uuid, operator_uuid: operatorUuid, status: 'Pending' });
+      expect(response.body.data.every((candidate: { authority: string }) => candidate.authority === 'LVNL')).to.equal(true);
+      expect(response.body.meta).to.include.keys('current_page', 'last_page', 'total');
+    });
+
+    it('when an admin lists with an authority filter, then that authority’s items only; without, then all', async () => {
+      await pendingWith('MIL');
+      const filtered = await t.call('GET', '/api/reviews?authority=MIL', { as: admin });
+      expect(filtered.body.data.length).to.be.greaterThan(0);
+      expect(filtered.body.data.every((entry: { authority: string }) => entry.authority === 'MIL')).to.equal(true);
+      const all = await t.call('GET', '/api/reviews?per_page=100', { as: admin });
+      expect(new Set(all.body.data.map((entry: { authority: string }) => entry.authority))).to.include.members(['MIL', 'LVNL', 'NATIONAL']);
+    });
+
+    it('when an operator lists, then 403', async () => {
+      expect((await t.call('GET', '/api/reviews', { as: operatorPrincipal(operatorUuid) })).status).to.equal(403);
+    });
+  });
+
+  describe('POST /api/reviews/{id}/decision', () => {
+    it('when the only item is approved, then the request is Approved, review_completed and status_changed are published', async () => {
+      const { uuid, itemIds } = await pendingWith('NATIONAL');
+      const response = await decide(itemIds[0]!, { decision: 'approve', reason: 'Below the CTR' }, reviewerPrincipal('NATIONAL'));
+      expect(response.status).to.equal(200);
+      expect(response.body.data).to.include({ id: itemIds[0], status: 'approved', reason: 'Below the CTR', decided_by: 'reviewer:NATIONAL' });
+      expect(response.body.data.flight_request.status).to.equal('Approved');
+      const after = await record(uuid);
+      expect(after.status_history.at(-1)).to.include({ status: 'Approved', actor: 'reviewer:NATIONAL', reason: 'Below the CTR' });
+      expect(after.review.complete).to.equal(true);
+      const completed = await waitForEvent(uuid, RoutingKeys.flightRequestReviewCompleted);
+      expect(completed.data).to.deep.include({ outcome: 'Approved', counts: { total: 1, approved: 1, rejected: 0, cascade_rejected: 0, withdrawn: 0 } });
+      const changed = await waitForEvent(uuid, RoutingKeys.flightRequestStatusChanged);
+      expect(changed.data).to.include({ previous_status: 'Pending', status: 'Approved', actor: 'reviewer:NATIONAL' });
+    });
+
+    it('when one of two items is approved, then the request stays Pending and no group event is sent', async () => {
+      const { uuid, itemIds } = await pendingWith('LVNL', 'NATIONAL');
+      expect((await decide(itemIds[0]!, { decision: 'approve', reason: 'fine' })).status).to.equal(200);
+      expect((await record(uuid)).status).to.equal('Pending');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(eventsFor(uuid)).to.deep.equal([]);
+    });
+
+    it('when an item is rejected, then the others are cascade-rejected and cascade_rejection, review_completed, status_changed follow', async () => {
+      const { uuid, itemIds } = await pendingWith('LVNL', 'NATIONAL', 'MIL');
+      await decide(itemIds[2]!, { decision: 'approve', reason: 'no military activity' });
+      const response = await decide(itemIds[1]!, { decision: 'reject', reason: 'Too high' }, reviewerPrincipal('NATIONAL'));
+      expect(response.status).to.equal(200);
+      const after = await record(uuid);
+      expect(after.status).to.equal('Rejected');
+      expect(after.review.items.map((item: { status: string }) => item.status)).to.deep.equal(['cascade_rejected', 'rejected', 'approved']);
+      const cascade = await waitForEvent(uuid, RoutingKeys.flightRequestCascadeRejection);
+      expect(cascade.data).to.deep.include({ reason: 'Too high' });
+      expect((cascade.data as { rejected_item: { id: string } }).rejected_item.id).to.equal(itemIds[1]);
+      expect((cascade.data as { cascaded_items: Array<{ id: string; status: string }> }).cascaded_items.map((item) => [item.id, item.status])).to.deep.equal([
+        [itemIds[0], 'cascade_rejected'],
+      ]);
+      const completed = await waitForEvent(uuid, RoutingKeys.flightRequestReviewCompleted);
+      expect(completed.data).to.deep.include({ outcome: 'Rejected', counts: { total: 3, approved: 1, rejected: 1, cascade_rejected: 1, withdrawn: 0 } });
+      await waitForEvent(uuid, RoutingKeys.flightRequestStatusChanged);
+      expect(eventsFor(uuid).map((event) => event.type)).to.deep.equal([
+        RoutingKeys.flightRequestCascadeRejection,
+        RoutingKeys.flightRequestReviewCompleted,
+        RoutingKeys.flightRequestStatusChanged,
+      ]);
+    });
+
+    it('when a decided item is decided again, then 409', async () => {
+      const { itemIds } = await pendingWith('NATIONAL');
+      await decide(itemIds[0]!, { decision: 'approve', reason: 'ok' });
+      const again = await decide(itemIds[0]!, { decision: 'reject', reason: 'changed my mind' });
+      expect(again.status).to.equal(409);
+      expect(again.body.message).to.equal('The review item is already approved.');
+    });
+
+    it('when the request was cancelled, then deciding its withdrawn item is 409', async () => {
+      const { uuid, itemIds } = await pendingWith('NATIONAL');
+      await t.call('DELETE', `/api/flight-requests/${uuid}`, { as: operatorPrincipal(operatorUuid), body: { reason: 'not needed' } });
+      const response = await decide(itemIds[0]!, { decision: 'approve', reason: 'ok' });
+      expect(response.status).to.equal(409);
+      expect(response.body.message).to.equal('The review item is already withdrawn.');
+    });
+
+    it('when a reviewer of another authority decides, then 403 and nothing changes', async () => {
+      const { uuid, itemIds } = await pendingWith('LVNL');
+      const response = await decide(itemIds[0]!, { decision: 'approve', reason: 'ok' }, reviewerPrincipal('NATIONAL'));
+      expect(response.status).to.equal(403);
+      expect((await record(uuid)).review.items[0].status).to.equal('pending');
+    });
+
+    it('when the body is invalid, then 422 names decision and reason', async () => {
+      const { itemIds } = await pendingWith('NATIONAL');
+      const response = await decide(itemIds[0]!, { decision: 'maybe', reason: '' });
+      expect(response.status).to.equal(422);
+      expect(response.body.errors).to.have.keys('decision', 'reason');
+    });
+
+    it('when the item does not exist, then 404', async () => {
+      expect((await decide('00000000-0000-4000-8000-000000000000', { decision: 'approve', reason: 'ok' })).status).to.equal(404);
+    });
+  });
+
+  describe('races', () => {
+    it('when an approval and a rejection of one item race, then exactly one wins and the record matches it', async () => {
+      const { uuid, itemIds } = await pendingWith('NATIONAL');
+      const [approve, reject] = await Promise.all([
+        decide(itemIds[0]!, { decision: 'approve', reason: 'yes' }),
+        decide(itemIds[0]!, { decision: 'reject', reason: 'no' }),
+      ]);
+      expect([approve.status, reject.status].sort()).to.deep.equal([200, 409]);
+      const winner = approve.status === 200 ? 'Approved' : 'Rejected';
+      const after = await record(uuid);
+      expect(after.status).to.equal(winner);
+      expect(after.status_history.map((entry: { status: string }) => entry.status)).to.deep.equal(['Pending', winner]);
+      await waitForEvent(uuid, RoutingKeys.flightRequestStatusChanged);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(eventsFor(uuid).map((event) => event.type)).to.deep.equal([
+        RoutingKeys.flightRequestReviewCompleted,
+        RoutingKeys.flightRequestStatusChanged,
+      ]);
+    });
+
+    it('when two reviewers decide two items of one request at once, then both land and the group completes once', async () => {
+      const { uuid, itemIds } = await pendingWith('LVNL', 'NATIONAL');
+      const answers = await Promise.all([
+        decide(itemIds[0]!, { decision: 'approve', reason: 'a' }, reviewerPrincipal('LVNL')),
+        decide(itemIds[1]!, { decision: 'approve', reason: 'b' }, reviewerPrincipal('NATIONAL')),
+      ]);
+      expect(answers.map((answer) => answer.status)).to.deep.equal([200, 200]);
+      expect((await record(uuid)).status).to.equal('Approved');
+      await waitForEvent(uuid, RoutingKeys.flightRequestStatusChanged);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(eventsFor(uuid).filter((event) => event.type === RoutingKeys.flightRequestReviewCompleted)).to.have.length(1);
+    });
+
+    it('when a rejection and a cancellation race, then exactly one wins, with exactly its status_changed event', async () => {
+      const { uuid, itemIds } = await pendingWith('NATIONAL');
+      const [rejection, cancellation] = await Promise.all([
+        decide(itemIds[0]!, { decision: 'reject', reason: 'no' }),
+        t.call('DELETE', `/api/flight-requests/${uuid}`, { as: operatorPrincipal(operatorUuid), body: { reason: 'withdrawn' } }),
+      ]);
+      expect([rejection.status, cancellation.status].sort()).to.deep.equal([200, 409]);
+      const winner = rejection.status === 200 ? 'Rejected' : 'Cancelled';
+      const after = await record(uuid);
+      expect(after.status).to.equal(winner);
+      expect(after.review.items[0].status).to.equal(winner === 'Rejected' ? 'rejected' : 'withdrawn');
+      await waitForEvent(uuid, RoutingKeys.flightRequestStatusChanged);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const changes = eventsFor(uuid).filter((event) => event.type === RoutingKeys.flightRequestStatusChanged) as EventEnvelope<{ status: string }>[];
+      expect(changes.map((event) => event.data.status)).to.deep.equal([winner]);
+    });
+  });
+});

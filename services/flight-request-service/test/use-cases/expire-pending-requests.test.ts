@@ -1,0 +1,85 @@
+import { expect } from 'chai';
+import { RoutingKeys, type FlightRequestStatus } from '@dfc/contracts';
+import type { CapturedEvents } from '@dfc/kit/testing';
+import { expirePendingRequests } from '../../src/use-cases/expire-pending-requests.js';
+import { admin, startTestService, type TestService } from '../support/test-service.js';
+import { storedRequest } from '../support/stored-request.js';
+
+const MINUTE = 60_000;
+
+describe('expirePendingRequests (the expiry sweep)', () => {
+  let t: TestService;
+  let operatorUuid: string;
+  let events: CapturedEvents;
+
+  before(async () => {
+    t = await startTestService({ env: { EXPIRY_SWEEP_INTERVAL_MS: '3600000' } });
+    operatorUuid = await t.seedOperator();
+    events = await t.captureEvents();
+  });
+  after(async () => {
+    await events.close();
+    await t.close();
+  });
+
+  async function stored(status: FlightRequestStatus, startOffsetMs: number) {
+    const start = new Date(Date.now() + startOffsetMs);
+    const request = storedRequest({ operatorUuid, status, start, end: new Date(start.getTime() + 60 * MINUTE), items: [{ authority: 'NATIONAL', kind: 'altitude' }] });
+    await t.service.deps.requests.model.create(request);
+    return request;
+  }
+  const record = async (uuid: string) => (await t.call('GET', `/api/flight-requests/${uuid}`, { as: admin })).body.data;
+
+  it('when a Pending request’s start has passed, then it becomes Expired, its items are withdrawn and status_changed is published', async () => {
+    const overdue = await stored('Pending', -MINUTE);
+    const upcoming = await stored('Pending', 30 * MINUTE);
+    expect(await expirePendingRequests(t.service.deps)).to.be.at.least(1);
+    const expired = await record(overdue.uuid);
+    expect(expired.status).to.equal('Expired');
+    expect(expired.status_history.at(-1)).to.include({ status: 'Expired', actor: 'system' });
+    expect(expired.review.items[0].status).to.equal('withdrawn');
+    expect((await record(upcoming.uuid)).status).to.equal('Pending');
+    const event = await events.next(
+      (candidate) => candidate.type === RoutingKeys.flightRequestStatusChanged && (candidate.data as { flight_request_uuid: string }).flight_request_uuid === overdue.uuid,
+    );
+    expect(event.data).to.include({ previous_status: 'Pending', status: 'Expired', actor: 'system' });
+  });
+
+  it('when the sweep runs again, then an Expired request is left alone', async () => {
+    const overdue = await stored('Pending', -MINUTE);
+    await expirePendingRequests(t.service.deps);
+    const once = await record(overdue.uuid);
+    expect(await expirePendingRequests(t.service.deps)).to.equal(0);
+    expect((await record(overdue.uuid)).status_history).to.deep.equal(once.status_history);
+  });
+
+  it('when an Approved request’s start has passed, then it stays Approved', async () => {
+    const approved = await stored('Approved', -MINUTE);
+    await expirePendingRequests(t.service.deps);
+    expect((await record(approved.uuid)).status).to.equal('Approved');
+  });
+
+  it('when a decision and the sweep race, then exactly one of them changes the request', async () => {
+    const overdue = await stored('Pending', -MINUTE);
+    const itemId = overdue.review.items[0]!.id;
+    const [decision] = await Promise.all([
+      t.call('POST', `/api/reviews/${itemId}/decision`, { as: admin, body: { decision: 'approve', reason: 'late but fine' } }),
+      expirePendingRequests(t.service.deps),
+    ]);
+    const after = await record(overdue.uuid);
+    const history = after.status_history.map((entry: { status: string }) => entry.status);
+    expect(history).to.have.length(2);
+    if (decision.status === 200) expect(after.status).to.equal('Approved');
+    else {
+      expect(decision.status).to.equal(409);
+      expect(after.status).to.equal('Expired');
+    }
+  });
+
+  it('when two sweeps run at once (two replicas), then each request expires once', async () => {
+    const overdue = await stored('Pending', -MINUTE);
+    await Promise.all([expirePendingRequests(t.service.deps), expirePendingRequests(t.service.deps)]);
+    const history = (await record(overdue.uuid)).status_history.map((entry: { status: string }) => entry.status);
+    expect(history).to.deep.equal(['Pending', 'Expired']);
+  });
+});
