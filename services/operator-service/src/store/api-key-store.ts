@@ -160,18 +160,16 @@ export class ApiKeyStore {
    * The configured admin key: created on first start; on later starts its
    * digest follows the configured value (a changed secret with the same id).
    * A revocation is kept: a restart must not revive a key an admin revoked.
+   * (Update, else insert, rather than an upsert: FerretDB 1.x drops null
+   * values from `$setOnInsert`.) Two replicas inserting at once: the loser
+   * gets the duplicate-key error and retries.
    */
   async upsertAdmin(key: Pick<ApiKeyDocument, '_id' | 'digest' | 'last_four' | 'name'>, now: Date): Promise<void> {
-    await this.model
-      .updateOne(
-        { _id: key._id },
-        {
-          $set: { digest: key.digest, last_four: key.last_four, role: 'admin', operator_uuid: null, authority: null },
-          $setOnInsert: { name: key.name, created_at: now, revoked_at: null, outbox: [] },
-        },
-        { upsert: true },
-      )
+    const owner = { role: 'admin' as const, operator_uuid: null, authority: null };
+    const { matchedCount } = await this.model
+      .updateOne({ _id: key._id }, { $set: { digest: key.digest, last_four: key.last_four, ...owner } })
       .exec();
+    if (matchedCount === 0) await this.insert({ ...key, ...owner }, now);
   }
 }
 
