@@ -2,8 +2,13 @@ import { Schema, type Connection, type Model } from 'mongoose';
 import { outboxSchemaFields, type OutboxFields } from '@dfc/kit';
 import type { GeoZone } from '../domain/zones/geo-zone.js';
 
-/** A geo-zone as stored. Deleting only marks it (`deleted_at`), so a re-import of its id revives it. */
-export interface StoredZone extends GeoZone {
+/**
+ * A geo-zone as stored. The geometry is JSON text: FerretDB refuses nested
+ * arrays, and nothing queries inside it (the spatial index is in memory).
+ * Deleting only marks the zone (`deleted_at`), so a re-import of its id revives it.
+ */
+export interface StoredZone extends Omit<GeoZone, 'geometry'> {
+  geometry_json: string;
   deleted_at: Date | null;
   created_at: Date;
   updated_at: Date;
@@ -22,7 +27,7 @@ const zoneSchema = new Schema<StoredZone>(
     schedule: { type: Schema.Types.Mixed, default: null },
     authority: { type: String, required: true },
     ctr_exemption_ceiling_m: { type: Number, default: null },
-    geometry: { type: Schema.Types.Mixed, required: true },
+    geometry_json: { type: String, required: true },
     deleted_at: { type: Date, default: null },
     created_at: { type: Date, required: true },
     updated_at: { type: Date, required: true },

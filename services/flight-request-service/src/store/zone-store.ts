@@ -4,7 +4,10 @@ import type { GeoZone } from '../domain/zones/geo-zone.js';
 import type { StoredZone, ZoneChangeModel, ZoneModel } from './zone-model.js';
 import { asOutboxModel, type OutboxModel } from './outbox-model.js';
 
-export type ZoneDoc = StoredZone & { _id: unknown };
+/** A zone as the use cases see it: geometry parsed, bookkeeping times kept. */
+export type ZoneDoc = GeoZone & { created_at: Date; updated_at: Date };
+
+type StoredZoneDoc = StoredZone & { _id: unknown };
 
 export interface ZoneFilter {
   type?: string;
@@ -14,7 +17,15 @@ export interface ZoneFilter {
 /** Deleted zones never match. */
 const LIVE = { deleted_at: null };
 
-const GEO_ZONE_FIELDS = { _id: 0, deleted_at: 0, created_at: 0, updated_at: 0 };
+function toZone(stored: StoredZoneDoc): ZoneDoc {
+  const { _id, geometry_json, deleted_at, ...fields } = stored;
+  return { ...fields, geometry: JSON.parse(geometry_json) as GeoZone['geometry'] };
+}
+
+function toStored(zone: GeoZone): Omit<StoredZone, 'deleted_at' | 'created_at' | 'updated_at'> {
+  const { geometry, ...fields } = zone;
+  return { ...fields, geometry_json: JSON.stringify(geometry) };
+}
 
 export class ZoneStore {
   /** The relay drains the zone change records' outboxes. */
@@ -28,17 +39,14 @@ export class ZoneStore {
   }
 
   /** Every live zone, as the spatial index holds them. */
-  allLive(): Promise<GeoZone[]> {
-    return this.model.find(LIVE, GEO_ZONE_FIELDS).lean<GeoZone[]>().exec();
+  async allLive(): Promise<GeoZone[]> {
+    return (await this.model.find(LIVE).lean<StoredZoneDoc[]>().exec()).map(toZone);
   }
 
-  findLive(id: string): Promise<ZoneDoc | null> {
-    return this.model.findOne({ id, ...LIVE }).lean<ZoneDoc>().exec();
-  }
-
-  /** A zone's current state for a replica's index: the live zone, or null once deleted. */
-  current(id: string): Promise<GeoZone | null> {
-    return this.model.findOne({ id, ...LIVE }, GEO_ZONE_FIELDS).lean<GeoZone>().exec();
+  /** A live zone, or null once deleted (also what a replica's index reloads). */
+  async findLive(id: string): Promise<ZoneDoc | null> {
+    const stored = await this.model.findOne({ id, ...LIVE }).lean<StoredZoneDoc>().exec();
+    return stored ? toZone(stored) : null;
   }
 
   async page(filter: ZoneFilter, skip: number, limit: number): Promise<{ items: ZoneDoc[]; total: number }> {
@@ -46,21 +54,21 @@ export class ZoneStore {
     if (filter.type) query['type'] = filter.type;
     if (filter.restriction) query['restriction'] = filter.restriction;
     const [items, total] = await Promise.all([
-      this.model.find(query).sort({ created_at: 1, id: 1 }).skip(skip).limit(limit).lean<ZoneDoc[]>().exec(),
+      this.model.find(query).sort({ created_at: 1, id: 1 }).skip(skip).limit(limit).lean<StoredZoneDoc[]>().exec(),
       this.model.countDocuments(query).exec(),
     ]);
-    return { items, total };
+    return { items: items.map(toZone), total };
   }
 
   /** A brand-new zone (POST: the caller chose a fresh id). Returns the change record to publish. */
   async create(zone: GeoZone, event: EventEnvelope, now: Date): Promise<{ doc: ZoneDoc; changeId: unknown }> {
-    const created = await this.model.create({ ...zone, deleted_at: null, created_at: now, updated_at: now });
-    return { doc: created.toObject() as ZoneDoc, changeId: await this.recordChange(zone.id, [event], now) };
+    await this.model.create({ ...toStored(zone), deleted_at: null, created_at: now, updated_at: now });
+    return { doc: { ...zone, created_at: now, updated_at: now }, changeId: await this.recordChange(zone.id, [event], now) };
   }
 
   /** Replaces a live zone; null when there is none. */
   async replace(zone: GeoZone, event: EventEnvelope, now: Date): Promise<{ doc: ZoneDoc; changeId: unknown } | null> {
-    const result = await this.model.updateOne({ id: zone.id, ...LIVE }, { $set: { ...zone, updated_at: now } });
+    const result = await this.model.updateOne({ id: zone.id, ...LIVE }, { $set: { ...toStored(zone), updated_at: now } });
     const doc = result.matchedCount === 1 ? await this.findLive(zone.id) : null;
     return doc ? { doc, changeId: await this.recordChange(zone.id, [event], now) } : null;
   }
@@ -82,7 +90,7 @@ export class ZoneStore {
       zones.map(({ zone }) => ({
         updateOne: {
           filter: { id: zone.id },
-          update: { $set: { ...zone, deleted_at: null, updated_at: now }, $setOnInsert: { created_at: now } },
+          update: { $set: { ...toStored(zone), deleted_at: null, updated_at: now }, $setOnInsert: { created_at: now } },
           upsert: true,
         },
       })),

@@ -50,7 +50,7 @@ export class ZoneIndexSync {
         this.index.replaceAll(await this.zones.allLive());
       } else {
         for (const id of ids) {
-          const zone = await this.zones.current(id);
+          const zone = await this.zones.findLive(id);
           if (zone) this.index.upsert(zone);
           else this.index.remove(id);
         }

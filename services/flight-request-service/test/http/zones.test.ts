@@ -1,0 +1,124 @@
+import { expect } from 'chai';
+import { waitFor } from '@dfc/kit/testing';
+import { admin, operatorPrincipal, reviewerPrincipal, startTestService, type TestService } from '../support/test-service.js';
+import { square } from '../support/fixtures.js';
+import { zoneBody } from '../support/zones.js';
+
+describe('zones API', () => {
+  let t: TestService;
+
+  before(async () => {
+    t = await startTestService();
+  });
+  after(async () => t.close());
+
+  const call = (method: string, path: string, body?: unknown, as = admin) => t.call(method, path, { as, ...(body === undefined ? {} : { body }) });
+
+  describe('who may manage zones', () => {
+    for (const [role, principal] of [['operator', operatorPrincipal('00000000-0000-4000-8000-000000000001')], ['reviewer', reviewerPrincipal('LVNL')]] as const) {
+      it(`when a ${role} calls any zone route, then 403`, async () => {
+        for (const [method, path, body] of [
+          ['GET', '/api/zones', undefined],
+          ['POST', '/api/zones', zoneBody()],
+          ['GET', '/api/zones/x', undefined],
+          ['PUT', '/api/zones/x', zoneBody()],
+          ['DELETE', '/api/zones/x', undefined],
+          ['POST', '/api/zones/import', { type: 'FeatureCollection', features: [] }],
+        ] as const) {
+          expect((await call(method, path, body, principal)).status, `${method} ${path}`).to.equal(403);
+        }
+      });
+    }
+  });
+
+  describe('CRUD', () => {
+    it('when an admin creates a zone, then 201 with the record and a Location; GET returns it', async () => {
+      const created = await call('POST', '/api/zones', zoneBody({ name: 'Schiphol CTR', type: 'CTR', ctr_exemption_ceiling_m: 120 }));
+      expect(created.status).to.equal(201);
+      const record = created.body.data;
+      expect(record).to.include({ name: 'Schiphol CTR', type: 'CTR', restriction: 'REQ_AUTHORISATION', authority: 'LVNL', ctr_exemption_ceiling_m: 120, schedule: null });
+      expect(record.created_at).to.match(/\+00:00$/);
+      expect(created.headers.get('location')).to.equal(`/api/v1/zones/${record.id}`);
+      const fetched = await call('GET', `/api/zones/${record.id}`);
+      expect(fetched.status).to.equal(200);
+      expect(fetched.body.data).to.deep.equal(record);
+    });
+
+    it('when a zone is replaced, then every field is the new one; when deleted, then 204 and 404 afterwards', async () => {
+      const { id } = (await call('POST', '/api/zones', zoneBody())).body.data;
+      const replaced = await call('PUT', `/api/zones/${id}`, zoneBody({ name: 'Renamed', restriction: 'PROHIBITED', authority: 'MIL', type: 'MILITARY' }));
+      expect(replaced.status).to.equal(200);
+      expect(replaced.body.data).to.include({ id, name: 'Renamed', restriction: 'PROHIBITED', authority: 'MIL' });
+      const deleted = await call('DELETE', `/api/zones/${id}`);
+      expect(deleted.status).to.equal(204);
+      expect((await call('GET', `/api/zones/${id}`)).status).to.equal(404);
+      expect((await call('DELETE', `/api/zones/${id}`)).status).to.equal(404);
+      expect((await call('PUT', `/api/zones/${id}`, zoneBody())).status).to.equal(404);
+    });
+
+    it('when the input breaks rules, then 422 names every failing field and nothing is stored', async () => {
+      const before = await t.service.deps.zones.model.countDocuments();
+      const response = await call('POST', '/api/zones', zoneBody({ lower_limit_m: 300, upper_limit_m: 100, restriction: 'MAYBE', geometry: { type: 'Polygon', coordinates: [[[0, 0], [1, 0], [0, 1]]] } }));
+      expect(response.status).to.equal(422);
+      expect(response.body.errors).to.include.keys('upper_limit_m', 'restriction');
+      expect(Object.keys(response.body.errors).some((field) => field.startsWith('geometry'))).to.equal(true);
+      expect(await t.service.deps.zones.model.countDocuments()).to.equal(before);
+    });
+
+    it('when zones are listed, then they are paginated and filter by type and restriction', async () => {
+      await call('POST', '/api/zones', zoneBody({ type: 'NATURE', restriction: 'CONDITIONAL', authority: 'NATURE' }));
+      const nature = await call('GET', '/api/zones?type=NATURE&per_page=5');
+      expect(nature.status).to.equal(200);
+      expect(nature.body.data.length).to.be.greaterThan(0);
+      expect(nature.body.data.every((zone: { type: string }) => zone.type === 'NATURE')).to.equal(true);
+      expect(nature.body.meta.per_page).to.equal(5);
+      const conditional = await call('GET', '/api/zones?restriction=CONDITIONAL');
+      expect(conditional.body.data.every((zone: { restriction: string }) => zone.restriction === 'CONDITIONAL')).to.equal(true);
+      expect((await call('GET', '/api/zones?type=VOLCANO')).status).to.equal(422);
+    });
+  });
+
+  describe('POST /api/zones/import', () => {
+    const feature = (id: string, overrides: Record<string, unknown> = {}, lon = 5.5) => {
+      const { geometry, ...properties } = zoneBody(overrides, lon, 51.5, 0.05);
+      return { type: 'Feature', id, properties, geometry };
+    };
+
+    it('when a FeatureCollection of valid zones is imported, then 200 with created/updated counts; again, then all updated', async () => {
+      const body = { type: 'FeatureCollection', features: [feature('imp-a'), feature('imp-b', {}, 5.6), feature('imp-c', {}, 5.7)] };
+      const first = await call('POST', '/api/zones/import', body);
+      expect(first.status).to.equal(200);
+      expect(first.body.data).to.deep.equal({ created: 3, updated: 0, total: 3 });
+      const again = await call('POST', '/api/zones/import', body);
+      expect(again.body.data).to.deep.equal({ created: 0, updated: 3, total: 3 });
+      expect((await call('GET', '/api/zones/imp-b')).body.data.name).to.equal('Test zone');
+      expect(t.service.deps.zoneIndex.search([5.5, 51.5, 5.55, 51.55]).map((zone) => zone.id)).to.include('imp-a');
+    });
+
+    it('when some features are invalid, then 422 lists them by feature and nothing is imported', async () => {
+      const body = { type: 'FeatureCollection', features: [feature('bad-ok'), feature('bad-1', { name: '' }), feature('bad-2', { restriction: 'NOPE' })] };
+      const response = await call('POST', '/api/zones/import', body);
+      expect(response.status).to.equal(422);
+      expect(response.body.errors).to.include.keys('features.1.properties.name', 'features.2.properties.restriction');
+      expect((await call('GET', '/api/zones/bad-ok')).status).to.equal(404);
+    });
+  });
+
+  describe('replicas', () => {
+    it('when a zone changes at one replica, then the other replica’s index follows through the broadcast event', async () => {
+      const second = await startTestService({ shared: t.shared, env: { ZONE_RELOAD_INTERVAL_MS: '3600000' } });
+      try {
+        const bbox: [number, number, number, number] = [7.0, 53.0, 7.05, 53.05];
+        const { id } = (await call('POST', '/api/zones', { ...zoneBody(), geometry: { type: 'Polygon', coordinates: square(7.0, 53.0, 0.05) } })).body.data;
+        await waitFor(() => second.service.deps.zoneIndex.search(bbox).some((zone) => zone.id === id), 10_000);
+        await call('PUT', `/api/zones/${id}`, { ...zoneBody({ name: 'Moved away' }), geometry: { type: 'Polygon', coordinates: square(8.0, 53.0, 0.05) } });
+        await waitFor(() => !second.service.deps.zoneIndex.search(bbox).some((zone) => zone.id === id), 10_000);
+        expect(second.service.deps.zoneIndex.search([8.0, 53.0, 8.05, 53.05]).find((zone) => zone.id === id)?.name).to.equal('Moved away');
+        await call('DELETE', `/api/zones/${id}`);
+        await waitFor(() => !second.service.deps.zoneIndex.search([8.0, 53.0, 8.05, 53.05]).some((zone) => zone.id === id), 10_000);
+      } finally {
+        await second.close();
+      }
+    });
+  });
+});
