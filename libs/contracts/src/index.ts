@@ -16,3 +16,4 @@ export * from './flight-requests/geojson.js';
 export * from './flight-requests/zones.js';
 export * from './openapi/index.js';
 export * from './flight-requests/zone-admin.js';
+export * from './openapi/operators.js';

@@ -43,8 +43,8 @@ async function applyChange(deps: UseCaseDeps, uuid: string, body: unknown, calle
 
 async function checkedChanges(deps: UseCaseDeps, current: OperatorDocument, body: unknown): Promise<OperatorChanges> {
   const checked = checkUpdate(body, current);
-  const emailChanges = checked.normalisedEmail !== undefined && checked.normalisedEmail !== current.email_normalised;
-  const taken = emailChanges && (await deps.operators.emailTaken(checked.normalisedEmail ?? '', current._id));
+  const newEmail = checked.normalisedEmail !== current.email_normalised ? checked.normalisedEmail : undefined;
+  const taken = newEmail !== undefined && (await deps.operators.emailTaken(newEmail, current._id));
   const errors: FieldErrors = mergeFieldErrors(checked.errors, taken ? { email: [OperatorMessages.emailTaken] } : {});
   if (hasErrors(errors)) throw new ValidationError(errors);
   return changesOf(checked.value, current, checked.normalisedEmail);

@@ -64,6 +64,14 @@ describe('POST /api/operators', () => {
       expect(JSON.stringify(reply.body)).not.to.include(String(body['password']));
     });
 
+    it('when the gateway forwards its host and scheme, then Location points at the gateway', async () => {
+      const reply = await service.call('POST', '/api/operators', {
+        body: registration(),
+        headers: { 'X-Forwarded-Host': 'api.example.test', 'X-Forwarded-Proto': 'https' },
+      });
+      expect(reply.headers.get('location')).to.equal(`https://api.example.test/api/operators/${reply.body.data.uuid}`);
+    });
+
     it('then timestamps are ISO 8601 with the numeric offset +00:00', async () => {
       const reply = await register(registration());
       expect(reply.body.data.created_at).to.match(OFFSET_TIMESTAMP);
