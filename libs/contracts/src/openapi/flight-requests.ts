@@ -1,6 +1,199 @@
+import { Type, type TObject, type TSchema } from '@sinclair/typebox';
+import { FlightArea } from '../flight-requests/geojson.js';
+import {
+  CancelBody,
+  FlightRequestCreate,
+  FlightRequestGetQuery,
+  FlightRequestListQuery,
+  FlightRequestRecord,
+} from '../flight-requests/requests.js';
+import { ReviewDecision, ReviewListQuery, ReviewQueueEntry } from '../flight-requests/reviews.js';
+import { ZoneImportResult, ZoneListQuery } from '../flight-requests/zone-admin.js';
+import { GeoZoneInput, GeoZoneRecord, ZONE_ID_PATTERN, ZoneImport } from '../flight-requests/zones.js';
+import { DataEnvelope, ErrorBody, Paginated, Uuid, ValidationErrorBody } from '../schema-helpers.js';
+
 /**
- * Placeholder created by the gateway engineer so the OpenAPI document can be
- * assembled; the flight-request-service owner replaces it with the path items
- * of the flight request, zone and review routes.
+ * OpenAPI 3.1 path items of the flight-request-service: flight requests,
+ * the review queue and decisions, and geo-zone administration. Schemas are
+ * the TypeBox ones the service validates with.
  */
-export const flightRequestPaths: Record<string, unknown> = {};
+type PathItem = Record<string, unknown>;
+
+const json = (schema: TSchema) => ({ 'application/json': { schema } });
+
+function response(description: string, schema?: TSchema, headers?: Record<string, unknown>): PathItem {
+  return { description, ...(headers ? { headers } : {}), ...(schema ? { content: json(schema) } : {}) };
+}
+
+function queryParameters(schema: TObject): PathItem[] {
+  return Object.entries(schema.properties).map(([name, property]) => ({ name, in: 'query', required: false, schema: property }));
+}
+
+const location = { Location: { description: 'Path of the new resource.', schema: { type: 'string' } } };
+const forbidden = response("The key's role may not do this.", ErrorBody);
+const notFound = response('No such resource, or one that is not yours: `{"message":"Not Found."}`.', ErrorBody);
+const invalid = response('Validation failed; every failing field is listed at once (nested fields in dot notation).', ValidationErrorBody);
+const conflict = (description: string) => response(description, ErrorBody);
+
+const flightRequestUuid = { name: 'uuid', in: 'path', required: true, description: "The flight request's uuid.", schema: Uuid };
+const reviewItemId = { name: 'id', in: 'path', required: true, description: "The review item's id.", schema: Uuid };
+const zoneId = { name: 'id', in: 'path', required: true, description: "The zone's id.", schema: Type.String({ pattern: ZONE_ID_PATTERN }) };
+const idempotencyKey = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Up to 255 characters. A retry with the same key and body within 24 h returns the first response (201, same record); ' +
+    'the same key with another body, or after 24 h, is 409.',
+  schema: Type.String({ minLength: 1, maxLength: 255 }),
+};
+
+const submitBody = { ...FlightRequestCreate, properties: { ...FlightRequestCreate.properties, flight_area: FlightArea } };
+
+export const flightRequestPaths: Record<string, PathItem> = {
+  '/api/flight-requests': {
+    post: {
+      tags: ['Flight requests'],
+      operationId: 'submitFlightRequest',
+      summary: 'Submit a flight request',
+      description:
+        'Operator keys name their own `operator_uuid`; admins may name any registered operator (reviewers: 403). ' +
+        'Times are RFC 3339 UTC with `Z`; the end is after the start, the start at most 5 minutes in the past and ' +
+        '90 days ahead, the window at most 24 h; `max_altitude` 1..500 m; `aircraft_type` one of multirotor, ' +
+        'fixed_wing, vtol, helicopter, airship, other (any case; stored lower-case); `purpose` 1..1000 characters. ' +
+        'Screening runs at once: a PROHIBITED zone rejects, authorisation zones, altitude above 120 m and overlap ' +
+        "with another operator's approved flight open review items, otherwise the request is approved. " +
+        'The answer shows the outcome in `status`, `review` and `status_history`.',
+      parameters: [idempotencyKey],
+      requestBody: { required: true, content: json(submitBody) },
+      responses: {
+        '201': response('Created (or an idempotent replay of the first answer).', DataEnvelope(FlightRequestRecord), location),
+        '403': response('An operator key naming another operator, or a reviewer key.', ErrorBody),
+        '409': conflict('The Idempotency-Key was used with another body, or more than 24 h ago.'),
+        '422': invalid,
+      },
+    },
+    get: {
+      tags: ['Flight requests'],
+      operationId: 'listFlightRequests',
+      summary: 'List flight requests, newest first',
+      description:
+        'Operators see their own; reviewers those with a review item of their authority; admins all (optionally one ' +
+        "`operator_uuid`). `from_date`/`to_date` select requests whose window overlaps [from_date 00:00, to_date 24:00) " +
+        "in the operator's timezone (UTC when it has none, and for lists not limited to one operator). `status` is " +
+        'case-insensitive and may list several, comma-separated. The record leaves out `flight_area`.',
+      parameters: queryParameters(FlightRequestListQuery),
+      responses: { '200': response('A page of flight requests.', Paginated(FlightRequestRecord)), '422': invalid },
+    },
+  },
+  '/api/flight-requests/{uuid}': {
+    parameters: [flightRequestUuid],
+    get: {
+      tags: ['Flight requests'],
+      operationId: 'getFlightRequest',
+      summary: 'Get a flight request',
+      description:
+        'The spec shows this route as `/api/v1/flight-requests/{uuid}`. With `include_geometry=true` (or `1`) the ' +
+        'record carries the stored `flight_area` (right-hand rule); otherwise only the `area` summary.',
+      parameters: queryParameters(FlightRequestGetQuery),
+      responses: { '200': response('The flight request.', DataEnvelope(FlightRequestRecord)), '404': notFound, '422': invalid },
+    },
+    delete: {
+      tags: ['Flight requests'],
+      operationId: 'cancelFlightRequest',
+      summary: 'Cancel a flight request',
+      description:
+        'From Pending or Approved while the flight window has not ended; pending review items are withdrawn. ' +
+        'Operator (own requests) or admin keys.',
+      requestBody: { required: true, content: json(CancelBody) },
+      responses: {
+        '200': response('The cancelled request.', DataEnvelope(FlightRequestRecord)),
+        '403': forbidden,
+        '404': notFound,
+        '409': conflict('Not cancellable in its state (e.g. "A Rejected flight request cannot be cancelled.") or its window has ended.'),
+        '422': invalid,
+      },
+    },
+  },
+  '/api/reviews': {
+    get: {
+      tags: ['Reviews'],
+      operationId: 'listReviewItems',
+      summary: 'The review queue: pending items, oldest request first',
+      description: "Reviewers see their own authority's items; admins every authority's, or one with `authority`.",
+      parameters: queryParameters(ReviewListQuery),
+      responses: { '200': response('A page of pending review items.', Paginated(ReviewQueueEntry)), '403': forbidden, '422': invalid },
+    },
+  },
+  '/api/reviews/{id}/decision': {
+    parameters: [reviewItemId],
+    post: {
+      tags: ['Reviews'],
+      operationId: 'decideReviewItem',
+      summary: 'Approve or reject a review item',
+      description:
+        "A reviewer of the item's authority, or an admin. A rejection rejects the request and cascade-rejects its " +
+        'other pending items (`cascade_rejection`); the last decision completes the group (`review_complete`), and ' +
+        'approving every item approves the request.',
+      requestBody: { required: true, content: json(ReviewDecision) },
+      responses: {
+        '200': response('The decided item with its request.', DataEnvelope(ReviewQueueEntry)),
+        '403': response("The item belongs to another authority, or the key's role may not decide.", ErrorBody),
+        '404': notFound,
+        '409': conflict('The item is no longer pending (decided, cascade-rejected or withdrawn).'),
+        '422': invalid,
+      },
+    },
+  },
+  '/api/zones': {
+    get: {
+      tags: ['Geo-zones'],
+      operationId: 'listZones',
+      summary: 'List geo-zones (admin)',
+      parameters: queryParameters(ZoneListQuery),
+      responses: { '200': response('A page of zones.', Paginated(GeoZoneRecord)), '403': forbidden, '422': invalid },
+    },
+    post: {
+      tags: ['Geo-zones'],
+      operationId: 'createZone',
+      summary: 'Create a geo-zone (admin)',
+      requestBody: { required: true, content: json(GeoZoneInput) },
+      responses: { '201': response('Created.', DataEnvelope(GeoZoneRecord), location), '403': forbidden, '422': invalid },
+    },
+  },
+  '/api/zones/import': {
+    post: {
+      tags: ['Geo-zones'],
+      operationId: 'importZones',
+      summary: 'Import geo-zones from a FeatureCollection (admin)',
+      description:
+        "Up to 5,000 features (body up to 16 MiB); each feature's properties hold the zone fields and its `id` (on the " +
+        'feature or in the properties) upserts that zone. Any failing feature makes it a 422 naming it, and nothing is written.',
+      requestBody: { required: true, content: json(ZoneImport) },
+      responses: { '200': response('Imported.', DataEnvelope(ZoneImportResult)), '403': forbidden, '422': invalid },
+    },
+  },
+  '/api/zones/{id}': {
+    parameters: [zoneId],
+    get: {
+      tags: ['Geo-zones'],
+      operationId: 'getZone',
+      summary: 'Get a geo-zone (admin)',
+      responses: { '200': response('The zone.', DataEnvelope(GeoZoneRecord)), '403': forbidden, '404': notFound },
+    },
+    put: {
+      tags: ['Geo-zones'],
+      operationId: 'replaceZone',
+      summary: 'Replace a geo-zone (admin)',
+      requestBody: { required: true, content: json(GeoZoneInput) },
+      responses: { '200': response('The replaced zone.', DataEnvelope(GeoZoneRecord)), '403': forbidden, '404': notFound, '422': invalid },
+    },
+    delete: {
+      tags: ['Geo-zones'],
+      operationId: 'deleteZone',
+      summary: 'Delete a geo-zone (admin)',
+      description: 'Screening stops using it at every replica within moments.',
+      responses: { '204': response('Deleted.'), '403': forbidden, '404': notFound },
+    },
+  },
+};
