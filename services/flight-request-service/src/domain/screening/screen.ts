@@ -94,7 +94,9 @@ export function screen(input: ScreeningInput): ScreeningResult {
   findings.sort(compareFindings);
   items.sort(compareItems);
   // A prohibited zone ends it: there is nothing left for a reviewer to decide.
-  if (findings.some((finding) => finding.code === 'ZONE_PROHIBITED')) return { outcome: 'Rejected', findings, items: [] };
+  if (findings.some((finding) => finding.code === 'ZONE_PROHIBITED')) {
+    return { outcome: 'Rejected', findings, items: [] };
+  }
   return { outcome: items.length > 0 ? 'Pending' : 'Approved', findings, items };
 }
 
@@ -109,7 +111,7 @@ function relevantZones(input: ScreeningInput): GeoZone[] {
   );
 }
 
-/** Half-open windows [start, end). A schedule that cannot be read counts as always: a zone is never skipped by accident. */
+/** Half-open windows [start, end). An unreadable schedule counts as always: a zone is never skipped by accident. */
 function scheduleOverlaps(schedule: GeoZone['schedule'], start: Date, end: Date): boolean {
   if (!schedule) return true;
   const from = Date.parse(schedule.start);
@@ -121,10 +123,13 @@ function scheduleOverlaps(schedule: GeoZone['schedule'], start: Date, end: Date)
 function altitudeReview(input: ScreeningInput): { finding: Finding; item: ReviewItemDraft } | null {
   const { maxAltitudeM, rules } = input;
   if (maxAltitudeM <= rules.altitudeReviewAboveM) return null;
-  const message = `The max altitude of ${maxAltitudeM} m is above ${rules.altitudeReviewAboveM} m: the ${rules.nationalAuthority} authority must authorise it.`;
+  const authority = rules.nationalAuthority;
+  const message =
+    `The max altitude of ${maxAltitudeM} m is above ${rules.altitudeReviewAboveM} m: ` +
+    `the ${authority} authority must authorise it.`;
   return {
-    finding: { code: 'ALTITUDE_ABOVE_LIMIT', message, zone_id: null, zone_name: null, authority: rules.nationalAuthority },
-    item: { kind: 'altitude', authority: rules.nationalAuthority, zone_id: null, finding_codes: ['ALTITUDE_ABOVE_LIMIT'], message },
+    finding: { code: 'ALTITUDE_ABOVE_LIMIT', message, zone_id: null, zone_name: null, authority },
+    item: { kind: 'altitude', authority, zone_id: null, finding_codes: ['ALTITUDE_ABOVE_LIMIT'], message },
   };
 }
 
@@ -137,5 +142,7 @@ function compareFindings(a: Finding, b: Finding): number {
 }
 
 function compareItems(a: ReviewItemDraft, b: ReviewItemDraft): number {
-  return compareIds(a.kind, b.kind) || compareIds(a.authority, b.authority) || compareIds(a.zone_id ?? '', b.zone_id ?? '');
+  return (
+    compareIds(a.kind, b.kind) || compareIds(a.authority, b.authority) || compareIds(a.zone_id ?? '', b.zone_id ?? '')
+  );
 }

@@ -70,7 +70,12 @@ function checkFeature(feature: unknown, index: number, schemaFieldErrors: FieldE
 }
 
 /** The zone's id: on the feature (GeoJSON's place for it) or in its properties; both must agree. */
-function importId(feature: Record<string, unknown>, properties: unknown, path: string, errors: FieldErrors): string | null {
+function importId(
+  feature: Record<string, unknown>,
+  properties: unknown,
+  path: string,
+  errors: FieldErrors,
+): string | null {
   const onFeature = own(feature, 'id');
   const inProperties = isRecord(properties) ? own(properties, 'id') : undefined;
   if (typeof onFeature === 'string' && typeof inProperties === 'string' && onFeature !== inProperties) {

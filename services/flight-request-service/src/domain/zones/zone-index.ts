@@ -18,7 +18,7 @@ interface IndexEntry {
   zone: GeoZone;
 }
 
-/** A box round the whole map: a zone whose bounds cannot be computed is a candidate everywhere, never silently missed. */
+/** The whole map: a zone whose bounds cannot be computed is a candidate everywhere, never silently missed. */
 const WORLD: BBox = [-180, -90, 180, 90];
 
 export class ZoneIndex {
