@@ -6,7 +6,7 @@ import { at, attribute, FieldErrorBag } from './field-errors.js';
 import type { AreaPolygon } from './intersect.js';
 import { checkPolygonal, type Polygonal } from './polygonal.js';
 import { countPositions, own } from './structure.js';
-import { coveredArea, summarise, type AreaSummary } from './summary.js';
+import { summarise, totalArea, type AreaSummary } from './summary.js';
 
 /*
  * The rules of `flight_area` and of a zone's geometry (PRODUCT.md "Flight
@@ -88,7 +88,7 @@ function checkArea(input: unknown, limits: FlightAreaLimits, field: string): Fli
   const complete = built as BuiltFeature[];
 
   const polygons = complete.map((feature) => feature.polygon);
-  const areaM2 = coveredArea(polygons);
+  const areaM2 = totalArea(polygons);
   if (areaM2 > limits.maxAreaM2) {
     const covered = (areaM2 / 1e6).toFixed(2);
     errors.add(field, `The ${attribute(field)} must not cover more than ${limits.maxAreaM2 / 1e6} km² (it covers ${covered} km²).`);
