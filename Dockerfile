@@ -10,7 +10,7 @@ COPY services/operator-service/package.json services/operator-service/
 COPY services/flight-request-service/package.json services/flight-request-service/
 COPY services/webhook-service/package.json services/webhook-service/
 COPY e2e/package.json e2e/
-RUN npm ci --no-audit --no-fund --allow-scripts=argon2,esbuild
+RUN npm ci --no-audit --no-fund
 
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production HOST=0.0.0.0
