@@ -1,4 +1,4 @@
-import Koa from 'koa';
+import Koa, { type Next } from 'koa';
 import type { Registry } from 'prom-client';
 import {
   errorMiddleware,
@@ -9,7 +9,7 @@ import {
   type ReadinessCheck,
 } from '@dfc/kit';
 import { canonicalPath } from './domain/routing.js';
-import { docsAllowedMethods, docsRouter } from './http/docs.js';
+import { docsAllowedMethods, docsRouter, isDocumentPath } from './http/docs.js';
 import { proxyRoutes, type ProxyRouteDeps } from './http/proxy-routes.js';
 import { closeUnfinishedRequests } from './http/unfinished-requests.js';
 
@@ -40,14 +40,19 @@ export function buildApp(deps: GatewayDeps): Koa {
   app.use(httpMetrics(deps.registry));
   app.use(closeUnfinishedRequests());
   app.use(errorMiddleware());
-  app.use(operationsRouter(deps.registry, deps.readiness).routes());
+  app.use(onlyFor((path) => !path.startsWith('/api/'), operationsRouter(deps.registry, deps.readiness).routes()));
   app.use((ctx, next) => {
     const path = canonicalPath(ctx.path);
     if (path !== ctx.path) ctx.path = path;
     return next();
   });
-  app.use(docs.routes());
-  app.use(docsAllowedMethods(docs));
+  app.use(onlyFor(isDocumentPath, docs.routes()));
+  app.use(onlyFor(isDocumentPath, docsAllowedMethods(docs)));
   app.use(proxyRoutes(deps));
   return app;
+}
+
+/** Runs a router only where it has routes, so the hot (proxied) path skips its matching. */
+function onlyFor<C extends { path: string }>(matches: (path: string) => boolean, middleware: (ctx: C, next: Next) => unknown) {
+  return (ctx: C, next: Next) => (matches(ctx.path) ? middleware(ctx, next) : next());
 }

@@ -43,6 +43,10 @@ const INITIALIZER = `window.onload = function () {
 };
 `;
 
+export function isDocumentPath(path: string): boolean {
+  return path === '/api/openapi.json' || path === '/api/docs' || path.startsWith('/api/docs/');
+}
+
 /** `/api/openapi.json` (the assembled OpenAPI 3.1 document) and the `/api/docs` page. */
 export function docsRouter(openApiDocument: object): Router {
   const document = JSON.stringify(openApiDocument);

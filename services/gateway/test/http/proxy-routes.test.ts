@@ -185,6 +185,21 @@ describe('gateway proxying', () => {
       await down.closeAll();
     });
 
+    it('when the service breaks off in the middle of its answer, then 503 rather than a cut body', async () => {
+      const broken = await startTestGateway();
+      const key = grantOperatorKey(broken).key;
+      broken.flights.handler = (_call, response) => {
+        response.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000', location: '/api/flight-requests/1' });
+        response.write('{"data":[');
+        setTimeout(() => response.socket?.destroy(), 20);
+      };
+      const response = await fetch(`${broken.url}/api/flight-requests`, { headers: { 'X-API-Key': key } });
+      expect(response.status).to.equal(503);
+      expect(response.headers.get('location')).to.equal(null);
+      expect(await response.json()).to.deep.equal({ message: 'Service Unavailable.' });
+      await broken.closeAll();
+    });
+
     it('when the service takes longer than the timeout, then 503', async () => {
       const slow = await startTestGateway({ timeoutMs: 200 });
       const key = grantOperatorKey(slow).key;
