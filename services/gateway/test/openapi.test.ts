@@ -47,6 +47,13 @@ describe('the OpenAPI document (buildOpenApiDocument)', () => {
     expect(operations).to.be.greaterThan(3);
   });
 
+  it('when assembled from every slice, then operation ids are unique', () => {
+    const ids = Object.values(document.paths).flatMap((item) =>
+      METHODS.map((method) => (item[method] as JsonObject | undefined)?.['operationId']).filter((id) => id !== undefined),
+    );
+    expect(new Set(ids).size).to.equal(ids.length);
+  });
+
   it('when assembled, then every $ref resolves inside the document', () => {
     const refs = refsOf(document);
     expect(refs).to.not.be.empty;
