@@ -1,14 +1,5 @@
-import { createServer } from 'node:http';
 import { buildOpenApiDocument } from '@dfc/contracts';
-import {
-  Broker,
-  createLogger,
-  createMetricsRegistry,
-  exitOnStartupFailure,
-  handleShutdown,
-  InternalTokenSigner,
-  type Logger,
-} from '@dfc/kit';
+import { Broker, createMetricsRegistry, InternalTokenSigner, runService } from '@dfc/kit';
 import { buildApp } from './app.js';
 import { loadGatewayConfig } from './config.js';
 import { consumeRevocations } from './events/revocations.js';
@@ -18,52 +9,40 @@ import { InternalTokenCache } from './store/token-cache.js';
 import { operatorServiceKeyVerifier } from './upstream/key-verification.js';
 import { Upstreams } from './upstream/proxy.js';
 
-async function main(): Promise<void> {
-  let log: Logger | undefined;
-  try {
-    const config = loadGatewayConfig();
-    log = createLogger('gateway', config.LOG_LEVEL);
-    const tokens = new InternalTokenCache(new InternalTokenSigner(config.INTERNAL_TOKEN_PRIVATE_KEY));
-    const keys = new KeyCache(config.KEY_CACHE_TTL_MS);
-    const broker = await Broker.connect(config.AMQP_URL, config.AMQP_EXCHANGE, log);
-    await consumeRevocations(broker, keys, log);
-    const upstreams = new Upstreams({
-      targets: {
-        'operator-service': config.OPERATOR_SERVICE_URL,
-        'flight-request-service': config.FLIGHT_REQUEST_SERVICE_URL,
-        'webhook-service': config.WEBHOOK_SERVICE_URL,
-      },
-      timeoutMs: config.UPSTREAM_TIMEOUT_MS,
-      maxSockets: config.UPSTREAM_MAX_SOCKETS,
-    });
-    const app = buildApp({
-      log,
-      registry: createMetricsRegistry('gateway'),
-      readiness: [{ name: 'broker', ready: () => broker.isConnected() }],
-      openApiDocument: buildOpenApiDocument(),
-      keys,
-      verify: operatorServiceKeyVerifier(config.OPERATOR_SERVICE_URL, tokens, config.KEY_VERIFY_TIMEOUT_MS, log),
-      rateLimits: new RateLimits({
-        perKeyPerMinute: config.RATE_LIMIT_PER_KEY_PER_MINUTE,
-        publicPerIpPerMinute: config.RATE_LIMIT_PUBLIC_PER_IP_PER_MINUTE,
-      }),
-      tokens,
-      upstreams,
-      trustProxy: config.TRUST_PROXY,
-    });
-    const server = createServer(app.callback());
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(config.PORT, config.HOST, resolve);
-    });
-    log.info({ host: config.HOST, port: config.PORT }, 'gateway listening');
-    handleShutdown(server, log, config.SHUTDOWN_GRACE_MS, async () => {
+await runService('gateway', loadGatewayConfig, async (config, log) => {
+  const tokens = new InternalTokenCache(new InternalTokenSigner(config.INTERNAL_TOKEN_PRIVATE_KEY));
+  const keys = new KeyCache(config.KEY_CACHE_TTL_MS);
+  const broker = await Broker.connect(config.AMQP_URL, config.AMQP_EXCHANGE, log);
+  await consumeRevocations(broker, keys, log);
+  const upstreams = new Upstreams({
+    targets: {
+      'operator-service': config.OPERATOR_SERVICE_URL,
+      'flight-request-service': config.FLIGHT_REQUEST_SERVICE_URL,
+      'webhook-service': config.WEBHOOK_SERVICE_URL,
+    },
+    timeoutMs: config.UPSTREAM_TIMEOUT_MS,
+    maxSockets: config.UPSTREAM_MAX_SOCKETS,
+  });
+  const app = buildApp({
+    log,
+    registry: createMetricsRegistry('gateway'),
+    readiness: [{ name: 'broker', ready: () => broker.isConnected() }],
+    openApiDocument: buildOpenApiDocument(),
+    keys,
+    verify: operatorServiceKeyVerifier(config.OPERATOR_SERVICE_URL, tokens, config.KEY_VERIFY_TIMEOUT_MS, log),
+    rateLimits: new RateLimits({
+      perKeyPerMinute: config.RATE_LIMIT_PER_KEY_PER_MINUTE,
+      publicPerIpPerMinute: config.RATE_LIMIT_PUBLIC_PER_IP_PER_MINUTE,
+    }),
+    tokens,
+    upstreams,
+    trustProxy: config.TRUST_PROXY,
+  });
+  return {
+    app,
+    close: async () => {
       upstreams.close();
       await broker.close();
-    });
-  } catch (error) {
-    exitOnStartupFailure(log, error);
-  }
-}
-
-void main();
+    },
+  };
+});
