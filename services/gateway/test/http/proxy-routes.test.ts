@@ -53,6 +53,15 @@ describe('gateway proxying', () => {
     });
   });
 
+  describe('GET /metrics', () => {
+    it('when calls were proxied, then the latency histogram labels them by table prefix, not by raw path', async () => {
+      await call('/api/zones/9b2f6c1e-3d4a-4f5b-8c6d-7e8f9a0b1c2d');
+      const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
+      expect(metrics).to.match(/http_request_duration_seconds_count\{[^}]*route="\/api\/zones\/\*"[^}]*status="200"/);
+      expect(metrics).to.not.include('9b2f6c1e-3d4a-4f5b-8c6d-7e8f9a0b1c2d');
+    });
+  });
+
   describe('headers sent upstream', () => {
     it('when a call is proxied, then the service gets the internal token, request id and forwarded headers, never the API key', async () => {
       await call('/api/operators/x', { headers: { 'X-Request-Id': 'trace-123', 'X-Internal-Token': 'forged', Authorization: 'Basic abc' } });
