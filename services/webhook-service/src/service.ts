@@ -9,10 +9,12 @@ import { Dispatcher } from './dispatch/dispatcher.js';
 import { WebhookSender } from './dispatch/http-sender.js';
 import { consumeWebhookEvents } from './events/event-consumer.js';
 import { WebhookMetrics } from './metrics.js';
+import { attemptModel } from './store/attempt-model.js';
 import { deliveryModel } from './store/delivery-model.js';
 import { DeliveryStore } from './store/delivery-store.js';
 import { webhookEndpointModel } from './store/endpoint-model.js';
 import { EndpointStore } from './store/endpoint-store.js';
+import { SuccessWriter } from './store/success-writer.js';
 import { attemptDelivery } from './use-cases/attempt-delivery.js';
 import type { WebhookDeps } from './use-cases/delivery-deps.js';
 import { fanOutEvent } from './use-cases/fan-out-event.js';
@@ -29,17 +31,34 @@ export interface WebhookService {
 
 /** A lease outlives any attempt (the timeout) by a margin, so only a dead replica's claims expire. */
 const LEASE_MARGIN_MS = 30_000;
+/** New deliveries waiting in memory for a free slot; past this they wait in the database for the poll. */
+const MAX_QUEUED_IN_MEMORY = 1000;
 
 /** Wires the service on an open database connection and broker; used by main.ts and by the tests. */
 export function createWebhookService(config: WebhookServiceConfig, connection: Connection, broker: Broker, log: Logger): WebhookService {
   const registry = createMetricsRegistry('webhook-service');
   const endpoints = new EndpointStore(webhookEndpointModel(connection));
-  const deliveries = new DeliveryStore(deliveryModel(connection));
+  const deliveries = new DeliveryStore(deliveryModel(connection), attemptModel(connection));
   const sender = new WebhookSender({ timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivateTargets: config.ALLOW_PRIVATE_WEBHOOK_TARGETS });
-  let dispatcher: Dispatcher | undefined;
+  const successes = new SuccessWriter(deliveries, log);
+  const leaseMs = config.WEBHOOK_TIMEOUT_MS + LEASE_MARGIN_MS;
+  const dispatcher = new Dispatcher(
+    deliveries,
+    (work) => attemptDelivery(deps, work),
+    {
+      pollIntervalMs: config.DISPATCH_POLL_INTERVAL_MS,
+      maxInFlight: config.WEBHOOK_MAX_IN_FLIGHT,
+      maxInFlightPerEndpoint: config.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT,
+      leaseMs,
+      attemptTimeoutMs: config.WEBHOOK_TIMEOUT_MS,
+      maxQueued: MAX_QUEUED_IN_MEMORY,
+    },
+    log,
+  );
   const deps: WebhookDeps = {
     endpoints,
     deliveries,
+    successes,
     sender,
     secretBox: new SecretBox(config.WEBHOOK_SECRET_KEY),
     metrics: new WebhookMetrics(registry, () => deliveries.queueStats()),
@@ -48,23 +67,14 @@ export function createWebhookService(config: WebhookServiceConfig, connection: C
       retry: { schedule: parseRetrySchedule(config.WEBHOOK_RETRY_SCHEDULE_MS), maxRetryAfterMs: config.WEBHOOK_MAX_RETRY_AFTER_MS },
       disableAfterMs: config.WEBHOOK_DISABLE_AFTER_MS,
       secretOverlapMs: config.WEBHOOK_SECRET_OVERLAP_MS,
+      leaseMs,
       allowHttp: config.ALLOW_HTTP_WEBHOOKS,
       allowPrivateTargets: config.ALLOW_PRIVATE_WEBHOOK_TARGETS,
     },
-    notifyDispatcher: () => dispatcher?.kick(),
+    dispatch: dispatcher,
+    failingEndpoints: new Set(),
     now: () => new Date(),
   };
-  dispatcher = new Dispatcher(
-    deliveries,
-    (delivery) => attemptDelivery(deps, delivery),
-    {
-      pollIntervalMs: config.DISPATCH_POLL_INTERVAL_MS,
-      maxInFlight: config.WEBHOOK_MAX_IN_FLIGHT,
-      maxInFlightPerEndpoint: config.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT,
-      leaseMs: config.WEBHOOK_TIMEOUT_MS + LEASE_MARGIN_MS,
-    },
-    log,
-  );
   const app = buildApp({
     log,
     registry,
@@ -75,20 +85,20 @@ export function createWebhookService(config: WebhookServiceConfig, connection: C
     ],
     webhooks: deps,
   });
-  const running = dispatcher;
   return {
     app,
     deps,
-    dispatcher: running,
+    dispatcher,
     async start() {
+      dispatcher.start();
       await consumeWebhookEvents(broker, eventsQueueName(config), async (event) => {
         deps.metrics.eventsConsumed.inc({ type: event.type });
         await fanOutEvent(deps, event);
       });
-      running.start();
     },
     async stop() {
-      await running.stop();
+      await dispatcher.stop();
+      await successes.flush();
       sender.close();
     },
   };

@@ -1,6 +1,6 @@
 import type { DeliveryRecord, WebhookEndpointRecord, WebhookEndpointWithSecret } from '@dfc/contracts';
 import type { EndpointWithSecret } from '../use-cases/create-endpoint.js';
-import type { Delivery } from '../store/delivery-model.js';
+import type { DeliveryWithAttempts } from '../store/delivery-store.js';
 import type { WebhookEndpoint } from '../store/endpoint-model.js';
 
 /** ISO 8601 with a numeric offset, as every record of the API (`2026-11-23T10:00:00+00:00`). */
@@ -27,7 +27,7 @@ export function renderEndpointWithSecret({ endpoint, secret }: EndpointWithSecre
   return { ...renderEndpoint(endpoint), secret };
 }
 
-export function renderDelivery(delivery: Delivery): DeliveryRecord {
+export function renderDelivery(delivery: DeliveryWithAttempts): DeliveryRecord {
   return {
     id: delivery._id,
     endpoint_id: delivery.endpoint_id,

@@ -1,17 +1,10 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 import type { DeliveryStatus, WebhookEventKind } from '@dfc/contracts';
 
-export interface StoredAttempt {
-  at: Date;
-  status_code: number | null;
-  error: string | null;
-  latency_ms: number;
-  response_body: string | null;
-}
-
 /**
  * One event for one endpoint. Durable: the dispatcher works from these
- * documents only, so a restart resumes every pending retry.
+ * documents only, so a restart resumes every pending retry. Its attempts are
+ * in webhook_delivery_attempts.
  */
 export interface Delivery {
   _id: string;
@@ -25,7 +18,6 @@ export interface Delivery {
   /** Attempts in all, and attempts since the delivery was (re)scheduled (drives the retry schedule). */
   attempt_count: number;
   round_attempts: number;
-  attempts: StoredAttempt[];
   next_attempt_at: Date | null;
   /** A dispatcher's claim: nobody else sends this delivery until the lease ends. */
   lease_until: Date | null;
@@ -33,17 +25,6 @@ export interface Delivery {
   created_at: Date;
   updated_at: Date;
 }
-
-const attemptSchema = new Schema<StoredAttempt>(
-  {
-    at: { type: Date, required: true },
-    status_code: { type: Number, default: null },
-    error: { type: String, default: null },
-    latency_ms: { type: Number, required: true },
-    response_body: { type: String, default: null },
-  },
-  { _id: false },
-);
 
 const deliverySchema = new Schema<Delivery>(
   {
@@ -56,7 +37,6 @@ const deliverySchema = new Schema<Delivery>(
     status: { type: String, required: true },
     attempt_count: { type: Number, required: true, default: 0 },
     round_attempts: { type: Number, required: true, default: 0 },
-    attempts: { type: [attemptSchema], default: [] },
     next_attempt_at: { type: Date, default: null },
     lease_until: { type: Date, default: null },
     lease_token: { type: String, default: null },

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { PageRequest } from '@dfc/kit';
 import { skipFor } from '@dfc/kit';
 import type { DeliveryStatus } from '@dfc/contracts';
-import type { Delivery, DeliveryModel, StoredAttempt } from './delivery-model.js';
+import type { AttemptModel, StoredAttempt } from './attempt-model.js';
+import type { Delivery, DeliveryModel } from './delivery-model.js';
 
 const DUPLICATE_KEY = 11000;
 
@@ -11,8 +12,13 @@ export type NewDelivery = Pick<Delivery, 'endpoint_id' | 'operator_uuid' | 'even
 /** A delivery this dispatcher holds the lease of. */
 export type ClaimedDelivery = Delivery & { lease_token: string };
 
+/** An attempt as the dispatcher reports it; ids are added when it is stored. */
+export type AttemptFields = Omit<StoredAttempt, '_id' | 'delivery_id' | 'endpoint_id'>;
+
+export type DeliveryWithAttempts = Delivery & { attempts: StoredAttempt[] };
+
 export interface AttemptRecord {
-  attempt: StoredAttempt;
+  attempt: AttemptFields;
   status: DeliveryStatus;
   nextAttemptAt: Date | null;
 }
@@ -23,21 +29,50 @@ export interface QueueStats {
 }
 
 export class DeliveryStore {
-  constructor(private readonly model: DeliveryModel) {}
+  constructor(
+    private readonly model: DeliveryModel,
+    private readonly attempts: AttemptModel,
+  ) {}
 
   /**
-   * Stores one pending delivery per (event, endpoint). The unique index
-   * makes this idempotent: when the broker hands the same message over
-   * again, the existing deliveries are kept and the duplicates ignored.
+   * Stores one pending delivery per (event, endpoint) and returns those that
+   * are new. The unique index makes this idempotent: when the broker hands
+   * the same message over again, the existing deliveries are kept and the
+   * duplicates ignored. With `leaseMs`, the new deliveries are created
+   * already leased to the caller, who sends them at once.
    */
-  async createPending(deliveries: NewDelivery[], now: Date): Promise<void> {
-    if (deliveries.length === 0) return;
-    const documents = deliveries.map((delivery) => pendingDocument(delivery, now));
+  async createPending(deliveries: NewDelivery[], now: Date, leaseMs?: number): Promise<ClaimedDelivery[]> {
+    if (deliveries.length === 0) return [];
+    const lease = leaseMs === undefined ? undefined : { lease_until: new Date(now.getTime() + leaseMs), lease_token: randomUUID() };
+    const documents = deliveries.map((delivery) => ({ ...pendingDocument(delivery, now), ...lease }));
     try {
       await this.model.insertMany(documents, { ordered: false });
     } catch (error) {
       if (!onlyDuplicates(error)) throw error;
+      const stored = await this.model.find({ _id: { $in: documents.map((document) => document._id) } }, { _id: 1 }).lean<Array<{ _id: string }>>().exec();
+      const created = new Set(stored.map((document) => document._id));
+      return lease ? documents.filter((document) => created.has(document._id)).map((document) => ({ ...document, ...lease })) : [];
     }
+    return lease ? documents.map((document) => ({ ...document, ...lease })) : [];
+  }
+
+  /** Gives up leases this caller holds without having attempted the deliveries. */
+  async releaseLeases(deliveries: ClaimedDelivery[]): Promise<void> {
+    if (deliveries.length === 0) return;
+    await this.model
+      .updateMany(
+        { _id: { $in: deliveries.map((delivery) => delivery._id) }, lease_token: { $in: deliveries.map((delivery) => delivery.lease_token) } },
+        { $set: { lease_until: null, lease_token: null } },
+      )
+      .exec();
+  }
+
+  /** Extends a lease this caller still holds. */
+  async renewLease(delivery: ClaimedDelivery, now: Date, leaseMs: number): Promise<boolean> {
+    const lease_until = new Date(now.getTime() + leaseMs);
+    const result = await this.model.updateOne({ _id: delivery._id, lease_token: delivery.lease_token }, { $set: { lease_until } }).exec();
+    if (result.modifiedCount === 1) delivery.lease_until = lease_until;
+    return result.modifiedCount === 1;
   }
 
   /**
@@ -63,19 +98,51 @@ export class DeliveryStore {
     return claimed ? { ...claimed, lease_token: token } : null;
   }
 
-  /** Saves an attempt and what comes next; only the lease holder may. */
+  /** Saves an attempt and what comes next; only the lease holder moves the delivery on. */
   async recordAttempt(delivery: ClaimedDelivery, record: AttemptRecord, now: Date): Promise<boolean> {
+    await this.attempts.create(attemptDocument(delivery, record.attempt));
     const result = await this.model
       .updateOne(
         { _id: delivery._id, lease_token: delivery.lease_token },
         {
-          $push: { attempts: record.attempt },
           $inc: { attempt_count: 1, round_attempts: 1 },
           $set: { status: record.status, next_attempt_at: record.nextAttemptAt, lease_until: null, lease_token: null, updated_at: now },
         },
       )
       .exec();
     return result.modifiedCount === 1;
+  }
+
+  /**
+   * Many successful attempts in two writes. The same update suits every one
+   * of them; the lease tokens keep a delivery someone else has claimed since
+   * (its lease expired) out of it.
+   */
+  async recordSuccesses(batch: Array<{ delivery: ClaimedDelivery; attempt: AttemptFields }>, now: Date): Promise<void> {
+    if (batch.length === 0) return;
+    await this.attempts.insertMany(batch.map(({ delivery, attempt }) => attemptDocument(delivery, attempt)), { ordered: false });
+    await this.model
+      .updateMany(
+        { _id: { $in: batch.map(({ delivery }) => delivery._id) }, lease_token: { $in: batch.map(({ delivery }) => delivery.lease_token) } },
+        {
+          $inc: { attempt_count: 1, round_attempts: 1 },
+          $set: { status: 'succeeded', next_attempt_at: null, lease_until: null, lease_token: null, updated_at: now },
+        },
+      )
+      .exec();
+  }
+
+  /** The deliveries with their attempts, oldest attempt first. */
+  async withAttempts(deliveries: Delivery[]): Promise<DeliveryWithAttempts[]> {
+    if (deliveries.length === 0) return [];
+    const attempts = await this.attempts
+      .find({ delivery_id: { $in: deliveries.map((delivery) => delivery._id) } })
+      .sort({ at: 1, _id: 1 })
+      .lean<StoredAttempt[]>()
+      .exec();
+    const byDelivery = new Map<string, StoredAttempt[]>();
+    for (const attempt of attempts) byDelivery.set(attempt.delivery_id, [...(byDelivery.get(attempt.delivery_id) ?? []), attempt]);
+    return deliveries.map((delivery) => ({ ...delivery, attempts: byDelivery.get(delivery._id) ?? [] }));
   }
 
   findForEndpoint(endpointId: string, deliveryId: string): Promise<Delivery | null> {
@@ -108,6 +175,7 @@ export class DeliveryStore {
 
   async removeForEndpoint(endpointId: string): Promise<void> {
     await this.model.deleteMany({ endpoint_id: endpointId }).exec();
+    await this.attempts.deleteMany({ endpoint_id: endpointId }).exec();
   }
 
   async queueStats(): Promise<QueueStats> {
@@ -126,13 +194,16 @@ function pendingDocument(delivery: NewDelivery, now: Date): Delivery {
     status: 'pending',
     attempt_count: 0,
     round_attempts: 0,
-    attempts: [],
     next_attempt_at: now,
     lease_until: null,
     lease_token: null,
     created_at: now,
     updated_at: now,
   };
+}
+
+function attemptDocument(delivery: Delivery, attempt: AttemptFields): StoredAttempt {
+  return { _id: randomUUID(), delivery_id: delivery._id, endpoint_id: delivery.endpoint_id, ...attempt };
 }
 
 function onlyDuplicates(error: unknown): boolean {

@@ -2,6 +2,7 @@ import { WEBHOOK_HEADERS, WEBHOOK_USER_AGENT, signWebhookPayload } from '@dfc/co
 import { decideAfterAttempt, describeFailedStatus, type AttemptDecision } from '../domain/attempt-outcome.js';
 import { DISABLED_REASONS, failingReason, hasFailedTooLong } from '../domain/endpoint-health.js';
 import { activeSecrets } from '../domain/signing-secrets.js';
+import type { HandedOver } from '../dispatch/dispatcher.js';
 import type { SendResult } from '../dispatch/http-sender.js';
 import type { AttemptOutcome } from '../metrics.js';
 import type { ClaimedDelivery } from '../store/delivery-store.js';
@@ -14,30 +15,28 @@ import type { WebhookDeps } from './delivery-deps.js';
  * save the attempt → update the endpoint's health. Returns when the next
  * attempt is due, if any.
  */
-export async function attemptDelivery(deps: WebhookDeps, delivery: ClaimedDelivery): Promise<Date | null> {
-  const endpoint = await deps.endpoints.findById(delivery.endpoint_id);
+export async function attemptDelivery(deps: WebhookDeps, { delivery, endpoint: known }: HandedOver): Promise<Date | null> {
+  const endpoint = known ?? (await deps.endpoints.findById(delivery.endpoint_id));
   if (!endpoint || !endpoint.enabled) return refuseUnsendable(deps, delivery, endpoint);
 
   const result = await send(deps, endpoint, delivery);
   const now = deps.now();
   const decision = decideAfterAttempt(result, delivery.round_attempts + 1, deps.policy.retry, now);
   const nextAttemptAt = decision.outcome === 'retry' ? new Date(now.getTime() + decision.delayMs) : null;
-  const saved = await deps.deliveries.recordAttempt(
-    delivery,
-    {
-      attempt: {
-        at: now,
-        status_code: result.statusCode,
-        error: result.error ?? (decision.outcome === 'succeeded' ? null : describeFailedStatus(result.statusCode ?? 0)),
-        latency_ms: result.latencyMs,
-        response_body: result.responseBody,
-      },
-      status: statusAfter(decision),
-      nextAttemptAt,
-    },
-    now,
-  );
-  if (!saved) deps.log.warn({ delivery_id: delivery._id }, 'delivery lease lost before the attempt was saved');
+  const attempt = {
+    at: now,
+    status_code: result.statusCode,
+    error: result.error ?? (decision.outcome === 'succeeded' ? null : describeFailedStatus(result.statusCode ?? 0)),
+    latency_ms: result.latencyMs,
+    response_body: result.responseBody,
+  };
+  if (decision.outcome === 'succeeded') {
+    // Written with the next batch; the slot is freed now (the lease keeps the delivery to us meanwhile).
+    deps.successes.record(delivery, attempt);
+  } else {
+    const saved = await deps.deliveries.recordAttempt(delivery, { attempt, status: statusAfter(decision), nextAttemptAt }, now);
+    if (!saved) deps.log.warn({ delivery_id: delivery._id }, 'delivery lease lost before the attempt was saved');
+  }
   deps.metrics.recordAttempt(metricOutcome(decision), result.latencyMs);
   await updateEndpointHealth(deps, endpoint, decision, now);
   return nextAttemptAt;
@@ -70,10 +69,14 @@ async function refuseUnsendable(deps: WebhookDeps, delivery: ClaimedDelivery, en
 
 async function updateEndpointHealth(deps: WebhookDeps, endpoint: WebhookEndpoint, decision: AttemptDecision, now: Date): Promise<void> {
   if (decision.outcome === 'succeeded') {
-    // Always, not only when this attempt read a streak: a concurrent attempt may have just started one.
-    await deps.endpoints.markHealthy(endpoint._id);
+    // Also when the endpoint as read was healthy but an attempt of this replica has failed since.
+    if (endpoint.failing_since !== null || deps.failingEndpoints.has(endpoint._id)) {
+      deps.failingEndpoints.delete(endpoint._id);
+      await deps.endpoints.markHealthy(endpoint._id);
+    }
     return;
   }
+  deps.failingEndpoints.add(endpoint._id);
   if (decision.outcome === 'gone') {
     await deps.endpoints.disable(endpoint._id, DISABLED_REASONS.gone, now);
     deps.log.warn({ endpoint_id: endpoint._id }, 'webhook endpoint answered 410, disabled');
@@ -87,8 +90,7 @@ async function updateEndpointHealth(deps: WebhookDeps, endpoint: WebhookEndpoint
   }
 }
 
-function statusAfter(decision: AttemptDecision): 'pending' | 'succeeded' | 'failed' {
-  if (decision.outcome === 'succeeded') return 'succeeded';
+function statusAfter(decision: AttemptDecision): 'pending' | 'failed' {
   return decision.outcome === 'retry' ? 'pending' : 'failed';
 }
 

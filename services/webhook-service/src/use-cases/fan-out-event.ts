@@ -20,11 +20,17 @@ export async function fanOutEvent(deps: WebhookDeps, event: EventEnvelope): Prom
   }
   const subscribers = await deps.endpoints.findSubscribers(event.operator_uuid, kind as SubscribableWebhookKind);
   const body = buildWebhookBody(event, kind);
-  await deps.deliveries.createPending(
+  if (subscribers.length === 0) return 0;
+  // Sent from memory when there is room (leased to this replica at creation), else left to the poll.
+  const handOver = deps.dispatch.hasRoomFor(subscribers.length);
+  const created = await deps.deliveries.createPending(
     subscribers.map((endpoint) => ({ endpoint_id: endpoint._id, operator_uuid: endpoint.operator_uuid, event_id: event.id, event: kind, body })),
     deps.now(),
+    handOver ? deps.policy.leaseMs : undefined,
   );
-  if (subscribers.length > 0) deps.notifyDispatcher();
+  const endpoints = new Map(subscribers.map((endpoint) => [endpoint._id, endpoint]));
+  if (handOver) deps.dispatch.handOver(created.map((delivery) => ({ delivery, endpoint: endpoints.get(delivery.endpoint_id) })));
+  else deps.dispatch.kick();
   return subscribers.length;
 }
 

@@ -1,7 +1,7 @@
 import type { PageRequest } from '@dfc/kit';
 import type { DeliveryStatus } from '@dfc/contracts';
 import type { OwnerScope } from '../domain/owner-scope.js';
-import type { Delivery } from '../store/delivery-model.js';
+import type { DeliveryWithAttempts } from '../store/delivery-store.js';
 import type { WebhookDeps } from './delivery-deps.js';
 import { findEndpoint } from './find-endpoint.js';
 
@@ -12,7 +12,8 @@ export async function listDeliveries(
   scope: OwnerScope,
   page: PageRequest,
   status?: DeliveryStatus,
-): Promise<{ items: Delivery[]; total: number }> {
+): Promise<{ items: DeliveryWithAttempts[]; total: number }> {
   const endpoint = await findEndpoint(deps, id, scope);
-  return deps.deliveries.list(endpoint._id, page, status);
+  const { items, total } = await deps.deliveries.list(endpoint._id, page, status);
+  return { items: await deps.deliveries.withAttempts(items), total };
 }

@@ -1,0 +1,41 @@
+import { Schema, type Connection, type Model } from 'mongoose';
+
+/**
+ * One HTTP attempt of a delivery, in a collection of its own: successes are
+ * then recorded in batches (one insert and one update for many deliveries),
+ * which matters on databases where every write is expensive.
+ */
+export interface StoredAttempt {
+  _id: string;
+  delivery_id: string;
+  endpoint_id: string;
+  at: Date;
+  status_code: number | null;
+  error: string | null;
+  latency_ms: number;
+  response_body: string | null;
+}
+
+const attemptSchema = new Schema<StoredAttempt>(
+  {
+    _id: { type: String, required: true },
+    delivery_id: { type: String, required: true },
+    endpoint_id: { type: String, required: true },
+    at: { type: Date, required: true },
+    status_code: { type: Number, default: null },
+    error: { type: String, default: null },
+    latency_ms: { type: Number, required: true },
+    response_body: { type: String, default: null },
+  },
+  { collection: 'webhook_delivery_attempts', versionKey: false },
+);
+// A page of the delivery log reads the attempts of its deliveries in order.
+attemptSchema.index({ delivery_id: 1, at: 1 });
+// Deleting an endpoint deletes its log.
+attemptSchema.index({ endpoint_id: 1 });
+
+export type AttemptModel = Model<StoredAttempt>;
+
+export function attemptModel(connection: Connection): AttemptModel {
+  return connection.model<StoredAttempt>('DeliveryAttempt', attemptSchema);
+}
