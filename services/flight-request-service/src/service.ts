@@ -9,7 +9,7 @@ import { DEFAULT_FLIGHT_AREA_LIMITS } from './domain/geometry/flight-area.js';
 import { ZoneIndex } from './domain/zones/zone-index.js';
 import { subscribeOperatorProjection, subscribeZoneChanges } from './events/consumers.js';
 import { createFlightRequestMetrics } from './metrics.js';
-import { flightRequestModel } from './store/flight-request-model.js';
+import { flightRequestModel, reviewItemPointerModel } from './store/flight-request-model.js';
 import { FlightRequestStore } from './store/flight-request-store.js';
 import { operatorProjectionModel } from './store/operator-model.js';
 import { OperatorStore } from './store/operator-store.js';
@@ -23,6 +23,18 @@ import { ZoneIndexSync } from './use-cases/zone-index-sync.js';
 /** Changes recorded but not applied this long are taken to be orphaned by a crash and applied by the repair. */
 const CHANGE_REPAIR_GRACE_MS = 5000;
 const CHANGE_REPAIR_INTERVAL_MS = 5000;
+/**
+ * Change records are kept an hour after they are applied and published (long
+ * past any writer still deciding on the version they name), then dropped, so
+ * the relay's sweep never reads an ever-growing collection.
+ */
+const CHANGE_RETENTION_MS = 3_600_000;
+const CHANGE_CLEANUP_INTERVAL_MS = 60_000;
+
+async function forgetDoneChanges(requests: FlightRequestStore, zones: ZoneStore, before: Date): Promise<void> {
+  await requests.forgetDoneChanges(before);
+  await zones.forgetDoneChanges(before);
+}
 
 export interface ServiceResources {
   config: FlightRequestServiceConfig;
@@ -46,7 +58,7 @@ export interface FlightRequestService {
 /** Wires the stores, the use cases and the background work of one replica. */
 export function createFlightRequestService(resources: ServiceResources): FlightRequestService {
   const { config, connection, broker, log, registry } = resources;
-  const requests = new FlightRequestStore(flightRequestModel(connection), changeModel(connection));
+  const requests = new FlightRequestStore(flightRequestModel(connection), changeModel(connection), reviewItemPointerModel(connection));
   const operators = new OperatorStore(operatorProjectionModel(connection));
   const zones = new ZoneStore(zoneModel(connection), zoneChangeModel(connection));
   const relay = new OutboxRelay([requests.outboxModel, zones.outboxModel], broker, log, { registry });
@@ -104,6 +116,7 @@ export function createFlightRequestService(resources: ServiceResources): FlightR
       if (config.OUTBOX_PUBLISH) relay.start();
       every(config.EXPIRY_SWEEP_INTERVAL_MS, () => expirePendingRequests(deps), 'expiry sweep');
       every(CHANGE_REPAIR_INTERVAL_MS, () => requests.applyStaleChanges(new Date(Date.now() - CHANGE_REPAIR_GRACE_MS)), 'change repair');
+      every(CHANGE_CLEANUP_INTERVAL_MS, () => forgetDoneChanges(requests, zones, new Date(Date.now() - CHANGE_RETENTION_MS)), 'change cleanup');
       every(config.ZONE_RELOAD_INTERVAL_MS, () => zoneSync.reloadAll(), 'zone reload');
     },
     async stop() {

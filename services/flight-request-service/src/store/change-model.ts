@@ -6,7 +6,7 @@ import { outboxSchemaFields, type OutboxFields } from '@dfc/kit';
  * it causes. FerretDB applies a conditional update as read-then-write without
  * isolation, so two writers can both "win" an `updateOne({ version })`; an
  * insert against a unique index, however, has exactly one winner. Each change
- * is therefore first inserted here under (uuid, from_version): the insert that
+ * is therefore first inserted here under `<uuid>:<from_version>`: the insert that
  * lands is the change that happens, and it carries its events (the outbox), so
  * the state change and its events are still written together in one atomic
  * write. Applying it to the request document follows; a crash in between is
@@ -15,6 +15,8 @@ import { outboxSchemaFields, type OutboxFields } from '@dfc/kit';
  * change.
  */
 export interface StoredChange extends OutboxFields {
+  /** `<uuid>:<from_version>`: the `_id` index is the arbiter (and FerretDB answers `_id` lookups without a scan). */
+  _id: string;
   uuid: string;
   /** The version of the request the change was decided on; 0 for the submission itself. */
   from_version: number;
@@ -28,6 +30,7 @@ export type ChangeModel = Model<StoredChange>;
 
 const changeSchema = new Schema<StoredChange>(
   {
+    _id: { type: String, required: true },
     uuid: { type: String, required: true },
     from_version: { type: Number, required: true },
     set: { type: Schema.Types.Mixed, default: null },
@@ -37,8 +40,11 @@ const changeSchema = new Schema<StoredChange>(
   },
   { collection: 'flight_request_changes', versionKey: false, minimize: false },
 );
-changeSchema.index({ uuid: 1, from_version: 1 }, { unique: true });
 changeSchema.index({ applied: 1, created_at: 1 });
+
+export function changeId(uuid: string, fromVersion: number): string {
+  return `${uuid}:${fromVersion}`;
+}
 
 export function changeModel(connection: Connection): ChangeModel {
   return connection.models['FlightRequestChange'] ?? connection.model<StoredChange>('FlightRequestChange', changeSchema);

@@ -7,6 +7,8 @@ import type { StatusHistoryEntry } from '../domain/state-machine/transitions.js'
 
 /** A flight request as stored: one document holds the request, its review group and history (its events travel in change records). */
 export interface StoredFlightRequest {
+  /** The uuid again: FerretDB answers only `_id` lookups without reading the whole collection. */
+  _id: string;
   uuid: string;
   operator_uuid: string;
   status: FlightRequestStatus;
@@ -50,6 +52,7 @@ export type FlightRequestModel = Model<StoredFlightRequest>;
 
 const flightRequestSchema = new Schema<StoredFlightRequest>(
   {
+    _id: { type: String, required: true },
     uuid: { type: String, required: true },
     operator_uuid: { type: String, required: true },
     status: { type: String, required: true },
@@ -90,11 +93,25 @@ flightRequestSchema.index({ operator_uuid: 1, status: 1, created_at: -1 });
 flightRequestSchema.index({ created_at: -1 });
 // Expiry sweep (Pending, start passed) and deconfliction (Approved, overlapping window).
 flightRequestSchema.index({ status: 1, start_time: 1 });
-// Decisions find the request by item id; reviewers' queue and visibility by authority.
-flightRequestSchema.index({ 'review.items.id': 1 });
+// Reviewers' queue and visibility by authority.
 flightRequestSchema.index({ pending_authorities: 1, created_at: 1 });
 flightRequestSchema.index({ review_authorities: 1, created_at: -1 });
 
 export function flightRequestModel(connection: Connection): FlightRequestModel {
   return connection.models['FlightRequest'] ?? connection.model<StoredFlightRequest>('FlightRequest', flightRequestSchema);
+}
+
+/**
+ * Review item id → request uuid, written once with the items (items are only
+ * ever created at submission), so a decision finds its request by `_id`.
+ */
+export interface ReviewItemPointer {
+  _id: string;
+  uuid: string;
+}
+
+const pointerSchema = new Schema<ReviewItemPointer>({ _id: { type: String, required: true }, uuid: { type: String, required: true } }, { collection: 'review_item_pointers', versionKey: false });
+
+export function reviewItemPointerModel(connection: Connection): Model<ReviewItemPointer> {
+  return connection.models['ReviewItemPointer'] ?? connection.model<ReviewItemPointer>('ReviewItemPointer', pointerSchema);
 }

@@ -1,12 +1,12 @@
-import type { QueryFilter } from 'mongoose';
+import type { Model, QueryFilter } from 'mongoose';
 import type { EventEnvelope, FlightRequestStatus } from '@dfc/contracts';
 import { outboxOnCreate } from '@dfc/kit';
-import type { ChangeModel, StoredChange } from './change-model.js';
-import type { FlightRequestModel, StoredFlightRequest } from './flight-request-model.js';
+import { changeId, type ChangeModel, type StoredChange } from './change-model.js';
+import type { FlightRequestModel, ReviewItemPointer, StoredFlightRequest } from './flight-request-model.js';
 import { asOutboxModel, type OutboxModel } from './outbox-model.js';
 
-export type FlightRequestDoc = StoredFlightRequest & { _id: unknown };
-type ChangeDoc = StoredChange & { _id: unknown };
+export type FlightRequestDoc = StoredFlightRequest;
+type ChangeDoc = StoredChange;
 
 /** Who may see which requests in a list (the use case decides, the store turns it into a query). */
 export interface ListScope {
@@ -31,6 +31,12 @@ function isDuplicateKey(error: unknown): boolean {
   return (error as { code?: number }).code === DUPLICATE_KEY;
 }
 
+/** insertMany's error when every failure was a duplicate (a roll-forward re-inserting what is there). */
+function isBulkOfDuplicates(error: unknown): boolean {
+  const writeErrors = (error as { writeErrors?: Array<{ code?: number; err?: { code?: number } }> }).writeErrors;
+  return Array.isArray(writeErrors) && writeErrors.every((entry) => (entry.code ?? entry.err?.code) === DUPLICATE_KEY);
+}
+
 /**
  * Flight requests and their changes. Every write goes through a change record
  * (see change-model.ts): inserting it decides the race, applying it updates
@@ -43,6 +49,7 @@ export class FlightRequestStore {
   constructor(
     readonly model: FlightRequestModel,
     readonly changes: ChangeModel,
+    private readonly pointers: Model<ReviewItemPointer>,
   ) {
     this.outboxModel = asOutboxModel(changes);
   }
@@ -91,45 +98,70 @@ export class FlightRequestStore {
     return stale.length;
   }
 
+  /** Applied and published changes older than `before` have done their work (the history is in the request). */
+  async forgetDoneChanges(before: Date): Promise<void> {
+    await this.changes.deleteMany({ applied: true, outbox: { $size: 0 }, created_at: { $lt: before } });
+  }
+
   private async recordChange(uuid: string, fromVersion: number, set: Record<string, unknown>, events: EventEnvelope[]): Promise<ChangeDoc> {
-    const created = await this.changes.create({ uuid, from_version: fromVersion, set, applied: false, created_at: new Date(), ...outboxOnCreate(events) });
+    const created = await this.changes.create({
+      _id: changeId(uuid, fromVersion),
+      uuid,
+      from_version: fromVersion,
+      set,
+      applied: false,
+      created_at: new Date(),
+      ...outboxOnCreate(events),
+    });
     return created.toObject() as ChangeDoc;
   }
 
   private async rollForward(uuid: string, fromVersion: number): Promise<void> {
-    const change = await this.changes.findOne({ uuid, from_version: fromVersion }).lean<ChangeDoc>().exec();
-    if (change && !change.applied) await this.apply(change);
+    const change = await this.changes.findById(changeId(uuid, fromVersion)).lean<ChangeDoc>().exec();
+    if (change) await this.apply(change);
   }
 
   /**
-   * Only the change that won its (uuid, from_version) is ever applied from that
-   * version, so writers applying it concurrently (its author and a roll-forward)
-   * write the same fields.
+   * Only the change that won its `<uuid>:<from_version>` is ever applied from
+   * that version, so writers applying it at once (its author and a
+   * roll-forward) write the same fields. The version is checked on a read by
+   * `_id` rather than in the update's filter: FerretDB serves only a bare `_id`
+   * filter without reading the whole collection, and its updates are not
+   * atomic anyway. Should a stalled applier still rewind a request, the next
+   * change of it collides on the version it rewound to and rolls forward again.
    */
   private async apply(change: ChangeDoc): Promise<void> {
-    if (change.set) {
-      if (change.from_version === 0) {
-        await this.model.create(change.set).catch((error: unknown) => {
-          if (!isDuplicateKey(error)) throw error;
-        });
-      } else {
-        await this.model.updateOne(
-          { uuid: change.uuid, version: change.from_version },
-          { $set: { ...change.set, version: change.from_version + 1 } },
-        );
+    if (change.from_version === 0) {
+      if (change.set) await this.createFromChange(change.set as unknown as StoredFlightRequest);
+    } else if (change.set) {
+      const current = await this.model.findById(change.uuid, { version: 1 }).lean<{ version: number }>().exec();
+      if (current?.version === change.from_version) {
+        await this.model.updateOne({ _id: change.uuid }, { $set: { ...change.set, version: change.from_version + 1 } });
       }
     }
-    // The submission's full document is not kept twice; later changes stay as the request's audit trail.
-    const done = change.from_version === 0 ? { $set: { applied: true }, $unset: { set: 1 } } : { $set: { applied: true } };
-    await this.changes.updateOne({ _id: change._id }, done);
+    if (!change.applied) {
+      // The submission's full document is not kept twice once it is in place.
+      const done = change.from_version === 0 ? { $set: { applied: true }, $unset: { set: 1 } } : { $set: { applied: true } };
+      await this.changes.updateOne({ _id: change._id }, done);
+    }
+  }
+
+  private async createFromChange(request: StoredFlightRequest): Promise<void> {
+    const ignoreDuplicate = (error: unknown) => {
+      if (!isDuplicateKey(error) && !isBulkOfDuplicates(error)) throw error;
+    };
+    await this.model.create(request).catch(ignoreDuplicate);
+    const pointers = request.review.items.map((item) => ({ _id: item.id, uuid: request.uuid }));
+    if (pointers.length > 0) await this.pointers.insertMany(pointers, { ordered: false }).catch(ignoreDuplicate);
   }
 
   findByUuid(uuid: string): Promise<FlightRequestDoc | null> {
-    return this.model.findOne({ uuid }).lean<FlightRequestDoc>().exec();
+    return this.model.findById(uuid).lean<FlightRequestDoc>().exec();
   }
 
-  findByItemId(itemId: string): Promise<FlightRequestDoc | null> {
-    return this.model.findOne({ 'review.items.id': itemId }).lean<FlightRequestDoc>().exec();
+  async findByItemId(itemId: string): Promise<FlightRequestDoc | null> {
+    const pointer = await this.pointers.findById(itemId).lean<ReviewItemPointer>().exec();
+    return pointer ? this.findByUuid(pointer.uuid) : null;
   }
 
   /**
@@ -209,7 +241,7 @@ export class FlightRequestStore {
     );
     const page = queue.slice(skip, skip + limit);
     const docs = await this.model
-      .find({ uuid: { $in: [...new Set(page.map((row) => row.uuid))] } }, { flight_area_json: 0, polygons_json: 0 })
+      .find({ _id: { $in: [...new Set(page.map((row) => row.uuid))] } }, { flight_area_json: 0, polygons_json: 0 })
       .lean<FlightRequestDoc[]>()
       .exec();
     const byUuid = new Map(docs.map((doc) => [doc.uuid, doc]));

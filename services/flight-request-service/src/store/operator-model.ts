@@ -11,8 +11,10 @@ export interface OperatorProjection {
 
 export type OperatorProjectionModel = Model<OperatorProjection>;
 
-const operatorSchema = new Schema<OperatorProjection>(
+/** Stored under `_id` = uuid: FerretDB answers `_id` lookups without reading the whole collection. */
+const operatorSchema = new Schema<OperatorProjection & { _id: string }>(
   {
+    _id: { type: String, required: true },
     uuid: { type: String, required: true },
     timezone: { type: String, default: null },
     exemption_for_ctr: { type: Boolean, default: false },
@@ -20,8 +22,7 @@ const operatorSchema = new Schema<OperatorProjection>(
   },
   { collection: 'operators', versionKey: false },
 );
-operatorSchema.index({ uuid: 1 }, { unique: true });
 
 export function operatorProjectionModel(connection: Connection): OperatorProjectionModel {
-  return connection.models['OperatorProjection'] ?? connection.model<OperatorProjection>('OperatorProjection', operatorSchema);
+  return connection.models['OperatorProjection'] ?? connection.model<OperatorProjection>('OperatorProjection', operatorSchema as unknown as Schema<OperatorProjection>);
 }

@@ -6,7 +6,7 @@ export class OperatorStore {
   constructor(readonly model: OperatorProjectionModel) {}
 
   find(uuid: string): Promise<OperatorProjection | null> {
-    return this.model.findOne({ uuid }, { _id: 0 }).lean<OperatorProjection>().exec();
+    return this.model.findById(uuid, { _id: 0 }).lean<OperatorProjection>().exec();
   }
 
   /**
@@ -17,7 +17,7 @@ export class OperatorStore {
   async apply(projection: OperatorProjection): Promise<void> {
     try {
       await this.model.updateOne(
-        { uuid: projection.uuid, source_at: { $lte: projection.source_at } },
+        { _id: projection.uuid, source_at: { $lte: projection.source_at } },
         { $set: projection },
         { upsert: true },
       );

@@ -8,6 +8,8 @@ import type { GeoZone } from '../domain/zones/geo-zone.js';
  * Deleting only marks the zone (`deleted_at`), so a re-import of its id revives it.
  */
 export interface StoredZone extends Omit<GeoZone, 'geometry'> {
+  /** The zone's id again: FerretDB answers `_id` lookups without reading the whole collection. */
+  _id: string;
   geometry_json: string;
   deleted_at: Date | null;
   created_at: Date;
@@ -18,6 +20,7 @@ export type ZoneModel = Model<StoredZone>;
 
 const zoneSchema = new Schema<StoredZone>(
   {
+    _id: { type: String, required: true },
     id: { type: String, required: true },
     name: { type: String, required: true },
     type: { type: String, required: true },

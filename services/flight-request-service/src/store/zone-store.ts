@@ -24,7 +24,7 @@ function toZone(stored: StoredZoneDoc): ZoneDoc {
 
 function toStored(zone: GeoZone): Omit<StoredZone, 'deleted_at' | 'created_at' | 'updated_at'> {
   const { geometry, ...fields } = zone;
-  return { ...fields, geometry_json: JSON.stringify(geometry) };
+  return { ...fields, _id: zone.id, geometry_json: JSON.stringify(geometry) };
 }
 
 export class ZoneStore {
@@ -45,8 +45,8 @@ export class ZoneStore {
 
   /** A live zone, or null once deleted (also what a replica's index reloads). */
   async findLive(id: string): Promise<ZoneDoc | null> {
-    const stored = await this.model.findOne({ id, ...LIVE }).lean<StoredZoneDoc>().exec();
-    return stored ? toZone(stored) : null;
+    const stored = await this.model.findById(id).lean<StoredZoneDoc>().exec();
+    return stored && stored.deleted_at === null ? toZone(stored) : null;
   }
 
   async page(filter: ZoneFilter, skip: number, limit: number): Promise<{ items: ZoneDoc[]; total: number }> {
@@ -68,15 +68,17 @@ export class ZoneStore {
 
   /** Replaces a live zone; null when there is none. */
   async replace(zone: GeoZone, event: EventEnvelope, now: Date): Promise<{ doc: ZoneDoc; changeId: unknown } | null> {
-    const result = await this.model.updateOne({ id: zone.id, ...LIVE }, { $set: { ...toStored(zone), updated_at: now } });
-    const doc = result.matchedCount === 1 ? await this.findLive(zone.id) : null;
+    if (!(await this.findLive(zone.id))) return null;
+    await this.model.updateOne({ _id: zone.id }, { $set: { ...toStored(zone), updated_at: now } });
+    const doc = await this.findLive(zone.id);
     return doc ? { doc, changeId: await this.recordChange(zone.id, [event], now) } : null;
   }
 
   /** Marks a live zone deleted; false when there is none. */
   async softDelete(id: string, event: EventEnvelope, now: Date): Promise<unknown | null> {
-    const result = await this.model.updateOne({ id, ...LIVE }, { $set: { deleted_at: now, updated_at: now } });
-    return result.matchedCount === 1 ? this.recordChange(id, [event], now) : null;
+    if (!(await this.findLive(id))) return null;
+    await this.model.updateOne({ _id: id }, { $set: { deleted_at: now, updated_at: now } });
+    return this.recordChange(id, [event], now);
   }
 
   /**
@@ -89,7 +91,7 @@ export class ZoneStore {
     await this.model.bulkWrite(
       zones.map(({ zone }) => ({
         updateOne: {
-          filter: { id: zone.id },
+          filter: { _id: zone.id },
           update: { $set: { ...toStored(zone), deleted_at: null, updated_at: now }, $setOnInsert: { created_at: now } },
           upsert: true,
         },
@@ -98,6 +100,11 @@ export class ZoneStore {
     );
     await this.changes.insertMany(zones.map(({ zone, event }) => ({ zone_id: zone.id, created_at: now, ...outboxOnCreate([event]) })));
     return { created: zones.length - live.length, updated: live.length };
+  }
+
+  /** Published zone events older than `before` have done their work. */
+  async forgetDoneChanges(before: Date): Promise<void> {
+    await this.changes.deleteMany({ outbox: { $size: 0 }, created_at: { $lt: before } });
   }
 
   private async recordChange(zoneId: string, events: EventEnvelope[], now: Date): Promise<unknown> {

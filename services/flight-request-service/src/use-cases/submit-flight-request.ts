@@ -94,6 +94,7 @@ function newFlightRequest(submission: ValidSubmission, screening: ScreeningResul
   const [west, south, east, north] = area.summary.bbox;
   return {
     ...fields,
+    _id: identity.uuid,
     uuid: identity.uuid,
     status: screening.outcome,
     area: area.summary,

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { RoutingKeys, type FlightRequestStatus } from '@dfc/contracts';
 import { admin, operatorPrincipal, reviewerPrincipal, startTestService, type TestService } from '../support/test-service.js';
 import { submission } from '../support/fixtures.js';
-import { storedRequest } from '../support/stored-request.js';
+import { insertStored, storedRequest } from '../support/stored-request.js';
 
 const HOUR = 3_600_000;
 
@@ -25,7 +25,7 @@ describe('DELETE /api/flight-requests/{uuid}', () => {
 
   async function stored(status: FlightRequestStatus, start: Date, end: Date): Promise<string> {
     const request = storedRequest({ operatorUuid, status, start, end });
-    await t.service.deps.requests.model.create(request);
+    await insertStored(t, request);
     return request.uuid;
   }
 

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { RoutingKeys, type EventEnvelope } from '@dfc/contracts';
 import type { CapturedEvents } from '@dfc/kit/testing';
 import { admin, operatorPrincipal, reviewerPrincipal, startTestService, type TestService } from '../support/test-service.js';
-import { storedRequest } from '../support/stored-request.js';
+import { insertStored, storedRequest } from '../support/stored-request.js';
 
 const HOUR = 3_600_000;
 
@@ -30,7 +30,7 @@ describe('reviews', () => {
       end: new Date(Date.now() + 3 * HOUR),
       items: authorities.map((authority) => ({ authority, kind: authority === 'NATIONAL' ? 'altitude' : 'zone_authorisation' })),
     });
-    await t.service.deps.requests.model.create(request);
+    await insertStored(t, request);
     return { uuid: request.uuid, itemIds: request.review.items.map((item) => item.id) };
   }
 

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { FlightRequestStatus } from '@dfc/contracts';
 import type { ReviewItem } from '../../src/domain/review/review-group.js';
-import type { StoredFlightRequest } from '../../src/store/flight-request-model.js';
+import { reviewItemPointerModel, type StoredFlightRequest } from '../../src/store/flight-request-model.js';
+import type { TestService } from './test-service.js';
 import { featureCollection, square } from './fixtures.js';
 
 /**
@@ -29,8 +30,10 @@ export function storedRequest(options: {
     decided_by: null,
   }));
   const area = featureCollection(square(4.89, 52.37));
+  const uuid = randomUUID();
   return {
-    uuid: randomUUID(),
+    _id: uuid,
+    uuid,
     operator_uuid: options.operatorUuid,
     status: options.status,
     operator_name: 'Jan de Vries',
@@ -60,4 +63,11 @@ export function storedRequest(options: {
     created_at: created,
     updated_at: created,
   };
+}
+
+/** Writes a stored request as the service would: the document and its review items' pointers. */
+export async function insertStored(t: TestService, request: StoredFlightRequest): Promise<void> {
+  await t.service.deps.requests.model.create(request);
+  const pointers = request.review.items.map((item) => ({ _id: item.id, uuid: request.uuid }));
+  if (pointers.length > 0) await reviewItemPointerModel(t.connection).insertMany(pointers);
 }

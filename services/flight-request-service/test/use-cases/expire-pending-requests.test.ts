@@ -3,7 +3,7 @@ import { RoutingKeys, type FlightRequestStatus } from '@dfc/contracts';
 import type { CapturedEvents } from '@dfc/kit/testing';
 import { expirePendingRequests } from '../../src/use-cases/expire-pending-requests.js';
 import { admin, startTestService, type TestService } from '../support/test-service.js';
-import { storedRequest } from '../support/stored-request.js';
+import { insertStored, storedRequest } from '../support/stored-request.js';
 
 const MINUTE = 60_000;
 
@@ -25,7 +25,7 @@ describe('expirePendingRequests (the expiry sweep)', () => {
   async function stored(status: FlightRequestStatus, startOffsetMs: number) {
     const start = new Date(Date.now() + startOffsetMs);
     const request = storedRequest({ operatorUuid, status, start, end: new Date(start.getTime() + 60 * MINUTE), items: [{ authority: 'NATIONAL', kind: 'altitude' }] });
-    await t.service.deps.requests.model.create(request);
+    await insertStored(t, request);
     return request;
   }
   const record = async (uuid: string) => (await t.call('GET', `/api/flight-requests/${uuid}`, { as: admin })).body.data;
