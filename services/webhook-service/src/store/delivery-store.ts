@@ -4,6 +4,7 @@ import { skipFor } from '@dfc/kit';
 import type { DeliveryStatus } from '@dfc/contracts';
 import type { AttemptModel, StoredAttempt } from './attempt-model.js';
 import type { Delivery, DeliveryModel } from './delivery-model.js';
+import { InsertBatcher } from './insert-batcher.js';
 
 const DUPLICATE_KEY = 11000;
 
@@ -29,10 +30,14 @@ export interface QueueStats {
 }
 
 export class DeliveryStore {
+  private readonly inserts: InsertBatcher;
+
   constructor(
     private readonly model: DeliveryModel,
     private readonly attempts: AttemptModel,
-  ) {}
+  ) {
+    this.inserts = new InsertBatcher((documents) => this.insertNew(documents));
+  }
 
   /**
    * Stores one pending delivery per (event, endpoint) and returns those that
@@ -45,15 +50,21 @@ export class DeliveryStore {
     if (deliveries.length === 0) return [];
     const lease = leaseMs === undefined ? undefined : { lease_until: new Date(now.getTime() + leaseMs), lease_token: randomUUID() };
     const documents = deliveries.map((delivery) => ({ ...pendingDocument(delivery, now), ...lease }));
+    const created = await this.inserts.insert(documents);
+    return lease ? documents.filter((document) => created.has(document._id)).map((document) => ({ ...document, ...lease })) : [];
+  }
+
+  /** Inserts, ignoring duplicates of (event, endpoint); returns the ids actually stored by this write. */
+  private async insertNew(documents: Delivery[]): Promise<Set<string>> {
+    const ids = documents.map((document) => document._id);
     try {
       await this.model.insertMany(documents, { ordered: false });
+      return new Set(ids);
     } catch (error) {
       if (!onlyDuplicates(error)) throw error;
-      const stored = await this.model.find({ _id: { $in: documents.map((document) => document._id) } }, { _id: 1 }).lean<Array<{ _id: string }>>().exec();
-      const created = new Set(stored.map((document) => document._id));
-      return lease ? documents.filter((document) => created.has(document._id)).map((document) => ({ ...document, ...lease })) : [];
+      const stored = await this.model.find({ _id: { $in: ids } }, { _id: 1 }).lean<Array<{ _id: string }>>().exec();
+      return new Set(stored.map((document) => document._id));
     }
-    return lease ? documents.map((document) => ({ ...document, ...lease })) : [];
   }
 
   /** Gives up leases this caller holds without having attempted the deliveries. */
