@@ -33,6 +33,7 @@ await runService('gateway', loadGatewayConfig, async (config, log) => {
     rateLimits: new RateLimits({
       perKeyPerMinute: config.RATE_LIMIT_PER_KEY_PER_MINUTE,
       publicPerIpPerMinute: config.RATE_LIMIT_PUBLIC_PER_IP_PER_MINUTE,
+      failedAuthPerIpPerMinute: config.RATE_LIMIT_FAILED_AUTH_PER_IP_PER_MINUTE,
     }),
     tokens,
     upstreams,

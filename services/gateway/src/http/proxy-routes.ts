@@ -1,4 +1,6 @@
 import type { Context, Middleware } from 'koa';
+import type { Principal } from '@dfc/contracts';
+import { UnauthenticatedError } from '@dfc/kit';
 import { resolveProxyRoute, type ProxyRoute } from '../domain/routing.js';
 import type { InternalTokenCache } from '../store/token-cache.js';
 import type { Upstreams } from '../upstream/proxy.js';
@@ -16,7 +18,7 @@ export interface ProxyRouteDeps extends CallerIdentification {
 
 /**
  * Every API call the gateway passes on, in the order of the documented
- * statuses: no such route 404 → who calls 401 → too many calls 429 → body
+ * statuses: no such route 404 → too many bad keys 429 → who calls 401 → too many calls 429 → body
  * rules 413/415/400 → the service's own answer (or 503 when it does not).
  */
 export function proxyRoutes(deps: ProxyRouteDeps): Middleware {
@@ -24,15 +26,22 @@ export function proxyRoutes(deps: ProxyRouteDeps): Middleware {
     const route = resolveProxyRoute(ctx.method, ctx.path);
     if (route === undefined) return next();
     labelForMetrics(ctx, route);
-    const principal = await identifyCaller(
-      { apiKey: ctx.get('X-API-Key'), publicRoute: route.public, requestId: ctx.state.requestId },
-      deps,
-    );
+    const principal = await identifyCallerWithinLimits(ctx, route, deps);
     await deps.rateLimits.enforce(ctx, route, principal);
     const body = await readForwardedBody(ctx, route);
     const headers = upstreamHeaders(ctx, await deps.tokens.tokenFor(principal), body, deps.trustProxy);
     await deps.upstreams.forward(ctx, { upstream: route.upstream, headers, body });
   };
+}
+
+async function identifyCallerWithinLimits(ctx: Context, route: ProxyRoute, deps: ProxyRouteDeps): Promise<Principal> {
+  await deps.rateLimits.refuseKeyGuessing(ctx);
+  try {
+    return await identifyCaller({ apiKey: ctx.get('X-API-Key'), publicRoute: route.public, requestId: ctx.state.requestId }, deps);
+  } catch (error) {
+    if (error instanceof UnauthenticatedError) await deps.rateLimits.countFailedAuthentication(ctx);
+    throw error;
+  }
 }
 
 /**

@@ -7,6 +7,7 @@ import type { ProxyRoute } from '../domain/routing.js';
 export interface RateLimitSettings {
   perKeyPerMinute: number;
   publicPerIpPerMinute: number;
+  failedAuthPerIpPerMinute: number;
 }
 
 /**
@@ -17,14 +18,30 @@ export interface RateLimitSettings {
  *
  * API routes are limited per key; the public routes (registration, key
  * issuance with a password) per client IP, the only identity they have.
+ * Failed authentications are counted per client IP too: each unknown key costs
+ * the operator-service a lookup, so a client guessing keys is cut off early.
  */
 export class RateLimits {
   private readonly perKey: RateLimiterMemory;
   private readonly publicPerIp: RateLimiterMemory;
+  private readonly failedAuthPerIp: RateLimiterMemory;
 
   constructor(settings: RateLimitSettings) {
     this.perKey = new RateLimiterMemory({ keyPrefix: 'key', points: settings.perKeyPerMinute, duration: 60 });
     this.publicPerIp = new RateLimiterMemory({ keyPrefix: 'ip', points: settings.publicPerIpPerMinute, duration: 60 });
+    this.failedAuthPerIp = new RateLimiterMemory({ keyPrefix: 'auth', points: settings.failedAuthPerIpPerMinute, duration: 60 });
+  }
+
+  /** 429 for a client IP that has sent too many bad keys within the minute. */
+  async refuseKeyGuessing(ctx: Context): Promise<void> {
+    const failures = await this.failedAuthPerIp.get(ctx.ip);
+    if (failures !== null && failures.consumedPoints >= this.failedAuthPerIp.points) {
+      throw new TooManyRequestsError(Math.max(1, Math.ceil(failures.msBeforeNext / 1000)));
+    }
+  }
+
+  async countFailedAuthentication(ctx: Context): Promise<void> {
+    await this.failedAuthPerIp.penalty(ctx.ip, 1);
   }
 
   /** Counts the call; sets Laravel's X-RateLimit-* headers, and 429 with Retry-After when over. */

@@ -70,4 +70,28 @@ describe('gateway rate limits', () => {
     expect(behindBalancer.operators.calls[0]?.headers['x-forwarded-for']).to.equal('203.0.113.1, 127.0.0.1');
     await behindBalancer.closeAll();
   });
+
+  it('when one IP keeps sending unknown keys, then after the limit it gets 429 without any lookup', async () => {
+    const guessing = await startTestGateway({ rateLimits: { failedAuthPerIpPerMinute: 3 } });
+    const guess = (n: number) =>
+      fetch(`${guessing.url}/api/zones`, { headers: { 'X-API-Key': `dfc_${'0'.repeat(15)}${n}_${'x'.repeat(43)}` } });
+    const statuses: number[] = [];
+    for (let n = 0; n < 4; n += 1) statuses.push((await guess(n)).status);
+    expect(statuses).to.deep.equal([401, 401, 401, 429]);
+    const lookups = guessing.verifyCalls();
+    expect(lookups).to.equal(3);
+    const refused = await guess(9);
+    expect(refused.status).to.equal(429);
+    expect(Number(refused.headers.get('retry-after'))).to.be.within(1, 60);
+    expect(guessing.verifyCalls()).to.equal(lookups);
+    await guessing.closeAll();
+  });
+
+  it('when bad keys come from one IP, then a valid key from the same IP still works until the limit', async () => {
+    const guessing = await startTestGateway({ rateLimits: { failedAuthPerIpPerMinute: 2 } });
+    const { key } = grantOperatorKey(guessing);
+    await fetch(`${guessing.url}/api/zones`, { headers: { 'X-API-Key': 'not-a-key' } });
+    expect((await fetch(`${guessing.url}/api/zones`, { headers: { 'X-API-Key': key } })).status).to.equal(200);
+    await guessing.closeAll();
+  });
 });

@@ -78,7 +78,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     openApiDocument: { openapi: '3.1.0', info: { title: 'test', version: '0' }, paths: {} },
     keys,
     verify: operatorServiceKeyVerifier(operators.url, tokens, 2_000, log),
-    rateLimits: new RateLimits({ perKeyPerMinute: 600, publicPerIpPerMinute: 20, ...options.rateLimits }),
+    rateLimits: new RateLimits({ perKeyPerMinute: 600, publicPerIpPerMinute: 20, failedAuthPerIpPerMinute: 30, ...options.rateLimits }),
     tokens,
     upstreams,
     trustProxy: options.trustProxy ?? false,
