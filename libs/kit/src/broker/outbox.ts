@@ -145,11 +145,13 @@ export class OutboxRelay {
   private async drain(model: OutboxModel, id: unknown): Promise<void> {
     const doc = await model.findById(id, { outbox: 1 }).lean();
     if (!doc) return;
-    for (const event of doc.outbox ?? []) {
-      await this.broker.publish(event);
-      this.published?.inc({ type: event.type });
-      // The whole entry, as read: FerretDB's $pull removes exact elements only (no conditions).
-      await model.updateOne({ _id: id as Types.ObjectId }, { $pull: { outbox: event } });
+    const events = doc.outbox ?? [];
+    if (events.length > 0) {
+      // Sent in order on the one confirm channel; each resolves when the broker has it.
+      await Promise.all(events.map((event) => this.broker.publish(event)));
+      for (const event of events) this.published?.inc({ type: event.type });
+      // One write for the whole batch, the entries as read: FerretDB removes exact elements only (no conditions).
+      await model.updateOne({ _id: id as Types.ObjectId }, { $pullAll: { outbox: events } });
     }
     await model.updateOne({ _id: id as Types.ObjectId, outbox: { $size: 0 } }, { $unset: { outbox_pending_since: 1 } });
   }
