@@ -112,7 +112,7 @@ export function createFlightRequestService(resources: ServiceResources): FlightR
       await requests.applyStaleChanges(new Date(Date.now() - CHANGE_REPAIR_GRACE_MS));
       await zoneSync.reloadAll();
       await subscribeOperatorProjection(broker, operators);
-      await subscribeZoneChanges(broker, (zoneId) => zoneSync.changed(zoneId));
+      await subscribeZoneChanges(broker, (zoneId) => (zoneId === null ? void zoneSync.reloadAll() : zoneSync.changed(zoneId)));
       if (config.OUTBOX_PUBLISH) relay.start();
       every(config.EXPIRY_SWEEP_INTERVAL_MS, () => expirePendingRequests(deps), 'expiry sweep');
       every(CHANGE_REPAIR_INTERVAL_MS, () => requests.applyStaleChanges(new Date(Date.now() - CHANGE_REPAIR_GRACE_MS)), 'change repair');

@@ -24,14 +24,14 @@ export function subscribeOperatorProjection(broker: Broker, operators: OperatorS
 }
 
 /** Every replica hears every zone change (a broadcast queue of its own) and refreshes its index. */
-export function subscribeZoneChanges(broker: Broker, onChange: (zoneId: string) => void): Promise<void> {
+export function subscribeZoneChanges(broker: Broker, onChange: (zoneId: string | null) => void): Promise<void> {
   return broker.subscribe({
     queue: 'flight-request-service.zones',
     broadcast: true,
     bindings: [RoutingKeys.zoneChanged],
     handler: async (event) => {
       const { zone_id: zoneId } = (event as EventEnvelope<ZoneChanged>).data;
-      if (typeof zoneId === 'string') onChange(zoneId);
+      onChange(typeof zoneId === 'string' ? zoneId : null);
     },
   });
 }

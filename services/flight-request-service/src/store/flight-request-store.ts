@@ -64,8 +64,10 @@ export class FlightRequestStore {
     try {
       change = await this.recordChange(request.uuid, 0, request as unknown as Record<string, unknown>, events);
     } catch (error) {
-      if (isDuplicateKey(error)) return null;
-      throw error;
+      if (!isDuplicateKey(error)) throw error;
+      // The winner may not have put its document in place yet: do it for them, so the caller can read it.
+      await this.rollForward(request.uuid, 0);
+      return null;
     }
     await this.apply(change);
     const doc = await this.findByUuid(request.uuid);

@@ -52,7 +52,8 @@ export function zoneModel(connection: Connection): ZoneModel {
  * full reload still picks the change up.
  */
 export interface StoredZoneChange extends OutboxFields {
-  zone_id: string;
+  /** Null for a bulk import (every replica reloads every zone). */
+  zone_id: string | null;
   created_at: Date;
 }
 
@@ -60,7 +61,7 @@ export type ZoneChangeModel = Model<StoredZoneChange>;
 
 const zoneChangeSchema = new Schema<StoredZoneChange>(
   {
-    zone_id: { type: String, required: true },
+    zone_id: { type: String, default: null },
     created_at: { type: Date, required: true },
     ...outboxSchemaFields,
   },

@@ -82,24 +82,30 @@ export class ZoneStore {
   }
 
   /**
-   * A bulk import in three round trips: which ids are live, one bulk write of
-   * upserts, one insert of their events.
+   * A bulk import: new zones in one insert, existing ones (live or deleted, by
+   * id) replaced one by one, and one event for all of them (FerretDB writes are
+   * slow one at a time; thousands of per-zone events would keep the relay busy
+   * for minutes, while every replica reloads its whole index on this one).
    */
-  async upsertMany(zones: Array<{ zone: GeoZone; event: EventEnvelope }>, now: Date): Promise<{ created: number; updated: number }> {
-    const ids = zones.map(({ zone }) => zone.id);
-    const live = await this.model.find({ id: { $in: ids }, ...LIVE }, { id: 1 }).lean<Array<{ id: string }>>().exec();
-    await this.model.bulkWrite(
-      zones.map(({ zone }) => ({
-        updateOne: {
-          filter: { _id: zone.id },
-          update: { $set: { ...toStored(zone), deleted_at: null, updated_at: now }, $setOnInsert: { created_at: now } },
-          upsert: true,
-        },
-      })),
-      { ordered: false },
-    );
-    await this.changes.insertMany(zones.map(({ zone, event }) => ({ zone_id: zone.id, created_at: now, ...outboxOnCreate([event]) })));
-    return { created: zones.length - live.length, updated: live.length };
+  async upsertMany(zones: GeoZone[], event: EventEnvelope, now: Date): Promise<{ created: number; updated: number; changeId: unknown }> {
+    const existing = await this.model
+      .find({ _id: { $in: zones.map((zone) => zone.id) } }, { _id: 1, deleted_at: 1 })
+      .lean<Array<{ _id: string; deleted_at: Date | null }>>()
+      .exec();
+    const known = new Map(existing.map((zone) => [zone._id, zone.deleted_at]));
+    const fresh = zones.filter((zone) => !known.has(zone.id));
+    if (fresh.length > 0) {
+      await this.model.insertMany(
+        fresh.map((zone) => ({ ...toStored(zone), deleted_at: null, created_at: now, updated_at: now })),
+        { ordered: false },
+      );
+    }
+    for (const zone of zones.filter((candidate) => known.has(candidate.id))) {
+      await this.model.updateOne({ _id: zone.id }, { $set: { ...toStored(zone), deleted_at: null, updated_at: now } });
+    }
+    const changeId = await this.recordChange(null, [event], now);
+    const revived = [...known.values()].filter((deletedAt) => deletedAt !== null).length;
+    return { created: fresh.length + revived, updated: known.size - revived, changeId };
   }
 
   /** Published zone events older than `before` have done their work. */
@@ -107,7 +113,7 @@ export class ZoneStore {
     await this.changes.deleteMany({ outbox: { $size: 0 }, created_at: { $lt: before } });
   }
 
-  private async recordChange(zoneId: string, events: EventEnvelope[], now: Date): Promise<unknown> {
+  private async recordChange(zoneId: string | null, events: EventEnvelope[], now: Date): Promise<unknown> {
     const change = await this.changes.create({ zone_id: zoneId, created_at: now, ...outboxOnCreate(events) });
     return change._id;
   }
