@@ -133,6 +133,8 @@ export interface Answer {
   headers?: Record<string, string>;
   body?: string;
   delayMs?: number;
+  /** The answer waits for this too (then for delayMs). */
+  hold?: Promise<void>;
 }
 
 /** A subscriber's webhook handler: records every request and answers as told. */
@@ -151,10 +153,11 @@ export class Receiver {
         const request = { path: req.url ?? '/', headers: req.headers, rawBody: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
         const index = this.requests.push(request) - 1;
         const answer = this.answer(request, index);
-        setTimeout(() => {
+        const respond = () => {
           res.writeHead(answer.status, answer.headers ?? {});
           res.end(answer.body ?? '');
-        }, answer.delayMs ?? 0);
+        };
+        void (answer.hold ?? Promise.resolve()).then(() => setTimeout(respond, answer.delayMs ?? 0));
       });
     });
     await new Promise<void>((resolve) => this.server?.listen(port, '127.0.0.1', resolve));
