@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import mongoose from 'mongoose';
 import { generateTokenKeys, testDependencies, uniqueName, waitFor } from '@dfc/kit/testing';
 
 /**
@@ -41,6 +42,7 @@ export interface System {
   start(service: ServiceName, env?: Record<string, string>): Promise<void>;
   /** The last lines the service wrote, for failure messages. */
   logs(service: ServiceName): string;
+  /** Stops every service and drops the run's databases. */
   stop(): Promise<void>;
 }
 
@@ -154,6 +156,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
     stop: async () => {
       processesToReap.delete(stop);
       await stop();
+      await dropDatabases(mongoUrl, Object.values(databases));
     },
   };
 }
@@ -163,6 +166,15 @@ const processesToReap = new Set<() => Promise<void>>();
 process.once('exit', () => {
   for (const stop of processesToReap) void stop();
 });
+
+async function dropDatabases(mongoUrl: string, names: string[]): Promise<void> {
+  const connection = await mongoose.createConnection(mongoUrl).asPromise();
+  try {
+    for (const name of names) await connection.useDb(name).dropDatabase();
+  } finally {
+    await connection.close();
+  }
+}
 
 async function ready(base: string): Promise<boolean> {
   try {
