@@ -372,8 +372,24 @@ case "${1:-}" in
     ;;
   status) cmd_status ;;
   env) cmd_env ;;
+  # Outages on purpose, for the resilience tests: the broker drops every
+  # connection (its node keeps running), the database process stops.
+  pause)
+    case "${2:-}" in
+      broker) rabbitmqctl_ stop_app >/dev/null && log "RabbitMQ: paused" ;;
+      database) mongo_down ;;
+      *) die "usage: $0 pause broker|database" ;;
+    esac
+    ;;
+  resume)
+    case "${2:-}" in
+      broker) rabbitmqctl_ start_app >/dev/null && rabbitmqctl_ await_startup >/dev/null && log "RabbitMQ: resumed" ;;
+      database) mongo_up ;;
+      *) die "usage: $0 resume broker|database" ;;
+    esac
+    ;;
   *)
-    echo "usage: $0 up|down|status|env" >&2
+    echo "usage: $0 up|down|status|env|pause broker|database|resume broker|database" >&2
     exit 2
     ;;
 esac

@@ -1,9 +1,9 @@
 import type { Middleware } from 'koa';
-import { AppError, TooManyRequestsError } from '../errors.js';
+import { AppError, ServiceUnavailableError, TooManyRequestsError } from '../errors.js';
 
 /**
  * The single mapping from errors to HTTP. Typed errors render their documented
- * body; anything else is a 500 that tells the client nothing about internals
+ * body; an unreachable database is a 503 (the client may retry); anything else is a 500 that tells the client nothing about internals
  * (the cause goes to the log, with the request id the client also sees).
  */
 export function errorMiddleware(): Middleware {
@@ -24,7 +24,20 @@ export function errorMiddleware(): Middleware {
   };
 }
 
+/** The driver's ways of saying the database cannot be reached right now. */
+const DATABASE_UNREACHABLE = new Set([
+  'MongoServerSelectionError',
+  'MongooseServerSelectionError',
+  'MongoNetworkError',
+  'MongoNetworkTimeoutError',
+  'MongoNotConnectedError',
+  'MongoTopologyClosedError',
+]);
+
 function toAppError(caught: unknown): AppError {
   if (caught instanceof AppError) return caught;
+  if (caught instanceof Error && (DATABASE_UNREACHABLE.has(caught.name) || /buffering timed out/.test(caught.message))) {
+    return new ServiceUnavailableError();
+  }
   return new AppError(500, 'Server Error.');
 }

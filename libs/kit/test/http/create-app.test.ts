@@ -29,6 +29,9 @@ describe('createServiceApp', () => {
     router.get('/api/boom', () => {
       throw new Error('database password is hunter2');
     });
+    router.get('/api/database-down', () => {
+      throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:27017'), { name: 'MongoServerSelectionError' });
+    });
     router.get('/api/conflict', () => {
       throw new ConflictError('A Rejected flight request cannot be cancelled.');
     });
@@ -117,6 +120,12 @@ describe('createServiceApp', () => {
     const response = await call('/api/boom');
     expect(response.status).to.equal(500);
     expect(await response.text()).to.equal('{"message":"Server Error."}');
+  });
+
+  it('when the database cannot be reached, then 503 without internals', async () => {
+    const response = await call('/api/database-down');
+    expect(response.status).to.equal(503);
+    expect(await response.json()).to.deep.equal({ message: 'Service Unavailable.' });
   });
 
   it('when the method is not routed, then 405; when the path is unknown, then 404', async () => {
