@@ -13,6 +13,8 @@ import type { BenchSummary } from './run.js';
  *     (OUTBOX_PUBLISH=false; goal >= 0.9): publishing must not slow the writers;
  * (c) list latency p50/p99 with 100,000 stored requests (goal p99 <= 50 ms), the
  *     listing operator owning 1,000 of them, seeded straight into the database.
+ *     The indexes that serve it are MongoDB's; FerretDB (SQLite) pushes down
+ *     only `_id` equality, so there every list reads the whole collection.
  *
  * Each throughput figure comes from a fresh system (own databases), so one
  * run's stored requests do not slow the next one's queries.
@@ -21,10 +23,12 @@ const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 10);
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 10);
 const WARMUP_SECONDS = 2;
 const ZONES = 5000;
-const IMPORT_CHUNK = 1000;
+const IMPORT_CHUNK = 250;
 const STORED_REQUESTS = 100_000;
 const OPERATORS_IN_STORE = 100;
 const SEED_BATCH = 1000;
+const LIST_SECONDS = Number(process.env['BENCH_LIST_SECONDS'] ?? 60);
+const LIST_SAMPLES = 500;
 const GOAL_RATIO = 0.9;
 const GOAL_LIST_P99_MS = 50;
 const HOUR = 3_600_000;
@@ -52,7 +56,7 @@ export default async function flightRequestsBench(): Promise<BenchSummary> {
   );
   const list = await withSystem({}, async (system, client) => {
     await seedRequests(system, client.uuid);
-    return measure('list, 100,000 stored', listTarget(system, client), CONNECTIONS, SECONDS);
+    return measureList(system, client);
   });
 
   const zonesRatio = zoned.requestsPerSecond / none.requestsPerSecond;
@@ -69,9 +73,11 @@ export default async function flightRequestsBench(): Promise<BenchSummary> {
   return { lines, goalsMet: zonesRatio >= GOAL_RATIO && publishRatio >= GOAL_RATIO && list.p99 <= GOAL_LIST_P99_MS };
 }
 
+const SERVICES = ['operator-service', 'flight-request-service', 'gateway'] as const;
+
 async function withSystem<T>(serviceEnv: Record<string, string>, work: (system: System, client: Client) => Promise<T>): Promise<T> {
   const system = await startSystem({
-    services: ['operator-service', 'flight-request-service', 'gateway'],
+    services: [...SERVICES],
     env: { RATE_LIMIT_PER_KEY_PER_MINUTE: '1000000000', LOG_LEVEL: process.env['BENCH_LOG_LEVEL'] ?? 'warn' },
     serviceEnv: { 'flight-request-service': serviceEnv },
   });
@@ -79,6 +85,17 @@ async function withSystem<T>(serviceEnv: Record<string, string>, work: (system: 
     return await work(system, await registerWithKey(system));
   } finally {
     await system.stop();
+    await dropDatabases(system);
+  }
+}
+
+/** A run leaves nothing behind: 100,000 seeded requests would slow every later user of the shared database server. */
+async function dropDatabases(system: System): Promise<void> {
+  for (const service of SERVICES) {
+    if (service === 'gateway') continue;
+    const connection = await mongoose.createConnection(system.mongoUrl, { dbName: system.database(service) }).asPromise();
+    await connection.dropDatabase().catch(() => undefined);
+    await connection.close();
   }
 }
 
@@ -241,8 +258,31 @@ async function seedRequests(system: System, listingOperator: string): Promise<vo
   LOG(`seeded ${STORED_REQUESTS} requests in ${round((performance.now() - started) / 1000, 1)} s`);
 }
 
-function listTarget(system: System, client: Client): autocannon.Options {
-  return { url: `${system.gatewayUrl}/api/flight-requests?per_page=15`, headers: { 'x-api-key': client.key } };
+/**
+ * One list call after another (the first page, 15 per page), for LIST_SECONDS
+ * or LIST_SAMPLES calls, whichever comes first: a store that answers slowly
+ * still yields figures instead of a run of timeouts.
+ */
+async function measureList(system: System, client: Client): Promise<Measured> {
+  const url = `${system.gatewayUrl}/api/flight-requests?per_page=15`;
+  const times: number[] = [];
+  const failures: number[] = [];
+  const deadline = performance.now() + LIST_SECONDS * 1000;
+  while (times.length < LIST_SAMPLES && performance.now() < deadline) {
+    const started = performance.now();
+    const response = await fetch(url, { headers: { 'x-api-key': client.key } });
+    const body = (await response.json()) as { meta?: { total?: number } };
+    // A failed call counts with the time it took: a timeout is the slowest possible answer.
+    if (response.status !== 200) failures.push(response.status);
+    else if (times.length === 0) LOG(`list sees ${body.meta?.total} of the operator's requests`);
+    times.push(performance.now() - started);
+  }
+  if (failures.length > 0) LOG(`list: ${failures.length} of ${times.length} calls failed (statuses ${[...new Set(failures)].join(', ')})`);
+  const elapsed = times.reduce((sum, time) => sum + time, 0) / 1000;
+  times.sort((a, b) => a - b);
+  const measured = { requestsPerSecond: times.length / elapsed, p50: percentile(times, 0.5), p99: percentile(times, 0.99) };
+  LOG(`list, ${STORED_REQUESTS} stored: ${times.length} calls, p50 ${round(measured.p50)} ms, p99 ${round(measured.p99)} ms`);
+  return measured;
 }
 
 function measureSubmissions(label: string, system: System, client: Client): Promise<Measured> {
