@@ -1,0 +1,80 @@
+import { expect } from 'chai';
+import { waitFor } from '@dfc/kit/testing';
+import { flightRequestBody, GatewayClient, WebhookReceiver, type RegisteredOperator } from '../src/client.js';
+import { localStackRunning, pause, resume } from '../src/stack.js';
+import { startSystem, type System } from '../src/system.js';
+
+/**
+ * The broker and the database go down under a running system and come back:
+ * what was accepted meanwhile is kept, and every event still reaches the
+ * client. Needs the local stack, which these tests take down for real.
+ */
+describe('resilience: broker and database outages', function () {
+  this.timeout(300_000);
+  let system: System;
+  let client: GatewayClient;
+  let operator: RegisteredOperator;
+  const receiver = new WebhookReceiver();
+
+  before(async function () {
+    if (!(await localStackRunning())) {
+      // With testcontainers there is no local stack to take down; the outage stories need one.
+      this.skip();
+    }
+    system = await startSystem({ env: { WEBHOOK_RETRY_SCHEDULE_MS: '200,500,1000,2000,4000' } });
+    client = new GatewayClient(system.gatewayUrl);
+    await receiver.start();
+    operator = await client.registerOperatorWithKey();
+    const endpoint = await client.send('POST', '/api/webhooks', {
+      key: operator.key,
+      body: { url: receiver.url, events: ['status_change', 'cascade_rejection', 'review_complete'] },
+    });
+    expect(endpoint.status).to.equal(201);
+  });
+
+  after(async () => {
+    await resume('broker').catch(() => undefined);
+    await resume('database').catch(() => undefined);
+    await receiver.close();
+    await system?.stop();
+  });
+
+  it('POST /api/flight-requests: when the broker is down, then the request is accepted and its status_change arrives once the broker is back', async () => {
+    await pause('broker');
+    let uuid: string;
+    try {
+      const submitted = await client.send('POST', '/api/flight-requests', { key: operator.key, body: flightRequestBody(operator) });
+      expect(submitted.status, JSON.stringify(submitted.body)).to.equal(201);
+      uuid = submitted.body.data.uuid;
+      expect(receiver.about(uuid, 'status_change')).to.have.length(0);
+    } finally {
+      await resume('broker');
+    }
+    const hooks = await waitFor(() => {
+      const arrived = receiver.about(uuid, 'status_change');
+      return arrived.length > 0 ? arrived : undefined;
+    }, 120_000, 200);
+    expect(hooks[0]!.body.data['status']).to.be.oneOf(['Pending', 'Approved']);
+    const read = await client.send('GET', `/api/flight-requests/${uuid}`, { key: operator.key });
+    expect(read.status).to.equal(200);
+  });
+
+  it('GET /api/flight-requests/{uuid}: when the database restarts, then reads answer 503 while it is down and succeed again after, with nothing lost', async () => {
+    const submitted = await client.send('POST', '/api/flight-requests', { key: operator.key, body: flightRequestBody(operator, {}, 4.95) });
+    expect(submitted.status).to.equal(201);
+    await pause('database');
+    try {
+      const during = await client.send('GET', `/api/flight-requests/${submitted.body.data.uuid}`, { key: operator.key });
+      expect(during.status).to.equal(503);
+    } finally {
+      await resume('database');
+    }
+    const after = await waitFor(async () => {
+      const read = await client.send('GET', `/api/flight-requests/${submitted.body.data.uuid}`, { key: operator.key });
+      return read.status === 200 ? read : undefined;
+    }, 60_000, 250);
+    expect(after.body.data.uuid).to.equal(submitted.body.data.uuid);
+    const me = await client.send('GET', `/api/operators/${operator.uuid}`, { key: operator.key });
+    expect(me.status).to.equal(200);
+  });
+});
