@@ -62,7 +62,9 @@ describe('GET /api/flight-requests/{uuid}', () => {
   });
 });
 
-describe('GET /api/flight-requests', () => {
+describe('GET /api/flight-requests', function () {
+  // The fixtures are real submissions (23 for the pagination story); a busy shared database needs the time.
+  this.timeout(120_000);
   let t: TestService;
 
   before(async () => {
