@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import autocannon from 'autocannon';
 import mongoose from 'mongoose';
 import { startSystem, type System } from '../e2e/src/system.js';
 import type { BenchSummary } from './run.js';
+import { type Measured, measure, percentile, round } from './support.js';
 
 /**
  * The flight-request-service under load, through the gateway, from one run:
@@ -21,7 +21,6 @@ import type { BenchSummary } from './run.js';
  */
 const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 10);
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 10);
-const WARMUP_SECONDS = 2;
 const ZONES = 5000;
 const IMPORT_CHUNK = 250;
 const STORED_REQUESTS = 100_000;
@@ -37,12 +36,6 @@ const LOG = (line: string) => process.stdout.write(`flight-requests: ${line}\n`)
 interface Client {
   uuid: string;
   key: string;
-}
-
-interface Measured {
-  requestsPerSecond: number;
-  p50: number;
-  p99: number;
 }
 
 export default async function flightRequestsBench(): Promise<BenchSummary> {
@@ -287,36 +280,7 @@ async function measureList(system: System, client: Client): Promise<Measured> {
 
 function measureSubmissions(label: string, system: System, client: Client): Promise<Measured> {
   const init = submitInit(client);
-  return measure(label, { url: `${system.gatewayUrl}/api/flight-requests`, method: 'POST', headers: init.headers as Record<string, string>, body: init.body as string }, CONNECTIONS, SECONDS);
+  return measure('flight-requests', label, { url: `${system.gatewayUrl}/api/flight-requests`, method: 'POST', headers: init.headers as Record<string, string>, body: init.body as string }, CONNECTIONS, SECONDS);
 }
 
 /** A warm-up, then the measured run; latency percentiles from every response's exact time. */
-async function measure(label: string, target: autocannon.Options, connections: number, seconds: number): Promise<Measured> {
-  await run(target, connections, WARMUP_SECONDS);
-  const times: number[] = [];
-  const result = await run(target, connections, seconds, (responseTime) => times.push(responseTime));
-  if (result.non2xx > 0 || result.errors > 0) {
-    throw new Error(`${label}: ${result.non2xx} non-2xx answers and ${result.errors} errors out of ${result.requests.total}`);
-  }
-  times.sort((a, b) => a - b);
-  const measured = { requestsPerSecond: result.requests.total / seconds, p50: percentile(times, 0.5), p99: percentile(times, 0.99) };
-  LOG(`${label}: ${round(measured.requestsPerSecond, 0)} req/s, p50 ${round(measured.p50)} ms, p99 ${round(measured.p99)} ms (${result.requests.total} requests)`);
-  return measured;
-}
-
-function run(target: autocannon.Options, connections: number, seconds: number, onResponse?: (responseTime: number) => void): Promise<autocannon.Result> {
-  return new Promise((resolve, reject) => {
-    const instance = autocannon({ ...target, connections, duration: seconds }, (error, result) => (error ? reject(error) : resolve(result)));
-    if (onResponse) instance.on('response', (_client, _status, _bytes, responseTime) => onResponse(responseTime));
-  });
-}
-
-function percentile(sorted: number[], fraction: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))] ?? Number.NaN;
-}
-
-function round(value: number, digits = 2): number {
-  const factor = 10 ** digits;
-  return Math.round(value * factor) / factor;
-}

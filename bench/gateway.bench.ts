@@ -1,7 +1,7 @@
-import autocannon from 'autocannon';
 import { InternalTokenSigner } from '@dfc/kit';
 import { startSystem, type System } from '../e2e/src/system.js';
 import type { BenchSummary } from './run.js';
+import { measure, round } from './support.js';
 
 /**
  * What the gateway costs: the same authenticated read, `GET /api/operators/{uuid}`,
@@ -15,7 +15,6 @@ import type { BenchSummary } from './run.js';
  */
 const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 10);
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 10);
-const WARMUP_SECONDS = 2;
 const LATENCY_SECONDS = Number(process.env['BENCH_LATENCY_SECONDS'] ?? 5);
 const GOAL_RATIO = 0.5;
 const GOAL_ADDED_P50_MS = 2;
@@ -23,12 +22,6 @@ const GOAL_ADDED_P50_MS = 2;
 interface Target {
   url: string;
   headers: Record<string, string>;
-}
-
-interface Measured {
-  requestsPerSecond: number;
-  p50: number;
-  p99: number;
 }
 
 export default async function gatewayBench(): Promise<BenchSummary> {
@@ -53,10 +46,10 @@ export default async function gatewayBench(): Promise<BenchSummary> {
       },
     });
 
-    const directLoad = await measure('direct, load', await direct(), CONNECTIONS, SECONDS);
-    const gatewayLoad = await measure('gateway, load', gateway, CONNECTIONS, SECONDS);
-    const directSingle = await measure('direct, 1 connection', await direct(), 1, LATENCY_SECONDS);
-    const gatewaySingle = await measure('gateway, 1 connection', gateway, 1, LATENCY_SECONDS);
+    const directLoad = await measure('gateway', 'direct, load', await direct(), CONNECTIONS, SECONDS);
+    const gatewayLoad = await measure('gateway', 'gateway, load', gateway, CONNECTIONS, SECONDS);
+    const directSingle = await measure('gateway', 'direct, 1 connection', await direct(), 1, LATENCY_SECONDS);
+    const gatewaySingle = await measure('gateway', 'gateway, 1 connection', gateway, 1, LATENCY_SECONDS);
 
     const ratio = gatewayLoad.requestsPerSecond / directLoad.requestsPerSecond;
     const addedP50 = gatewaySingle.p50 - directSingle.p50;
@@ -95,45 +88,3 @@ async function registerWithKey(system: System): Promise<{ uuid: string; key: str
 }
 
 /** A warm-up, then the measured run; latency percentiles from every response's exact time. */
-async function measure(label: string, target: Target, connections: number, seconds: number): Promise<Measured> {
-  await run(target, connections, WARMUP_SECONDS);
-  const times: number[] = [];
-  const result = await run(target, connections, seconds, (responseTime) => times.push(responseTime));
-  if (result.non2xx > 0 || result.errors > 0) {
-    throw new Error(`${label}: ${result.non2xx} non-2xx answers and ${result.errors} errors out of ${result.requests.total}`);
-  }
-  times.sort((a, b) => a - b);
-  const measured = {
-    requestsPerSecond: result.requests.total / seconds,
-    p50: percentile(times, 0.5),
-    p99: percentile(times, 0.99),
-  };
-  process.stdout.write(
-    `gateway: ${label}: ${round(measured.requestsPerSecond, 0)} req/s, p50 ${round(measured.p50)} ms, p99 ${round(measured.p99)} ms (${result.requests.total} requests)\n`,
-  );
-  return measured;
-}
-
-function run(
-  target: Target,
-  connections: number,
-  seconds: number,
-  onResponse?: (responseTime: number) => void,
-): Promise<autocannon.Result> {
-  return new Promise((resolve, reject) => {
-    const instance = autocannon({ url: target.url, headers: target.headers, connections, duration: seconds }, (error, result) =>
-      error ? reject(error) : resolve(result),
-    );
-    if (onResponse) instance.on('response', (_client, _status, _bytes, responseTime) => onResponse(responseTime));
-  });
-}
-
-function percentile(sorted: number[], fraction: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))] ?? Number.NaN;
-}
-
-function round(value: number, digits = 2): number {
-  const factor = 10 ** digits;
-  return Math.round(value * factor) / factor;
-}

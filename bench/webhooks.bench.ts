@@ -4,6 +4,7 @@ import { Broker, createLogger, InternalTokenSigner, newEvent } from '@dfc/kit';
 import { RoutingKeys, signWebhookPayload, type FlightRequestStatusChanged, type Principal } from '@dfc/contracts';
 import { startSystem, type System } from '../e2e/src/system.js';
 import type { BenchSummary } from './run.js';
+import { percentile, round } from './support.js';
 
 /**
  * What the webhook pipeline costs, with webhook-service as its own process
@@ -213,14 +214,4 @@ async function steadyLatency(broker: Broker, receiver: BenchReceiver, operatorUu
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
   return [...published.entries()].map(([id, at]) => (arrivedAt(id) ?? at) - at);
-}
-
-function percentile(sorted: number[], fraction: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))] ?? Number.NaN;
-}
-
-function round(value: number, digits = 2): number {
-  const factor = 10 ** digits;
-  return Math.round(value * factor) / factor;
 }
