@@ -234,6 +234,17 @@ build_ferretdb() {
   log "FerretDB: built $dest"
 }
 
+# FerretDB drops a database by deleting its .sqlite file but can leave the
+# write-ahead log beside it (gigabytes after a benchmark). With FerretDB
+# stopped, a log without its database is garbage.
+remove_orphaned_sqlite_logs() {
+  local log
+  for log in "$FDB_DIR"/sqlite/*.sqlite-wal "$FDB_DIR"/sqlite/*.sqlite-shm; do
+    [[ -e "$log" && ! -e "${log%-*}" ]] && rm -f "$log"
+  done
+  return 0
+}
+
 mongo_up() {
   if port_open "$MONGO_PORT"; then
     if pid_alive "$FDB_PID"; then
@@ -265,6 +276,7 @@ mongo_up() {
     build_ferretdb "$bin"
   fi
   mkdir -p "$FDB_DIR/sqlite" "$FDB_DIR/state"
+  remove_orphaned_sqlite_logs
   if pid_alive "$FDB_PID"; then
     log "MongoDB: FerretDB (pid $(cat "$FDB_PID")) is starting ..."
   else
