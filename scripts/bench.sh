@@ -14,10 +14,6 @@ if [[ -n "${MONGO_URL:-}" && -n "${AMQP_URL:-}" ]]; then
   echo "[bench] using MONGO_URL=$MONGO_URL AMQP_URL=$AMQP_URL from the environment"
 else
   bash "$ROOT/scripts/stack.sh" up || { echo "[bench] ERROR: could not start the local stack (scripts/stack.sh up)" >&2; exit 1; }
-  # FerretDB 1.x (SQLite) slows down over a long life of created and dropped
-  # databases (measured: a find by _id took 130-350 ms after a test session,
-  # 7 ms after a restart). Benchmarks measure the services, so they start it fresh.
-  bash "$ROOT/scripts/stack.sh" pause database && bash "$ROOT/scripts/stack.sh" resume database
   eval "$(bash "$ROOT/scripts/stack.sh" env)"
   export MONGO_URL AMQP_URL
 fi
