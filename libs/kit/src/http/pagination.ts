@@ -77,5 +77,13 @@ export function paginate<T>(
  * (Not `ctx.origin`: in koa 3 that is the client's `Origin` header.)
  */
 export function publicPath(ctx: { protocol: string; host: string; path: string }): string {
-  return `${ctx.protocol}://${ctx.host}${ctx.path}`;
+  return publicUrl(ctx, ctx.path);
+}
+
+/**
+ * An absolute URL of `path` at the gateway, e.g. for `Location`. (Koa 3's
+ * `ctx.origin` is the request's Origin header, not this.)
+ */
+export function publicUrl(ctx: { protocol: string; host: string }, path: string): string {
+  return `${ctx.protocol}://${ctx.host}${path}`;
 }

@@ -1,5 +1,5 @@
 import Router from '@koa/router';
-import { paginate, publicPath, queryValidator, requireRole, type KitState } from '@dfc/kit';
+import { paginate, publicPath, queryValidator, requireRole, type KitState, publicUrl } from '@dfc/kit';
 import { FlightRequestGetQuery, FlightRequestListQuery } from '@dfc/contracts';
 import type { UseCaseDeps } from '../use-cases/deps.js';
 import { cancelFlightRequest } from '../use-cases/cancel-flight-request.js';
@@ -23,7 +23,7 @@ export function flightRequestsRouter(deps: UseCaseDeps): Router<KitState> {
       requestId: ctx.state.requestId,
     });
     ctx.status = 201;
-    ctx.set('Location', `/api/v1/flight-requests/${request.uuid}`);
+    ctx.set('Location', publicUrl(ctx, `/api/v1/flight-requests/${request.uuid}`));
     ctx.body = { data: flightRequestRecord(request) };
   });
 

@@ -1,5 +1,5 @@
 import Router from '@koa/router';
-import { paginate, publicPath, queryValidator, requireRole, type KitState } from '@dfc/kit';
+import { paginate, publicPath, queryValidator, requireRole, type KitState, publicUrl } from '@dfc/kit';
 import { ZoneListQuery, type GeoZoneRecord } from '@dfc/contracts';
 import { toOffsetTimestamp } from '../domain/time-format.js';
 import type { ZoneDoc } from '../store/zone-store.js';
@@ -28,7 +28,7 @@ export function zonesRouter(deps: UseCaseDeps): Router<KitState> {
   router.post('/', async (ctx) => {
     const zone = await createZone(deps, ctx.state.body, ctx.state.requestId);
     ctx.status = 201;
-    ctx.set('Location', `/api/v1/zones/${zone.id}`);
+    ctx.set('Location', publicUrl(ctx, `/api/v1/zones/${zone.id}`));
     ctx.body = { data: zoneRecord(zone) };
   });
 

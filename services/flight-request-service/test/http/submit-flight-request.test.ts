@@ -35,7 +35,7 @@ describe('POST /api/flight-requests', () => {
         const response = await submit(body);
         expect(response.status).to.equal(201);
         const record = response.body.data;
-        expect(response.headers.get('location')).to.equal(`/api/v1/flight-requests/${record.uuid}`);
+        expect(response.headers.get('location')).to.match(new RegExp(`^http://127\\.0\\.0\\.1:\\d+/api/v1/flight-requests/${record.uuid}$`));
         expect(record).to.include({
           operator_uuid: operatorUuid,
           status: 'Approved',

@@ -38,7 +38,7 @@ describe('zones API', () => {
       const record = created.body.data;
       expect(record).to.include({ name: 'Schiphol CTR', type: 'CTR', restriction: 'REQ_AUTHORISATION', authority: 'LVNL', ctr_exemption_ceiling_m: 120, schedule: null });
       expect(record.created_at).to.match(/\+00:00$/);
-      expect(created.headers.get('location')).to.equal(`/api/v1/zones/${record.id}`);
+      expect(created.headers.get('location')).to.match(new RegExp(`^http://127\\.0\\.0\\.1:\\d+/api/v1/zones/${record.id}$`));
       const fetched = await call('GET', `/api/zones/${record.id}`);
       expect(fetched.status).to.equal(200);
       expect(fetched.body.data).to.deep.equal(record);

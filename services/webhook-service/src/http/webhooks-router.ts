@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import { paginate, publicPath, queryValidator, requireRole, type KitState } from '@dfc/kit';
+import { paginate, publicPath, queryValidator, requireRole, type KitState, publicUrl } from '@dfc/kit';
 import { DeliveryListQuery, WebhookListQuery, WebhookScopeQuery } from '@dfc/contracts';
 import { ownerScope, type OwnerScope } from '../domain/owner-scope.js';
 import { createEndpoint } from '../use-cases/create-endpoint.js';
@@ -29,7 +29,7 @@ export function webhooksRouter(deps: WebhookDeps): Router {
   router.post('/', async (ctx: WebhookContext) => {
     const created = await createEndpoint(deps, scopeOf(ctx), ctx.state.body);
     ctx.status = 201;
-    ctx.set('Location', `${ctx.origin}/api/webhooks/${created.endpoint._id}`);
+    ctx.set('Location', publicUrl(ctx, `/api/webhooks/${created.endpoint._id}`));
     ctx.body = { data: renderEndpointWithSecret(created) };
   });
 
