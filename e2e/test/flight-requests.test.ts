@@ -121,7 +121,7 @@ describe('flight requests through the gateway', function () {
     expect(created.status).to.equal(201);
     expect(created.body.data.status).to.equal('Approved');
     const uuid = created.body.data.uuid as string;
-    expect(created.headers.get('location')).to.equal(`/api/v1/flight-requests/${uuid}`);
+    expect(created.headers.get('location')).to.equal(`${system.gatewayUrl}/api/v1/flight-requests/${uuid}`);
 
     const fetched = await send('GET', `/api/v1/flight-requests/${uuid}?include_geometry=true`, client.key);
     expect(fetched.status).to.equal(200);
