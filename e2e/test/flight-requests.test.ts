@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { captureEvents, waitFor, type CapturedEvents } from '@dfc/kit/testing';
 import { RoutingKeys, type EventEnvelope } from '@dfc/contracts';
+import { flightRequestBody, GatewayClient, type RegisteredOperator } from '../src/client.js';
 import { startSystem, type System } from '../src/system.js';
 
 /**
@@ -11,89 +11,27 @@ import { startSystem, type System } from '../src/system.js';
  * item. And the outbox's promise: an event written but not yet published
  * when the service dies is published after it restarts.
  */
-const HOUR = 3_600_000;
-
-interface Client {
-  uuid: string;
-  key: string;
-}
-
-function isoZ(date: Date): string {
-  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
-
-function submission(operatorUuid: string, lon: number, overrides: Record<string, unknown> = {}) {
-  const start = new Date(Math.ceil((Date.now() + HOUR) / 1000) * 1000);
-  return {
-    operator_uuid: operatorUuid,
-    operator_name: 'Jan de Vries',
-    operator_email: 'jan@example.com',
-    operator_phone: '+31 20 123 4567',
-    operator_company: 'Skyview Drones B.V.',
-    operational_authorisation_number: 'NLD-OAT-2026-0042',
-    start_time: isoZ(start),
-    end_time: isoZ(new Date(start.getTime() + 2 * HOUR)),
-    max_altitude: 100,
-    aircraft_type: 'multirotor',
-    purpose: 'Roof inspection',
-    flight_area: {
-      type: 'FeatureCollection',
-      features: [
-        {
-          type: 'Feature',
-          properties: {},
-          geometry: { type: 'Polygon', coordinates: [[[lon, 52.37], [lon + 0.01, 52.37], [lon + 0.01, 52.38], [lon, 52.38], [lon, 52.37]]] },
-        },
-      ],
-    },
-    ...overrides,
-  };
-}
-
+/** Calls through the gateway as an operator's client makes them. */
 function helpers(system: () => System) {
-  const api = (path: string, init: RequestInit = {}) => fetch(`${system().gatewayUrl}${path}`, init);
-  const send = async (method: string, path: string, key: string, body?: unknown) => {
-    const response = await api(path, {
-      method,
-      headers: { 'x-api-key': key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await response.text();
-    // Response bodies are arbitrary JSON asserted on field by field; `any` keeps those assertions readable.
-    return { status: response.status, headers: response.headers, body: (text ? JSON.parse(text) : undefined) as any };
-  };
+  const gateway = () => new GatewayClient(system().gatewayUrl);
+  const send = (method: string, path: string, key: string, body?: unknown) =>
+    gateway().send(method, path, { key, ...(body === undefined ? {} : { body }) });
 
-  /** Registers an operator, gets it a key, and waits until the flight-request-service knows it (operator.registered). */
-  const newClient = async (): Promise<Client> => {
-    const email = `fr-${randomBytes(4).toString('hex')}@example.com`;
-    const password = 'correct-horse-battery';
-    const registered = await api('/api/operators', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ company_name: 'Skyview', email, password, phone: '+31 20 123 4567', timezone: 'Europe/Amsterdam' }),
-    });
-    expect(registered.status).to.equal(201);
-    const uuid = ((await registered.json()) as { data: { uuid: string } }).data.uuid;
-    const issued = await api(`/api/operators/${uuid}/api-keys`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Basic ${Buffer.from(`${email}:${password}`).toString('base64')}` },
-      body: JSON.stringify({ name: 'e2e' }),
-    });
-    expect(issued.status).to.equal(201);
-    const key = ((await issued.json()) as { data: { key: string } }).data.key;
+  const newClient = async (): Promise<RegisteredOperator> => {
+    const operator = await gateway().registerOperatorWithKey({ timezone: 'Europe/Amsterdam' });
     // The projection is fed by an event: until it arrives the operator is unknown (422 on operator_uuid).
-    await waitFor(async () => (await send('GET', '/api/flight-requests', key)).status === 200, 15_000);
-    return { uuid, key };
+    await waitFor(async () => (await send('GET', '/api/flight-requests', operator.key)).status === 200, 15_000);
+    return operator;
   };
 
   /** Submits until the operator projection has caught up; any other answer is returned. */
-  const submit = async (client: Client, body: unknown) =>
+  const submit = async (client: RegisteredOperator, body: unknown) =>
     waitFor(async () => {
       const response = await send('POST', '/api/flight-requests', client.key, body);
       return response.status === 422 && response.body.errors?.operator_uuid ? undefined : response;
     }, 15_000);
 
-  return { api, send, newClient, submit };
+  return { send, newClient, submit };
 }
 
 const forRequest = (uuid: string, type: string) => (event: EventEnvelope) =>
@@ -117,7 +55,7 @@ describe('flight requests through the gateway', function () {
   it('an operator submits, reads (under /api/v1 too), lists and cancels; a reviewer approves what a zone sent to review', async () => {
     const client = await newClient();
 
-    const created = await submit(client, submission(client.uuid, 4.89));
+    const created = await submit(client, flightRequestBody(client, {}, 4.89));
     expect(created.status).to.equal(201);
     expect(created.body.data.status).to.equal('Approved');
     const uuid = created.body.data.uuid as string;
@@ -144,7 +82,7 @@ describe('flight requests through the gateway', function () {
     expect(reviewerKey.status).to.equal(201);
     const reviewer = reviewerKey.body.data.key as string;
 
-    const pending = await submit(client, submission(client.uuid, 5.2));
+    const pending = await submit(client, flightRequestBody(client, {}, 5.2));
     expect(pending.body.data.status).to.equal('Pending');
     const queue = await send('GET', '/api/reviews', reviewer);
     const item = queue.body.data.find((entry: { flight_request: { uuid: string } }) => entry.flight_request.uuid === pending.body.data.uuid);
@@ -205,7 +143,7 @@ describe('flight request events survive a crash between the write and the publis
 
   it('when the service is killed with the event still in its outbox, then the restarted service publishes it', async () => {
     const client = await newClient();
-    const created = await submit(client, submission(client.uuid, 4.89));
+    const created = await submit(client, flightRequestBody(client, {}, 4.89));
     expect(created.status).to.equal(201);
     const uuid = created.body.data.uuid as string;
 

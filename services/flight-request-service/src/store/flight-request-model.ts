@@ -1,27 +1,17 @@
 import { Schema, type Connection, type Model } from 'mongoose';
-import type { AircraftType, FlightRequestStatus } from '@dfc/contracts';
+import type { FlightRequestStatus } from '@dfc/contracts';
 import type { AreaSummary } from '../domain/geometry/flight-area.js';
 import type { Finding } from '../domain/screening/screen.js';
 import type { ReviewItem } from '../domain/review/review-group.js';
 import type { StatusHistoryEntry } from '../domain/state-machine/transitions.js';
+import type { ValidSubmission } from '../domain/submission/check-submission.js';
 
 /** A flight request as stored: one document holds the request, its review group and history (its events travel in change records). */
-export interface StoredFlightRequest {
+export interface StoredFlightRequest extends Omit<ValidSubmission, 'area'> {
   /** The uuid again: FerretDB answers only `_id` lookups without reading the whole collection. */
   _id: string;
   uuid: string;
-  operator_uuid: string;
   status: FlightRequestStatus;
-  operator_name: string;
-  operator_email: string;
-  operator_phone: string;
-  operator_company: string | null;
-  operational_authorisation_number: string | null;
-  start_time: Date;
-  end_time: Date;
-  max_altitude: number;
-  aircraft_type: AircraftType;
-  purpose: string;
   area: AreaSummary;
   /** Flat copies of area.bbox so deconfliction prefilters with plain range conditions. */
   bbox_west: number;
