@@ -1,4 +1,4 @@
-import { InternalTokenSigner } from '@dfc/kit';
+import { InternalTokenSigner } from '@dfc/kit/http';
 import { startSystem, type System } from '../e2e/src/system.js';
 import type { BenchSummary } from './run.js';
 import { measure, round } from './support.js';

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Agent, createServer, request, type Server } from 'node:http';
-import { Broker, createLogger, InternalTokenSigner, newEvent } from '@dfc/kit';
+import { Broker, newEvent } from '@dfc/kit/broker';
+import { createLogger } from '@dfc/kit/logging';
+import { InternalTokenSigner } from '@dfc/kit/http';
 import { RoutingKeys, signWebhookPayload, type FlightRequestStatusChanged, type Principal } from '@dfc/contracts';
 import { startSystem, type System } from '../e2e/src/system.js';
 import type { BenchSummary } from './run.js';

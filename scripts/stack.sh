@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Local infrastructure for the drone flight clearance service, without Docker:
 #   - a MongoDB-compatible database on 127.0.0.1:${MONGO_PORT:-27017}
-#       (mongod if it is on PATH, otherwise FerretDB v1 with its SQLite backend,
-#        built from source with Go into .data/bin/ferretdb on first use)
+#       (mongod if it is on PATH, otherwise FerretDB v1 with its PostgreSQL backend,
+#        built from source with Go into .data/bin/ferretdb on first use, on a
+#        PostgreSQL cluster of our own in .data/postgres, port ${PG_PORT:-55432},
+#        run as the 'postgres' user)
 #   - RabbitMQ on 127.0.0.1:${AMQP_PORT:-5672}
 #       (our own detached node "dfc@localhost", not the system service)
 #
@@ -26,6 +28,8 @@ RABBIT_NODE="${RABBITMQ_NODENAME:-dfc@localhost}"
 FERRETDB_VERSION="${FERRETDB_VERSION:-v1.24.2}"
 STARTUP_TIMEOUT="${STACK_STARTUP_TIMEOUT:-120}" # seconds, per service
 
+PG_PORT="${PG_PORT:-55432}"
+PG_DIR="$DATA/postgres"
 FDB_DIR="$DATA/ferretdb"
 FDB_BIN_DEFAULT="$DATA/bin/ferretdb"
 FDB_PID="$FDB_DIR/ferretdb.pid"
@@ -234,15 +238,68 @@ build_ferretdb() {
   log "FerretDB: built $dest"
 }
 
-# FerretDB drops a database by deleting its .sqlite file but can leave the
-# write-ahead log beside it (gigabytes after a benchmark). With FerretDB
-# stopped, a log without its database is garbage.
-remove_orphaned_sqlite_logs() {
-  local log
-  for log in "$FDB_DIR"/sqlite/*.sqlite-wal "$FDB_DIR"/sqlite/*.sqlite-shm; do
-    [[ -e "$log" && ! -e "${log%-*}" ]] && rm -f "$log"
-  done
-  return 0
+# ------------------------------------------------------------- PostgreSQL --
+# FerretDB's PostgreSQL handler: 2.5-30x faster here than its SQLite handler and
+# it takes concurrent writers (docs/architecture.md, "The local engine").
+
+pg_bin_dir() {
+  local dir
+  dir="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)"
+  [[ -n "$dir" && -x "$dir/initdb" ]] && echo "$dir"
+}
+
+as_postgres() {
+  if [[ $(id -un) == postgres ]]; then "$@"
+  elif [[ $(id -u) -eq 0 ]]; then runuser -u postgres -- "$@"
+  else sudo -n -u postgres -- "$@"
+  fi
+}
+
+ensure_postgres_installed() {
+  pg_bin_dir >/dev/null && return 0
+  log "PostgreSQL is not installed; installing it with apt-get ..."
+  command -v apt-get >/dev/null 2>&1 || die "could not install postgresql: apt-get not available"
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q \
+    || die "could not install postgresql: 'apt-get update' failed (need root or sudo)"
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends postgresql \
+    || die "could not install postgresql: 'apt-get install postgresql' failed"
+  pg_bin_dir >/dev/null || die "could not install postgresql: initdb still not found"
+}
+
+pg_ctl_() {
+  as_postgres "$(pg_bin_dir)/pg_ctl" -D "$PG_DIR/data" "$@"
+}
+
+pg_running() {
+  [[ -f "$PG_DIR/data/postmaster.pid" ]] && pg_ctl_ status >/dev/null 2>&1
+}
+
+pg_up() {
+  ensure_postgres_installed
+  local bin
+  bin="$(pg_bin_dir)"
+  mkdir -p "$PG_DIR"
+  chown postgres: "$PG_DIR" 2>/dev/null || true
+  if [[ ! -s "$PG_DIR/data/PG_VERSION" ]]; then
+    log "PostgreSQL: creating a cluster in ${PG_DIR#"$ROOT/"}/data"
+    as_postgres "$bin/initdb" -D "$PG_DIR/data" -U postgres --auth=trust -E UTF8 --no-instructions \
+      >"$PG_DIR/initdb.log" 2>&1 || die "could not create the PostgreSQL cluster (see $PG_DIR/initdb.log)"
+  fi
+  if ! pg_running; then
+    log "PostgreSQL: starting on 127.0.0.1:$PG_PORT"
+    pg_ctl_ -l "$PG_DIR/postgres.log" -w -t "$STARTUP_TIMEOUT" \
+      -o "-p $PG_PORT -c listen_addresses=127.0.0.1 -k $PG_DIR -c max_connections=300" start </dev/null >/dev/null 9>&- \
+      || die "could not start PostgreSQL (see $PG_DIR/postgres.log)"
+  fi
+  as_postgres "$bin/psql" -h 127.0.0.1 -p "$PG_PORT" -U postgres -tAc "SELECT 1 FROM pg_database WHERE datname = 'ferretdb'" \
+    | grep -q 1 || as_postgres "$bin/createdb" -h 127.0.0.1 -p "$PG_PORT" -U postgres ferretdb \
+    || die "could not create the 'ferretdb' database"
+}
+
+pg_down() {
+  pg_bin_dir >/dev/null && pg_running || return 0
+  log "PostgreSQL: stopping ..."
+  pg_ctl_ -m fast -w stop >/dev/null
 }
 
 mongo_up() {
@@ -275,16 +332,16 @@ mongo_up() {
     mkdir -p "$(dirname -- "$bin")"
     build_ferretdb "$bin"
   fi
-  mkdir -p "$FDB_DIR/sqlite" "$FDB_DIR/state"
-  remove_orphaned_sqlite_logs
+  pg_up
+  mkdir -p "$FDB_DIR/state"
   if pid_alive "$FDB_PID"; then
     log "MongoDB: FerretDB (pid $(cat "$FDB_PID")) is starting ..."
   else
-    log "MongoDB: starting FerretDB on 127.0.0.1:$MONGO_PORT (data: ${FDB_DIR#"$ROOT/"}/sqlite)"
+    log "MongoDB: starting FerretDB on 127.0.0.1:$MONGO_PORT (data: PostgreSQL in ${PG_DIR#"$ROOT/"})"
     # setsid + nohup: keep running after this script (and its terminal) go away.
     setsid nohup "$bin" \
-      --handler=sqlite \
-      --sqlite-url="file:$FDB_DIR/sqlite/" \
+      --handler=postgresql \
+      --postgresql-url="postgres://postgres@127.0.0.1:$PG_PORT/ferretdb" \
       --state-dir="$FDB_DIR/state" \
       --listen-addr="127.0.0.1:$MONGO_PORT" \
       --debug-addr=- \
@@ -300,7 +357,7 @@ mongo_up() {
     sleep 0.25
   done
   port_open "$MONGO_PORT" || die "could not start FerretDB: 127.0.0.1:$MONGO_PORT not accepting connections after ${STARTUP_TIMEOUT}s (see $FDB_LOG)"
-  log "MongoDB: ready on 127.0.0.1:$MONGO_PORT (FerretDB $FERRETDB_VERSION, SQLite)"
+  log "MongoDB: ready on 127.0.0.1:$MONGO_PORT (FerretDB $FERRETDB_VERSION, PostgreSQL)"
 }
 
 kill_pidfile() { # pidfile label
@@ -381,6 +438,7 @@ case "${1:-}" in
     lock
     rabbit_down
     mongo_down
+    pg_down
     ;;
   status) cmd_status ;;
   env) cmd_env ;;

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { InternalTokenSigner } from '@dfc/kit';
+import { InternalTokenSigner } from '@dfc/kit/http';
 import { generateTokenKeys } from '@dfc/kit/testing';
 import { startSystem, type System } from '../src/system.js';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { Type } from '@sinclair/typebox';
-import { ConfigError, loadConfig } from '../src/index.js';
+import { ConfigError, loadConfig } from '@dfc/kit/config';
 
 describe('loadConfig', () => {
   const schema = Type.Object({ PORT: Type.Integer({ minimum: 1, maximum: 65535 }), NAME: Type.String({ default: 'x' }) });

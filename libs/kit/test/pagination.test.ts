@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { paginate } from '../src/index.js';
+import { paginate } from '@dfc/kit/http';
 
 describe('paginate (Laravel envelope)', () => {
   const path = 'http://127.0.0.1:8080/api/things';

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { Type } from '@sinclair/typebox';
-import { bodyValidator, queryValidator, ValidationError } from '../src/index.js';
+import { ValidationError } from '@dfc/kit/errors';
+import { bodyValidator, queryValidator } from '@dfc/kit/validation';
 
 const Body = Type.Object({
   company_name: Type.String({ minLength: 1, maxLength: 5 }),

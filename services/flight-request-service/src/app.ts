@@ -1,7 +1,7 @@
 import type Koa from 'koa';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { createServiceApp, DEFAULT_BODY_LIMIT_BYTES, type InternalTokenVerifier, type ReadinessCheck } from '@dfc/kit';
+import { createServiceApp, DEFAULT_BODY_LIMIT_BYTES, type InternalTokenVerifier, type ReadinessCheck } from '@dfc/kit/http';
 import type { UseCaseDeps } from './use-cases/deps.js';
 import { flightRequestsRouter } from './http/flight-requests-router.js';
 import { reviewsRouter } from './http/reviews-router.js';

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { amqpConfig, commonConfig, internalTokenVerifyConfig, loadConfig, mongoConfig } from '@dfc/kit';
+import { amqpConfig, commonConfig, internalTokenVerifyConfig, loadConfig, mongoConfig } from '@dfc/kit/config';
 
 /** Environment of the flight-request-service; every number PRODUCT.md fixes has its default here. */
 export const FlightRequestServiceConfig = Type.Object({

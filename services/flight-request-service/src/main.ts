@@ -1,4 +1,7 @@
-import { Broker, connectMongo, createMetricsRegistry, runService } from '@dfc/kit';
+import { Broker } from '@dfc/kit/broker';
+import { connectMongo } from '@dfc/kit/db';
+import { createMetricsRegistry } from '@dfc/kit/http';
+import { runService } from '@dfc/kit/service';
 import { loadFlightRequestServiceConfig } from './config.js';
 import { createFlightRequestService } from './service.js';
 

@@ -1,13 +1,7 @@
 import Koa, { type Next } from 'koa';
 import type { Registry } from 'prom-client';
-import {
-  errorMiddleware,
-  httpMetrics,
-  operationsRouter,
-  requestContext,
-  type Logger,
-  type ReadinessCheck,
-} from '@dfc/kit';
+import { errorMiddleware, httpMetrics, operationsRouter, requestContext, type ReadinessCheck } from '@dfc/kit/http';
+import { type Logger } from '@dfc/kit/logging';
 import { canonicalPath } from './domain/routing.js';
 import { docsAllowedMethods, docsRouter, isDocumentPath } from './http/docs.js';
 import { proxyRoutes, type ProxyRouteDeps } from './http/proxy-routes.js';

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { amqpConfig, commonConfig, loadConfig } from '@dfc/kit';
+import { amqpConfig, commonConfig, loadConfig } from '@dfc/kit/config';
 
 const Url = (fallback: string) => Type.String({ pattern: '^https?://', default: fallback });
 

@@ -1,5 +1,7 @@
 import { buildOpenApiDocument } from '@dfc/contracts';
-import { Broker, createMetricsRegistry, InternalTokenSigner, runService } from '@dfc/kit';
+import { Broker } from '@dfc/kit/broker';
+import { createMetricsRegistry, InternalTokenSigner } from '@dfc/kit/http';
+import { runService } from '@dfc/kit/service';
 import { buildApp } from './app.js';
 import { loadGatewayConfig } from './config.js';
 import { consumeRevocations } from './events/revocations.js';

@@ -1,7 +1,7 @@
 import type Koa from 'koa';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { createServiceApp, type InternalTokenVerifier, type ReadinessCheck } from '@dfc/kit';
+import { createServiceApp, type InternalTokenVerifier, type ReadinessCheck } from '@dfc/kit/http';
 import { apiKeysRouter } from './http/api-keys-router.js';
 import { internalRouter } from './http/internal-router.js';
 import { operatorsRouter } from './http/operators-router.js';

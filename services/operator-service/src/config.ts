@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { amqpConfig, commonConfig, internalTokenVerifyConfig, loadConfig, mongoConfig } from '@dfc/kit';
+import { amqpConfig, commonConfig, internalTokenVerifyConfig, loadConfig, mongoConfig } from '@dfc/kit/config';
 import { API_KEY_PATTERN } from '@dfc/contracts';
 
 /**

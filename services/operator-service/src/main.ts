@@ -1,4 +1,7 @@
-import { Broker, connectMongo, createMetricsRegistry, InternalTokenVerifier, runService, syncIndexes } from '@dfc/kit';
+import { Broker } from '@dfc/kit/broker';
+import { connectMongo, syncIndexes } from '@dfc/kit/db';
+import { createMetricsRegistry, InternalTokenVerifier } from '@dfc/kit/http';
+import { runService } from '@dfc/kit/service';
 import { buildApp } from './app.js';
 import { loadServiceConfig } from './config.js';
 import { bootstrapAdminKey } from './use-cases/bootstrap-admin-key.js';

@@ -1,7 +1,9 @@
 import type { Connection } from 'mongoose';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { mongoReady, type Broker, type ReadinessCheck } from '@dfc/kit';
+import { mongoReady } from '@dfc/kit/db';
+import { type Broker } from '@dfc/kit/broker';
+import { type ReadinessCheck } from '@dfc/kit/http';
 import { EventPublisher } from './events/publisher.js';
 import { OperatorMetrics } from './metrics.js';
 import { PasswordHasher, type Argon2Parameters } from './security/passwords.js';

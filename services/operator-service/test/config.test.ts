@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { ConfigError } from '@dfc/kit';
+import { ConfigError } from '@dfc/kit/config';
 import { loadServiceConfig } from '../src/config.js';
 
 const ADMIN_API_KEY = 'dfc_00000000000000ad_local-development-admin-key-change-me-00000';

@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
-import { InternalTokenSigner } from '@dfc/kit';
+import { InternalTokenSigner } from '@dfc/kit/http';
 import { generateTokenKeys, testDependencies, uniqueName, waitFor } from '@dfc/kit/testing';
 import { INTERNAL_TOKEN_HEADER } from '@dfc/contracts';
 import { generateApiKey } from '../src/security/api-key-secrets.js';

@@ -1,6 +1,7 @@
 import type Koa from 'koa';
 import type { Registry } from 'prom-client';
-import { createServiceApp, type InternalTokenVerifier, type Logger, type ReadinessCheck } from '@dfc/kit';
+import { createServiceApp, type InternalTokenVerifier, type ReadinessCheck } from '@dfc/kit/http';
+import { type Logger } from '@dfc/kit/logging';
 import { webhooksRouter } from './http/webhooks-router.js';
 import type { WebhookDeps } from './use-cases/delivery-deps.js';
 

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { amqpConfig, commonConfig, internalTokenVerifyConfig, loadConfig, mongoConfig } from '@dfc/kit';
+import { amqpConfig, commonConfig, internalTokenVerifyConfig, loadConfig, mongoConfig } from '@dfc/kit/config';
 import { DEFAULT_EXCHANGE } from '@dfc/contracts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;

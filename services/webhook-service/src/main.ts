@@ -1,4 +1,6 @@
-import { Broker, connectMongo, runService, syncIndexes } from '@dfc/kit';
+import { Broker } from '@dfc/kit/broker';
+import { connectMongo, syncIndexes } from '@dfc/kit/db';
+import { runService } from '@dfc/kit/service';
 import { loadWebhookConfig } from './config.js';
 import { createWebhookService } from './service.js';
 

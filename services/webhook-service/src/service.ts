@@ -1,6 +1,9 @@
 import type Koa from 'koa';
 import type { Connection } from 'mongoose';
-import { createMetricsRegistry, InternalTokenVerifier, mongoReady, type Broker, type Logger } from '@dfc/kit';
+import { createMetricsRegistry, InternalTokenVerifier } from '@dfc/kit/http';
+import { mongoReady } from '@dfc/kit/db';
+import { type Broker } from '@dfc/kit/broker';
+import { type Logger } from '@dfc/kit/logging';
 import { buildApp } from './app.js';
 import { eventsQueueName, type WebhookServiceConfig } from './config.js';
 import { parseRetrySchedule } from './domain/retry-schedule.js';

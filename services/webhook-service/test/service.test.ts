@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { Broker, createLogger } from '@dfc/kit';
+import { Broker } from '@dfc/kit/broker';
+import { createLogger } from '@dfc/kit/logging';
 import { testDependencies, waitFor } from '@dfc/kit/testing';
 import { verifyWebhookSignature } from '@dfc/contracts';
 import { api, cleanUp, freshNames, operator, Receiver, registerEndpoint, startService, statusChanged, type TestService } from './support.js';

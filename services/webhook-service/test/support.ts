@@ -2,7 +2,10 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { connect as amqpConnect } from 'amqplib';
 import type { Connection } from 'mongoose';
-import { Broker, connectMongo, createLogger, InternalTokenSigner, newEvent, syncIndexes, type Logger } from '@dfc/kit';
+import { Broker, newEvent } from '@dfc/kit/broker';
+import { connectMongo, syncIndexes } from '@dfc/kit/db';
+import { createLogger, type Logger } from '@dfc/kit/logging';
+import { InternalTokenSigner } from '@dfc/kit/http';
 import { generateTokenKeys, listen, testDependencies, uniqueName, type Listening } from '@dfc/kit/testing';
 import {
   INTERNAL_TOKEN_HEADER,

@@ -1,8 +1,10 @@
 import { expect } from 'chai';
 import { Schema, type Connection, type Model } from 'mongoose';
 import { RoutingKeys } from '@dfc/contracts';
-import { Broker, connectMongo, createLogger, newEvent, OutboxRelay, outboxOnCreate, outboxSchemaFields, withOutbox, type OutboxFields } from '../../src/index.js';
-import { captureEvents, testDependencies, uniqueName, waitFor, type CapturedEvents } from '../../src/testing/index.js';
+import { Broker, newEvent, OutboxRelay, outboxOnCreate, outboxSchemaFields, withOutbox, type OutboxFields } from '@dfc/kit/broker';
+import { connectMongo } from '@dfc/kit/db';
+import { createLogger } from '@dfc/kit/logging';
+import { captureEvents, testDependencies, uniqueName, waitFor, type CapturedEvents } from '@dfc/kit/testing';
 
 interface Thing extends OutboxFields {
   name: string;

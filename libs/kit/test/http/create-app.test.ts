@@ -1,17 +1,11 @@
 import { expect } from 'chai';
 import Router from '@koa/router';
 import { Type } from '@sinclair/typebox';
-import {
-  ConflictError,
-  createLogger,
-  createMetricsRegistry,
-  createServiceApp,
-  InternalTokenSigner,
-  InternalTokenVerifier,
-  bodyValidator,
-  requireRole,
-} from '../../src/index.js';
-import { generateTokenKeys, listen, type Listening } from '../../src/testing/index.js';
+import { ConflictError } from '@dfc/kit/errors';
+import { createMetricsRegistry, createServiceApp, InternalTokenSigner, InternalTokenVerifier, requireRole } from '@dfc/kit/http';
+import { createLogger } from '@dfc/kit/logging';
+import { bodyValidator } from '@dfc/kit/validation';
+import { generateTokenKeys, listen, type Listening } from '@dfc/kit/testing';
 
 describe('createServiceApp', () => {
   const keys = generateTokenKeys();

@@ -1,4 +1,4 @@
-import type { Broker } from '@dfc/kit';
+import type { Broker } from '@dfc/kit/broker';
 import { DEFAULT_EXCHANGE, RoutingKeys, type EventEnvelope, type OperatorChanged } from '@dfc/contracts';
 import { applyOperatorChange } from '../use-cases/apply-operator-change.js';
 import type { OperatorStore } from '../store/operator-store.js';

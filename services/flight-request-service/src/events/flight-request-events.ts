@@ -1,4 +1,4 @@
-import { newEvent } from '@dfc/kit';
+import { newEvent } from '@dfc/kit/broker';
 import {
   RoutingKeys,
   type EventEnvelope,

@@ -1,4 +1,4 @@
-import { newEvent } from '@dfc/kit';
+import { newEvent } from '@dfc/kit/broker';
 import { RoutingKeys, type EventEnvelope } from '@dfc/contracts';
 
 /** zone.changed: tells every replica to reload one zone (or, after an import, `zone_id` null: all zones) into its spatial index. */

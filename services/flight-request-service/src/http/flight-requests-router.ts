@@ -1,5 +1,6 @@
 import Router from '@koa/router';
-import { paginate, publicPath, queryValidator, requireRole, type KitState, publicUrl } from '@dfc/kit';
+import { paginate, publicPath, requireRole, type KitState, publicUrl } from '@dfc/kit/http';
+import { queryValidator } from '@dfc/kit/validation';
 import { FlightRequestGetQuery, FlightRequestListQuery } from '@dfc/contracts';
 import type { UseCaseDeps } from '../use-cases/deps.js';
 import { cancelFlightRequest } from '../use-cases/cancel-flight-request.js';

@@ -1,5 +1,7 @@
 import Router from '@koa/router';
-import { NotFoundError, paginate, publicPath, queryValidator, requireRole, type KitState } from '@dfc/kit';
+import { NotFoundError } from '@dfc/kit/errors';
+import { paginate, publicPath, requireRole, type KitState } from '@dfc/kit/http';
+import { queryValidator } from '@dfc/kit/validation';
 import { ReviewListQuery } from '@dfc/contracts';
 import type { UseCaseDeps } from '../use-cases/deps.js';
 import { decideReviewItem } from '../use-cases/decide-review-item.js';

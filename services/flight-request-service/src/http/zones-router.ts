@@ -1,5 +1,6 @@
 import Router from '@koa/router';
-import { paginate, publicPath, queryValidator, requireRole, type KitState, publicUrl } from '@dfc/kit';
+import { paginate, publicPath, requireRole, type KitState, publicUrl } from '@dfc/kit/http';
+import { queryValidator } from '@dfc/kit/validation';
 import { ZoneListQuery, type GeoZoneRecord } from '@dfc/contracts';
 import { toOffsetTimestamp } from '../domain/time-format.js';
 import type { ZoneDoc } from '../store/zone-store.js';

@@ -1,5 +1,5 @@
 import { Schema, type Connection, type Model } from 'mongoose';
-import { outboxSchemaFields, type OutboxFields } from '@dfc/kit';
+import { outboxSchemaFields, type OutboxFields } from '@dfc/kit/broker';
 
 /**
  * One accepted change of a flight request: the fields it sets and the events

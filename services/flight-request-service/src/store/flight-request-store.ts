@@ -1,6 +1,6 @@
 import type { Model, QueryFilter } from 'mongoose';
 import type { EventEnvelope, FlightRequestStatus } from '@dfc/contracts';
-import { outboxOnCreate } from '@dfc/kit';
+import { outboxOnCreate } from '@dfc/kit/broker';
 import { changeId, type ChangeModel, type StoredChange } from './change-model.js';
 import type { FlightRequestModel, ReviewItemPointer, StoredFlightRequest } from './flight-request-model.js';
 import { asOutboxModel, type OutboxModel } from './outbox-model.js';

@@ -1,5 +1,5 @@
 import type { Model } from 'mongoose';
-import type { OutboxFields } from '@dfc/kit';
+import type { OutboxFields } from '@dfc/kit/broker';
 
 /** How the kit's OutboxRelay sees a model: only its outbox fields matter to it. */
 export type OutboxModel = Model<OutboxFields & { _id: unknown }>;

@@ -1,5 +1,5 @@
 import { Schema, type Connection, type Model } from 'mongoose';
-import { outboxSchemaFields, type OutboxFields } from '@dfc/kit';
+import { outboxSchemaFields, type OutboxFields } from '@dfc/kit/broker';
 import type { GeoZone } from '../domain/zones/geo-zone.js';
 
 /**

@@ -1,4 +1,4 @@
-import { outboxOnCreate } from '@dfc/kit';
+import { outboxOnCreate } from '@dfc/kit/broker';
 import type { EventEnvelope } from '@dfc/contracts';
 import type { GeoZone } from '../domain/zones/geo-zone.js';
 import type { StoredZone, ZoneChangeModel, ZoneModel } from './zone-model.js';

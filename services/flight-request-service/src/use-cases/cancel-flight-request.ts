@@ -1,4 +1,4 @@
-import { bodyValidator } from '@dfc/kit';
+import { bodyValidator } from '@dfc/kit/validation';
 import { CancelBody, type Principal } from '@dfc/contracts';
 import { isComplete, pendingAuthorities, withdrawPending } from '../domain/review/review-group.js';
 import { cancellation } from '../domain/state-machine/transitions.js';

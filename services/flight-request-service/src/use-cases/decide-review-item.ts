@@ -1,4 +1,5 @@
-import { ForbiddenError, NotFoundError, bodyValidator } from '@dfc/kit';
+import { ForbiddenError, NotFoundError } from '@dfc/kit/errors';
+import { bodyValidator } from '@dfc/kit/validation';
 import { ReviewDecision, type EventEnvelope, type Principal } from '@dfc/contracts';
 import { decideItem, pendingAuthorities, type DecisionOutcome } from '../domain/review/review-group.js';
 import { transition, type StatusHistoryEntry } from '../domain/state-machine/transitions.js';

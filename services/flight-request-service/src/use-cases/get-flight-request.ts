@@ -1,4 +1,4 @@
-import { NotFoundError } from '@dfc/kit';
+import { NotFoundError } from '@dfc/kit/errors';
 import type { Principal } from '@dfc/contracts';
 import type { FlightRequestDoc } from '../store/flight-request-store.js';
 import { visibleTo } from './access.js';

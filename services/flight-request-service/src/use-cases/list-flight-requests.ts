@@ -1,4 +1,5 @@
-import { ValidationError, skipFor, type PageRequest } from '@dfc/kit';
+import { ValidationError } from '@dfc/kit/errors';
+import { skipFor, type PageRequest } from '@dfc/kit/http';
 import type { FlightRequestListQuery, Principal } from '@dfc/contracts';
 import { parseListFilter } from '../domain/listing/list-filter.js';
 import type { FlightRequestDoc, ListScope } from '../store/flight-request-store.js';

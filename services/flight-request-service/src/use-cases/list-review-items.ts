@@ -1,4 +1,4 @@
-import { skipFor, type PageRequest } from '@dfc/kit';
+import { skipFor, type PageRequest } from '@dfc/kit/http';
 import type { Principal, ReviewListQuery } from '@dfc/contracts';
 import type { ReviewQueueRow } from '../store/flight-request-store.js';
 import type { UseCaseDeps } from './deps.js';

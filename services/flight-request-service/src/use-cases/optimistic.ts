@@ -1,4 +1,4 @@
-import { ConflictError } from '@dfc/kit';
+import { ConflictError } from '@dfc/kit/errors';
 
 const ATTEMPTS = 10;
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ValidationError } from '@dfc/kit';
+import { ValidationError } from '@dfc/kit/errors';
 import type { Principal } from '@dfc/contracts';
 import { bodyDigest, checkIdempotencyKey, checkReplay, idempotentUuid } from '../domain/idempotency/idempotency.js';
 import { openItems, pendingAuthorities, reviewAuthorities, isComplete } from '../domain/review/review-group.js';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { connect } from 'amqplib';
-import { newEvent } from '@dfc/kit';
+import { newEvent } from '@dfc/kit/broker';
 import { waitFor } from '@dfc/kit/testing';
 import { RoutingKeys, type OperatorChanged } from '@dfc/contracts';
 import { operatorQueueName } from '../../src/events/consumers.js';

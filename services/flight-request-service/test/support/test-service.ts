@@ -1,12 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Connection } from 'mongoose';
-import {
-  Broker,
-  connectMongo,
-  createLogger,
-  createMetricsRegistry,
-  InternalTokenSigner,
-} from '@dfc/kit';
+import { Broker } from '@dfc/kit/broker';
+import { connectMongo } from '@dfc/kit/db';
+import { createLogger } from '@dfc/kit/logging';
+import { createMetricsRegistry, InternalTokenSigner } from '@dfc/kit/http';
 import { captureEvents, generateTokenKeys, listen, testDependencies, uniqueName, type CapturedEvents } from '@dfc/kit/testing';
 import type { Principal } from '@dfc/contracts';
 import { loadFlightRequestServiceConfig } from '../../src/config.js';

@@ -1,5 +1,6 @@
 import { RoutingKeys, type ApiKeyRevoked, type EventEnvelope } from '@dfc/contracts';
-import type { Broker, Logger } from '@dfc/kit';
+import type { Broker } from '@dfc/kit/broker';
+import type { Logger } from '@dfc/kit/logging';
 import type { KeyCache } from '../store/key-cache.js';
 
 /**

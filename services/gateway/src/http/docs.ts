@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import Router from '@koa/router';
-import { MethodNotAllowedError, NotFoundError } from '@dfc/kit';
+import { MethodNotAllowedError, NotFoundError } from '@dfc/kit/errors';
 
 /** swagger-ui-dist's files the page needs, served from node_modules (no CDN). */
 const ASSETS: Record<string, string> = {

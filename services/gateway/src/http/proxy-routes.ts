@@ -1,6 +1,6 @@
 import type { Context, Middleware } from 'koa';
 import type { Principal } from '@dfc/contracts';
-import { UnauthenticatedError } from '@dfc/kit';
+import { UnauthenticatedError } from '@dfc/kit/errors';
 import { resolveProxyRoute, type ProxyRoute } from '../domain/routing.js';
 import type { InternalTokenCache } from '../store/token-cache.js';
 import type { Upstreams } from '../upstream/proxy.js';

@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Principal } from '@dfc/contracts';
-import { TooManyRequestsError } from '@dfc/kit';
+import { TooManyRequestsError } from '@dfc/kit/errors';
 import type { ProxyRoute } from '../domain/routing.js';
 
 export interface RateLimitSettings {

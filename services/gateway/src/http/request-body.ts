@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { jsonBody } from '@dfc/kit';
+import { jsonBody } from '@dfc/kit/http';
 import { DEFAULT_BODY_LIMIT_BYTES, ZONE_IMPORT_BODY_LIMIT_BYTES, type ProxyRoute } from '../domain/routing.js';
 
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);

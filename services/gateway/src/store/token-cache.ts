@@ -1,5 +1,5 @@
 import type { Principal } from '@dfc/contracts';
-import { INTERNAL_TOKEN_TTL_SECONDS, type InternalTokenSigner } from '@dfc/kit';
+import { INTERNAL_TOKEN_TTL_SECONDS, type InternalTokenSigner } from '@dfc/kit/http';
 
 /** A token is reused for half its life, so a service never receives one about to expire. */
 export const TOKEN_REUSE_MS = (INTERNAL_TOKEN_TTL_SECONDS * 1000) / 2;

@@ -1,5 +1,6 @@
 import { INTERNAL_TOKEN_HEADER, type Principal, type Role } from '@dfc/contracts';
-import { ServiceUnavailableError, type Logger } from '@dfc/kit';
+import { ServiceUnavailableError } from '@dfc/kit/errors';
+import { type Logger } from '@dfc/kit/logging';
 import type { InternalTokenCache } from '../store/token-cache.js';
 
 /** Asks the operator-service who a key belongs to; undefined when it is unknown or revoked. */

@@ -2,7 +2,7 @@ import { Agent, type IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import httpProxy from 'http-proxy';
 import type { Context } from 'koa';
-import { ServiceUnavailableError } from '@dfc/kit';
+import { ServiceUnavailableError } from '@dfc/kit/errors';
 import type { UpstreamName } from '../domain/routing.js';
 
 export interface UpstreamSettings {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { API_KEY_PATTERN, type Principal } from '@dfc/contracts';
-import { UnauthenticatedError } from '@dfc/kit';
+import { UnauthenticatedError } from '@dfc/kit/errors';
 import type { KeyCache } from '../store/key-cache.js';
 import type { VerifyApiKey } from '../upstream/key-verification.js';
 

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { RoutingKeys } from '@dfc/contracts';
-import { Broker, createLogger, newEvent } from '@dfc/kit';
+import { Broker, newEvent } from '@dfc/kit/broker';
+import { createLogger } from '@dfc/kit/logging';
 import { testDependencies, uniqueName, waitFor } from '@dfc/kit/testing';
 import { consumeRevocations } from '../../src/events/revocations.js';
 import { grantOperatorKey, startTestGateway, type TestGateway } from '../support/gateway.js';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { Principal } from '@dfc/contracts';
-import { InternalTokenSigner, InternalTokenVerifier } from '@dfc/kit';
+import { InternalTokenSigner, InternalTokenVerifier } from '@dfc/kit/http';
 import { generateTokenKeys } from '@dfc/kit/testing';
 import { InternalTokenCache, TOKEN_REUSE_MS } from '../../src/store/token-cache.js';
 

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Principal } from '@dfc/contracts';
-import { createLogger, createMetricsRegistry, InternalTokenSigner, InternalTokenVerifier, type ReadinessCheck } from '@dfc/kit';
+import { createLogger } from '@dfc/kit/logging';
+import { createMetricsRegistry, InternalTokenSigner, InternalTokenVerifier, type ReadinessCheck } from '@dfc/kit/http';
 import { generateTokenKeys, listen, type Listening } from '@dfc/kit/testing';
 import { buildApp } from '../../src/app.js';
 import { RateLimits, type RateLimitSettings } from '../../src/http/rate-limit.js';

@@ -1,4 +1,4 @@
-import { ForbiddenError, NotFoundError, UnauthenticatedError } from '@dfc/kit';
+import { ForbiddenError, NotFoundError, UnauthenticatedError } from '@dfc/kit/errors';
 import type { Principal } from '@dfc/contracts';
 
 /**

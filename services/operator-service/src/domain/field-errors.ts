@@ -1,4 +1,4 @@
-import type { FieldErrors } from '@dfc/kit';
+import type { FieldErrors } from '@dfc/kit/errors';
 
 /** Joins several sources of field errors (schema, domain rules, uniqueness) into one 422 body. */
 export function mergeFieldErrors(...sources: FieldErrors[]): FieldErrors {

@@ -1,4 +1,5 @@
-import { schemaErrors, type FieldErrors } from '@dfc/kit';
+import { schemaErrors } from '@dfc/kit/validation';
+import { type FieldErrors } from '@dfc/kit/errors';
 import { OperatorApiKeyCreate, StaffApiKeyCreate } from '@dfc/contracts';
 import { mergeFieldErrors } from './field-errors.js';
 import { normaliseInput } from './input.js';

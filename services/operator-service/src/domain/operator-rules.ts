@@ -1,5 +1,6 @@
 import { IANAZone } from 'luxon';
-import { schemaErrors, type FieldErrors } from '@dfc/kit';
+import { schemaErrors } from '@dfc/kit/validation';
+import { type FieldErrors } from '@dfc/kit/errors';
 import { OperatorCreate, OperatorUpdate } from '@dfc/contracts';
 import { mergeFieldErrors } from './field-errors.js';
 import { normaliseInput, requiredMessage, withoutNullFields } from './input.js';

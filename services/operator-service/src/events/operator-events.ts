@@ -1,4 +1,4 @@
-import { newEvent } from '@dfc/kit';
+import { newEvent } from '@dfc/kit/broker';
 import { RoutingKeys, type ApiKeyRevoked, type EventEnvelope, type OperatorChanged } from '@dfc/contracts';
 import type { OperatorDocument } from '../store/operator-store.js';
 

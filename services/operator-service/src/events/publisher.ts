@@ -1,7 +1,7 @@
 import type { Model } from 'mongoose';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { OutboxRelay, type Broker, type OutboxFields } from '@dfc/kit';
+import { OutboxRelay, type Broker, type OutboxFields } from '@dfc/kit/broker';
 import type { Stores } from '../store/index.js';
 
 type OutboxModel = ConstructorParameters<typeof OutboxRelay>[0][number];

@@ -1,5 +1,6 @@
 import Router from '@koa/router';
-import { paginate, publicPath, queryValidator, requireRole, type KitState } from '@dfc/kit';
+import { paginate, publicPath, requireRole, type KitState } from '@dfc/kit/http';
+import { queryValidator } from '@dfc/kit/validation';
 import { ApiKeyListQuery, OperatorApiKeyListQuery } from '@dfc/contracts';
 import { issueOperatorKey, issueStaffKey } from '../use-cases/issue-api-key.js';
 import { listAllKeys, listOperatorKeys } from '../use-cases/list-api-keys.js';

@@ -1,5 +1,6 @@
 import type { Middleware } from 'koa';
-import { UnauthenticatedError, type KitState } from '@dfc/kit';
+import { UnauthenticatedError } from '@dfc/kit/errors';
+import { type KitState } from '@dfc/kit/http';
 import type { BasicCredentials, Caller } from '../use-cases/deps.js';
 
 export const BASIC_CHALLENGE = 'Basic realm="dfc"';

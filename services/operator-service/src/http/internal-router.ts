@@ -1,5 +1,5 @@
 import Router from '@koa/router';
-import { requireRole, type KitState } from '@dfc/kit';
+import { requireRole, type KitState } from '@dfc/kit/http';
 import { verifyApiKey } from '../use-cases/verify-api-key.js';
 import type { UseCaseDeps } from '../use-cases/deps.js';
 

@@ -1,5 +1,5 @@
 import Router from '@koa/router';
-import { publicPath, type KitState } from '@dfc/kit';
+import { publicPath, type KitState } from '@dfc/kit/http';
 import { getOperator } from '../use-cases/get-operator.js';
 import { registerOperator } from '../use-cases/register-operator.js';
 import { updateOperator } from '../use-cases/update-operator.js';

@@ -1,5 +1,6 @@
 import { Schema, type Connection, type QueryFilter, type Model } from 'mongoose';
-import { outboxSchemaFields, skipFor, withOutbox, type OutboxFields, type PageRequest } from '@dfc/kit';
+import { outboxSchemaFields, withOutbox, type OutboxFields } from '@dfc/kit/broker';
+import { skipFor, type PageRequest } from '@dfc/kit/http';
 import type { ApiKeyRole, ApiKeyStatus, EventEnvelope } from '@dfc/contracts';
 
 /** An API key as stored: never the key itself, only its SHA-256 digest. `_id` is the key's public id. */

@@ -1,5 +1,5 @@
 import { Schema, type Connection, type Model } from 'mongoose';
-import { outboxOnCreate, outboxSchemaFields, withOutbox, type OutboxFields } from '@dfc/kit';
+import { outboxOnCreate, outboxSchemaFields, withOutbox, type OutboxFields } from '@dfc/kit/broker';
 import type { EventEnvelope } from '@dfc/contracts';
 
 /** An operator as stored. `_id` is its public uuid. */

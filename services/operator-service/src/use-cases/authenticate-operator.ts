@@ -1,4 +1,4 @@
-import { NotFoundError, UnauthenticatedError } from '@dfc/kit';
+import { NotFoundError, UnauthenticatedError } from '@dfc/kit/errors';
 import { assertIsOperatorOrAdmin } from '../domain/access.js';
 import { operatorUuidFrom } from '../domain/ids.js';
 import { normaliseEmail } from '../domain/operator-rules.js';

@@ -1,4 +1,4 @@
-import { NotFoundError } from '@dfc/kit';
+import { NotFoundError } from '@dfc/kit/errors';
 import { assertCanReadOperator } from '../domain/access.js';
 import { operatorUuidFrom } from '../domain/ids.js';
 import type { OperatorDocument } from '../store/operator-store.js';

@@ -1,4 +1,4 @@
-import { ValidationError } from '@dfc/kit';
+import { ValidationError } from '@dfc/kit/errors';
 import { hasErrors } from '../domain/field-errors.js';
 import { lastFourOf } from '../domain/api-key.js';
 import { checkOperatorKey, checkStaffKey } from '../domain/key-requests.js';

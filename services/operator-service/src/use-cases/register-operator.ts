@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ValidationError } from '@dfc/kit';
+import { ValidationError } from '@dfc/kit/errors';
 import type { OperatorCreate } from '@dfc/contracts';
 import { hasErrors, mergeFieldErrors } from '../domain/field-errors.js';
 import { checkRegistration, normaliseEmail, OperatorMessages } from '../domain/operator-rules.js';

@@ -1,4 +1,4 @@
-import { NotFoundError } from '@dfc/kit';
+import { NotFoundError } from '@dfc/kit/errors';
 import { keyIdFrom } from '../domain/ids.js';
 import { apiKeyRevoked } from '../events/operator-events.js';
 import type { ApiKeyDocument } from '../store/api-key-store.js';

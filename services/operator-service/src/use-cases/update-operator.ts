@@ -1,4 +1,4 @@
-import { ConflictError, NotFoundError, ValidationError, type FieldErrors } from '@dfc/kit';
+import { ConflictError, NotFoundError, ValidationError, type FieldErrors } from '@dfc/kit/errors';
 import type { OperatorUpdate } from '@dfc/contracts';
 import { assertIsOperatorOrAdmin } from '../domain/access.js';
 import { hasErrors, mergeFieldErrors } from '../domain/field-errors.js';

@@ -1,4 +1,5 @@
-import { bodyValidator, UnauthenticatedError } from '@dfc/kit';
+import { bodyValidator } from '@dfc/kit/validation';
+import { UnauthenticatedError } from '@dfc/kit/errors';
 import { ApiKeyVerifyRequest, type Principal } from '@dfc/contracts';
 import { keyIdOf, LAST_USED_RESOLUTION_MS, principalOf } from '../domain/api-key.js';
 import { apiKeyMatches } from '../security/api-key-secrets.js';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { ForbiddenError, NotFoundError, UnauthenticatedError } from '@dfc/kit';
+import { ForbiddenError, NotFoundError, UnauthenticatedError } from '@dfc/kit/errors';
 import type { Principal } from '@dfc/contracts';
 import { assertCanReadOperator, assertIsOperatorOrAdmin } from '../../src/domain/access.js';
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { UnauthenticatedError } from '@dfc/kit';
+import { UnauthenticatedError } from '@dfc/kit/errors';
 import { basicCredentials } from '../../src/http/auth.js';
 
 const encode = (text: string) => `Basic ${Buffer.from(text, 'utf8').toString('base64')}`;

@@ -1,16 +1,10 @@
 import type { Writable } from 'node:stream';
 import { pino } from 'pino';
 import type { Connection } from 'mongoose';
-import {
-  Broker,
-  connectMongo,
-  createMetricsRegistry,
-  InternalTokenSigner,
-  InternalTokenVerifier,
-  REDACTED_PATHS,
-  syncIndexes,
-  type Logger,
-} from '@dfc/kit';
+import { Broker } from '@dfc/kit/broker';
+import { connectMongo, syncIndexes } from '@dfc/kit/db';
+import { createMetricsRegistry, InternalTokenSigner, InternalTokenVerifier } from '@dfc/kit/http';
+import { REDACTED_PATHS, type Logger } from '@dfc/kit/logging';
 import { generateTokenKeys, listen, testDependencies, uniqueName } from '@dfc/kit/testing';
 import { INTERNAL_TOKEN_HEADER, type Principal } from '@dfc/contracts';
 import type { Registry } from 'prom-client';

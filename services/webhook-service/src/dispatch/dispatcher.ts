@@ -1,4 +1,4 @@
-import type { Logger } from '@dfc/kit';
+import type { Logger } from '@dfc/kit/logging';
 import type { ClaimedDelivery, DeliveryStore } from '../store/delivery-store.js';
 import type { WebhookEndpoint } from '../store/endpoint-model.js';
 

@@ -1,4 +1,5 @@
-import { schemaErrors, ValidationError, type FieldErrors } from '@dfc/kit';
+import { schemaErrors } from '@dfc/kit/validation';
+import { ValidationError, type FieldErrors } from '@dfc/kit/errors';
 import { WebhookEndpointCreate, WebhookEndpointUpdate } from '@dfc/contracts';
 import { checkEndpointUrl, type UrlPolicy } from './endpoint-url.js';
 

@@ -1,4 +1,4 @@
-import { ForbiddenError } from '@dfc/kit';
+import { ForbiddenError } from '@dfc/kit/errors';
 import type { Principal } from '@dfc/contracts';
 
 /**

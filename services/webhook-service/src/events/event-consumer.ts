@@ -1,4 +1,4 @@
-import type { Broker } from '@dfc/kit';
+import type { Broker } from '@dfc/kit/broker';
 import { RoutingKeys, type EventEnvelope } from '@dfc/contracts';
 
 /** The domain events that become webhooks (architecture.md, Events). */

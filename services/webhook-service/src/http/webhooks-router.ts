@@ -1,6 +1,7 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import { paginate, publicPath, queryValidator, requireRole, type KitState, publicUrl } from '@dfc/kit';
+import { paginate, publicPath, requireRole, type KitState, publicUrl } from '@dfc/kit/http';
+import { queryValidator } from '@dfc/kit/validation';
 import { DeliveryListQuery, WebhookListQuery, WebhookScopeQuery } from '@dfc/contracts';
 import { ownerScope, type OwnerScope } from '../domain/owner-scope.js';
 import { createEndpoint } from '../use-cases/create-endpoint.js';

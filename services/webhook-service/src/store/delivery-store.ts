@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { PageRequest } from '@dfc/kit';
-import { skipFor } from '@dfc/kit';
+import type { PageRequest } from '@dfc/kit/http';
+import { skipFor } from '@dfc/kit/http';
 import type { DeliveryStatus } from '@dfc/contracts';
 import type { AttemptModel, StoredAttempt } from './attempt-model.js';
 import type { Delivery, DeliveryModel } from './delivery-model.js';

@@ -1,5 +1,5 @@
-import type { PageRequest } from '@dfc/kit';
-import { skipFor } from '@dfc/kit';
+import type { PageRequest } from '@dfc/kit/http';
+import { skipFor } from '@dfc/kit/http';
 import type { SubscribableWebhookKind } from '@dfc/contracts';
 import { scopeFilter, type OwnerScope } from '../domain/owner-scope.js';
 import type { StoredSecret, WebhookEndpoint, WebhookEndpointModel } from './endpoint-model.js';

@@ -1,4 +1,4 @@
-import type { Logger } from '@dfc/kit';
+import type { Logger } from '@dfc/kit/logging';
 import type { AttemptFields, ClaimedDelivery, DeliveryStore } from './delivery-store.js';
 
 interface Pending {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ValidationError } from '@dfc/kit';
+import { ValidationError } from '@dfc/kit/errors';
 import { checkEndpointCreate } from '../domain/endpoint-input.js';
 import type { OwnerScope } from '../domain/owner-scope.js';
 import { generateSigningSecret } from '../domain/signing-secrets.js';

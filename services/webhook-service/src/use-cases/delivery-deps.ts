@@ -1,4 +1,4 @@
-import type { Logger } from '@dfc/kit';
+import type { Logger } from '@dfc/kit/logging';
 import type { RetryPolicy } from '../domain/attempt-outcome.js';
 import type { SecretBox } from '../domain/secret-box.js';
 import type { Dispatcher } from '../dispatch/dispatcher.js';

@@ -1,4 +1,4 @@
-import { schemaErrors } from '@dfc/kit';
+import { schemaErrors } from '@dfc/kit/validation';
 import { EventEnvelope, WEBHOOK_KIND_BY_ROUTING_KEY, type SubscribableWebhookKind } from '@dfc/contracts';
 import { buildWebhookBody } from '../domain/webhook-body.js';
 import type { WebhookDeps } from './delivery-deps.js';

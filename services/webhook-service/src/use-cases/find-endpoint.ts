@@ -1,4 +1,4 @@
-import { NotFoundError } from '@dfc/kit';
+import { NotFoundError } from '@dfc/kit/errors';
 import type { OwnerScope } from '../domain/owner-scope.js';
 import type { WebhookEndpoint } from '../store/endpoint-model.js';
 import type { WebhookDeps } from './delivery-deps.js';

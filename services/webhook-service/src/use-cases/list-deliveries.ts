@@ -1,4 +1,4 @@
-import type { PageRequest } from '@dfc/kit';
+import type { PageRequest } from '@dfc/kit/http';
 import type { DeliveryStatus } from '@dfc/contracts';
 import type { OwnerScope } from '../domain/owner-scope.js';
 import type { DeliveryWithAttempts } from '../store/delivery-store.js';

@@ -1,4 +1,4 @@
-import type { PageRequest } from '@dfc/kit';
+import type { PageRequest } from '@dfc/kit/http';
 import type { OwnerScope } from '../domain/owner-scope.js';
 import type { WebhookEndpoint } from '../store/endpoint-model.js';
 import type { WebhookDeps } from './delivery-deps.js';

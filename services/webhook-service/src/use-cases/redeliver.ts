@@ -1,4 +1,4 @@
-import { ConflictError, NotFoundError } from '@dfc/kit';
+import { ConflictError, NotFoundError } from '@dfc/kit/errors';
 import type { OwnerScope } from '../domain/owner-scope.js';
 import type { DeliveryWithAttempts } from '../store/delivery-store.js';
 import type { WebhookDeps } from './delivery-deps.js';

@@ -1,4 +1,4 @@
-import { ConflictError } from '@dfc/kit';
+import { ConflictError } from '@dfc/kit/errors';
 import type { OwnerScope } from '../domain/owner-scope.js';
 import { generateSigningSecret, rotateSecrets } from '../domain/signing-secrets.js';
 import type { StoredSecret } from '../store/endpoint-model.js';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ConflictError, NotFoundError } from '@dfc/kit';
+import { ConflictError, NotFoundError } from '@dfc/kit/errors';
 import { buildPingBody } from '../domain/webhook-body.js';
 import type { OwnerScope } from '../domain/owner-scope.js';
 import type { DeliveryWithAttempts } from '../store/delivery-store.js';

@@ -1,4 +1,4 @@
-import { NotFoundError } from '@dfc/kit';
+import { NotFoundError } from '@dfc/kit/errors';
 import { DISABLED_REASONS } from '../domain/endpoint-health.js';
 import { checkEndpointUpdate } from '../domain/endpoint-input.js';
 import type { OwnerScope } from '../domain/owner-scope.js';

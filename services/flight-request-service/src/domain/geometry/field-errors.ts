@@ -1,4 +1,4 @@
-import type { FieldErrors } from '@dfc/kit';
+import type { FieldErrors } from '@dfc/kit/errors';
 
 /**
  * Collects field errors under dot paths, in Laravel's words (the attribute is

@@ -1,5 +1,5 @@
 import type { FeatureCollection } from 'geojson';
-import type { FieldErrors } from '@dfc/kit';
+import type { FieldErrors } from '@dfc/kit/errors';
 import { buildFeature, type BuiltFeature } from './feature-geometry.js';
 import { readCollection, readFeatureShape, readGeometryType } from './features.js';
 import { at, attribute, FieldErrorBag } from './field-errors.js';

@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { ConflictError, ValidationError } from '@dfc/kit';
+import { ConflictError, ValidationError } from '@dfc/kit/errors';
 
 /** PRODUCT.md: the same key and body within 24 h return the first response. */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;

@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import type { FieldErrors } from '@dfc/kit';
+import type { FieldErrors } from '@dfc/kit/errors';
 import { FLIGHT_REQUEST_STATUSES, type FlightRequestStatus } from '@dfc/contracts';
 
 /** The instants a date filter selects: flight windows overlapping [from, until). */

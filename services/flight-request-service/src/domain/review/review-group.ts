@@ -1,4 +1,4 @@
-import { ConflictError, NotFoundError } from '@dfc/kit';
+import { ConflictError, NotFoundError } from '@dfc/kit/errors';
 import type { ReviewItemKind, ReviewItemStatus } from '@dfc/contracts';
 import type { ReviewItemDraft } from '../screening/screen.js';
 

@@ -1,4 +1,4 @@
-import { ConflictError } from '@dfc/kit';
+import { ConflictError } from '@dfc/kit/errors';
 import type { FlightRequestStatus } from '@dfc/contracts';
 
 /** PRODUCT.md "States": where each status may go. Rejected, Cancelled and Expired lead nowhere. */

@@ -1,4 +1,5 @@
-import { schemaErrors, type FieldErrors } from '@dfc/kit';
+import { schemaErrors } from '@dfc/kit/validation';
+import { type FieldErrors } from '@dfc/kit/errors';
 import { AIRCRAFT_TYPES, FlightRequestCreate, type AircraftType } from '@dfc/contracts';
 import { checkFlightArea, type CheckedFlightArea } from '../geometry/flight-area.js';
 import type { SubmissionLimits } from './limits.js';

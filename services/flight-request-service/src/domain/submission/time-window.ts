@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import type { FieldErrors } from '@dfc/kit';
+import type { FieldErrors } from '@dfc/kit/errors';
 import type { SubmissionLimits } from './limits.js';
 
 const MINUTE_MS = 60_000;

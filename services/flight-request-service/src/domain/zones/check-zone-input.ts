@@ -1,5 +1,6 @@
 import { GeoZoneFields, ZONE_TYPES } from '@dfc/contracts';
-import { schemaErrors, type FieldErrors } from '@dfc/kit';
+import { schemaErrors } from '@dfc/kit/validation';
+import { type FieldErrors } from '@dfc/kit/errors';
 import { at, attribute } from '../geometry/field-errors.js';
 import { checkZoneGeometry } from '../geometry/flight-area.js';
 import { isRecord, own } from '../geometry/structure.js';

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { ZONE_ID_PATTERN, ZONE_IMPORT_MAX_FEATURES, ZoneImportProperties } from '@dfc/contracts';
-import { schemaErrors, type FieldErrors } from '@dfc/kit';
+import { schemaErrors } from '@dfc/kit/validation';
+import { type FieldErrors } from '@dfc/kit/errors';
 import { isRecord, own } from '../geometry/structure.js';
 import { completeZoneCheck } from './check-zone-input.js';
 import type { GeoZoneDraft } from './geo-zone.js';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ValidationError } from '@dfc/kit';
+import { ValidationError } from '@dfc/kit/errors';
 import type { ZoneImportResult } from '@dfc/contracts';
 import { parseZoneImport } from '../../domain/zones/parse-zone-import.js';
 import { zoneChanged } from '../../events/zone-events.js';

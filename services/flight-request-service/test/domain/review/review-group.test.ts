@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { ConflictError, NotFoundError } from '@dfc/kit';
+import { ConflictError, NotFoundError } from '@dfc/kit/errors';
 import { decideItem, isComplete, openItems, pendingAuthorities, withdrawPending, type ReviewItem } from '../../../src/domain/review/review-group.js';
 
 const at = new Date('2026-12-01T09:00:00Z');

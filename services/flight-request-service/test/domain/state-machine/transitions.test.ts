@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { ConflictError } from '@dfc/kit';
+import { ConflictError } from '@dfc/kit/errors';
 import { FLIGHT_REQUEST_STATUSES, type FlightRequestStatus } from '@dfc/contracts';
 import { cancellation, isFinal, transition } from '../../../src/domain/state-machine/transitions.js';
 

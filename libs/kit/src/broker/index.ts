@@ -1,0 +1,2 @@
+export * from './broker.js';
+export * from './outbox.js';
