@@ -1,3 +1,4 @@
+export * from './formats.js';
 export * from './schema-helpers.js';
 export * from './principal.js';
 export * from './operators/schemas.js';

@@ -1,4 +1,10 @@
 import { createServer, type Server } from 'node:http';
+import type Koa from 'koa';
+import type { Connection } from 'mongoose';
+import type { Registry } from 'prom-client';
+import { Broker } from './broker/broker.js';
+import { connectMongo } from './db/mongo.js';
+import { createMetricsRegistry } from './http/metrics.js';
 import { createLogger, type Logger } from './logger.js';
 
 /**
@@ -27,6 +33,23 @@ export function handleShutdown(server: Server, log: Logger, graceMs: number, clo
   process.on('SIGINT', () => void stop('SIGINT'));
 }
 
+/**
+ * A rejection nobody handled or an exception nobody caught leaves the process
+ * in an unknown state: log it once and exit, so the orchestrator restarts a
+ * clean process (its restart count is the counter: kube_pod_container_status_restarts_total).
+ * Nothing is lost by exiting: accepted writes are in the database and their
+ * events in the documents' outboxes.
+ */
+export function exitOnUnhandledErrors(log: Logger): void {
+  const crash = (kind: string) => (error: unknown) => {
+    const err = error instanceof Error ? { message: error.message, stack: error.stack } : { message: String(error) };
+    log.fatal({ err, kind }, 'process crashed; exiting for a restart');
+    process.exit(70);
+  };
+  process.on('unhandledRejection', crash('unhandledRejection'));
+  process.on('uncaughtException', crash('uncaughtException'));
+}
+
 /** Turns a start-up failure (bad config, unreachable dependency) into one clear line and exit 1. */
 export function exitOnStartupFailure(log: Logger | undefined, error: unknown): never {
   const message = error instanceof Error ? error.message : String(error);
@@ -35,43 +58,86 @@ export function exitOnStartupFailure(log: Logger | undefined, error: unknown): n
   process.exit(1);
 }
 
-/** What a service's main hands back once its dependencies are wired. */
-export interface StartedService {
-  app: { callback(): Parameters<typeof createServer>[1] };
-  /** Closes the service's own resources (relays, consumers, broker, database), in order. */
-  close(): Promise<void>;
-}
-
 export interface ServiceBaseConfig {
   PORT: number;
   HOST: string;
   LOG_LEVEL: string;
   SHUTDOWN_GRACE_MS: number;
+  AMQP_URL: string;
+  AMQP_EXCHANGE: string;
+}
+
+interface DatabaseConfig {
+  MONGO_URL: string;
+  MONGO_DB: string;
+}
+
+/** What every service is built from; a service whose config names a database gets its connection. */
+export type ServiceResources<C extends ServiceBaseConfig> = {
+  config: C;
+  log: Logger;
+  registry: Registry;
+  broker: Broker;
+  /** Tests pin the clock; production uses the wall clock. */
+  now?: () => Date;
+} & (C extends DatabaseConfig ? { connection: Connection } : unknown);
+
+/** A service's composition root hands back its app and the background work of one replica. */
+export interface Service {
+  app: Koa;
+  /** Consumers, relays and timers; runs before the server listens. */
+  start(): Promise<void>;
+  /** Stops them (work under way finishes); the broker and database close after. */
+  stop(): Promise<void>;
+}
+
+export type CreateService<C extends ServiceBaseConfig> = (resources: ServiceResources<C>) => Service | Promise<Service>;
+
+export interface OpenResources<C extends ServiceBaseConfig> {
+  resources: ServiceResources<C>;
+  close(): Promise<void>;
+}
+
+/** Connects what a service's config names: the broker, and its database when it has one. */
+export async function openResources<C extends ServiceBaseConfig>(name: string, config: C, log: Logger): Promise<OpenResources<C>> {
+  const database = 'MONGO_URL' in config ? (config as C & DatabaseConfig) : undefined;
+  const connection = database ? await connectMongo(database.MONGO_URL, database.MONGO_DB, log) : undefined;
+  const broker = await Broker.connect(config.AMQP_URL, config.AMQP_EXCHANGE, log);
+  const resources = { config, log, registry: createMetricsRegistry(name), broker, ...(connection ? { connection } : {}) };
+  return {
+    resources: resources as ServiceResources<C>,
+    close: async () => {
+      await broker.close();
+      await connection?.close();
+    },
+  };
 }
 
 /**
  * A service process from start to stop: read the configuration, build the
- * logger, let `start` wire the real dependencies, listen, and shut down
- * gracefully on SIGTERM. Any failure before listening ends the process with
- * one clear log line.
+ * logger, connect the broker and database, let the composition root build
+ * the service, start it, listen, and shut down gracefully on SIGTERM. Any
+ * failure before listening ends the process with one clear log line.
  */
-export async function runService<C extends ServiceBaseConfig>(
-  name: string,
-  loadConfig: () => C,
-  start: (config: C, log: Logger) => Promise<StartedService>,
-): Promise<void> {
+export async function runService<C extends ServiceBaseConfig>(name: string, loadConfig: () => C, create: CreateService<C>): Promise<void> {
   let log: Logger | undefined;
   try {
     const config = loadConfig();
     log = createLogger(name, config.LOG_LEVEL);
-    const service = await start(config, log);
+    exitOnUnhandledErrors(log);
+    const opened = await openResources(name, config, log);
+    const service = await create(opened.resources);
+    await service.start();
     const server = createServer(service.app.callback());
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.PORT, config.HOST, resolve);
     });
     log.info({ host: config.HOST, port: config.PORT }, 'listening');
-    handleShutdown(server, log, config.SHUTDOWN_GRACE_MS, () => service.close());
+    handleShutdown(server, log, config.SHUTDOWN_GRACE_MS, async () => {
+      await service.stop();
+      await opened.close();
+    });
   } catch (error) {
     exitOnStartupFailure(log, error);
   }

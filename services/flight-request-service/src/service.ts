@@ -1,10 +1,7 @@
-import type Koa from 'koa';
-import type { Connection } from 'mongoose';
-import type { Logger } from 'pino';
-import type { Registry } from 'prom-client';
 import { InternalTokenVerifier } from '@dfc/kit/http';
 import { mongoReady, syncIndexes } from '@dfc/kit/db';
-import { OutboxRelay, type Broker } from '@dfc/kit/broker';
+import { OutboxRelay } from '@dfc/kit/broker';
+import type { Service, ServiceResources } from '@dfc/kit/service';
 import { buildApp } from './app.js';
 import type { FlightRequestServiceConfig } from './config.js';
 import { DEFAULT_FLIGHT_AREA_LIMITS } from './domain/geometry/flight-area.js';
@@ -38,32 +35,20 @@ async function forgetDoneChanges(requests: FlightRequestStore, zones: ZoneStore,
   await zones.forgetDoneChanges(before);
 }
 
-export interface ServiceResources {
-  config: FlightRequestServiceConfig;
-  connection: Connection;
-  broker: Broker;
-  log: Logger;
-  registry: Registry;
-  /** Tests pin the clock; production uses the wall clock. */
-  now?: () => Date;
-}
-
-export interface FlightRequestService {
-  app: Koa;
+export interface FlightRequestService extends Service {
   deps: UseCaseDeps;
   zoneSync: ZoneIndexSync;
-  /** Indexes, zone index, consumers, relay and timers. */
-  start(): Promise<void>;
-  stop(): Promise<void>;
 }
 
 /** Wires the stores, the use cases and the background work of one replica. */
-export function createFlightRequestService(resources: ServiceResources): FlightRequestService {
+export function createFlightRequestService(resources: ServiceResources<FlightRequestServiceConfig>): FlightRequestService {
   const { config, connection, broker, log, registry } = resources;
   const requests = new FlightRequestStore(flightRequestModel(connection), changeModel(connection), reviewItemPointerModel(connection));
   const operators = new OperatorStore(operatorProjectionModel(connection));
   const zones = new ZoneStore(zoneModel(connection), zoneChangeModel(connection));
-  const relay = new OutboxRelay([requests.outboxModel, zones.outboxModel], broker, log, { registry });
+  const relay = new OutboxRelay(broker, log, { registry });
+  relay.watch(requests.outboxModel);
+  relay.watch(zones.outboxModel);
   const metrics = createFlightRequestMetrics(registry);
   const zoneIndex = new ZoneIndex();
   const zoneSync = new ZoneIndexSync(zones, zoneIndex, metrics.zonesLoaded, log);

@@ -1,51 +1,5 @@
-import { buildOpenApiDocument } from '@dfc/contracts';
-import { Broker } from '@dfc/kit/broker';
-import { createMetricsRegistry, InternalTokenSigner } from '@dfc/kit/http';
 import { runService } from '@dfc/kit/service';
-import { buildApp } from './app.js';
 import { loadGatewayConfig } from './config.js';
-import { consumeRevocations } from './events/revocations.js';
-import { RateLimits } from './http/rate-limit.js';
-import { KeyCache } from './store/key-cache.js';
-import { InternalTokenCache } from './store/token-cache.js';
-import { operatorServiceKeyVerifier } from './upstream/key-verification.js';
-import { Upstreams } from './upstream/proxy.js';
+import { createGatewayService } from './service.js';
 
-await runService('gateway', loadGatewayConfig, async (config, log) => {
-  const tokens = new InternalTokenCache(new InternalTokenSigner(config.INTERNAL_TOKEN_PRIVATE_KEY));
-  const keys = new KeyCache(config.KEY_CACHE_TTL_MS);
-  const broker = await Broker.connect(config.AMQP_URL, config.AMQP_EXCHANGE, log);
-  await consumeRevocations(broker, keys, log);
-  const upstreams = new Upstreams({
-    targets: {
-      'operator-service': config.OPERATOR_SERVICE_URL,
-      'flight-request-service': config.FLIGHT_REQUEST_SERVICE_URL,
-      'webhook-service': config.WEBHOOK_SERVICE_URL,
-    },
-    timeoutMs: config.UPSTREAM_TIMEOUT_MS,
-    maxSockets: config.UPSTREAM_MAX_SOCKETS,
-  });
-  const app = buildApp({
-    log,
-    registry: createMetricsRegistry('gateway'),
-    readiness: [{ name: 'broker', ready: () => broker.isConnected() }],
-    openApiDocument: buildOpenApiDocument(),
-    keys,
-    verify: operatorServiceKeyVerifier(config.OPERATOR_SERVICE_URL, tokens, config.KEY_VERIFY_TIMEOUT_MS, log),
-    rateLimits: new RateLimits({
-      perKeyPerMinute: config.RATE_LIMIT_PER_KEY_PER_MINUTE,
-      publicPerIpPerMinute: config.RATE_LIMIT_PUBLIC_PER_IP_PER_MINUTE,
-      failedAuthPerIpPerMinute: config.RATE_LIMIT_FAILED_AUTH_PER_IP_PER_MINUTE,
-    }),
-    tokens,
-    upstreams,
-    trustProxy: config.TRUST_PROXY,
-  });
-  return {
-    app,
-    close: async () => {
-      upstreams.close();
-      await broker.close();
-    },
-  };
-});
+await runService('gateway', loadGatewayConfig, createGatewayService);

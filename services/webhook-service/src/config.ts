@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { amqpConfig, commonConfig, internalTokenVerifyConfig, loadConfig, mongoConfig } from '@dfc/kit/config';
-import { DEFAULT_EXCHANGE } from '@dfc/contracts';
+import { queueName } from '@dfc/kit/broker';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const positiveMs = (defaultMs: number) => Type.Integer({ minimum: 1, default: defaultMs });
@@ -47,6 +47,5 @@ export function loadWebhookConfig(env: NodeJS.ProcessEnv = process.env): Webhook
 
 export function eventsQueueName(config: Pick<WebhookServiceConfig, 'EVENTS_QUEUE' | 'AMQP_EXCHANGE'>): string {
   if (config.EVENTS_QUEUE) return config.EVENTS_QUEUE;
-  const queue = 'webhook-service.events';
-  return config.AMQP_EXCHANGE === DEFAULT_EXCHANGE ? queue : `${config.AMQP_EXCHANGE}.${queue}`;
+  return queueName(config.AMQP_EXCHANGE, 'webhook-service.events');
 }

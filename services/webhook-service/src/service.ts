@@ -1,9 +1,6 @@
-import type Koa from 'koa';
-import type { Connection } from 'mongoose';
-import { createMetricsRegistry, InternalTokenVerifier } from '@dfc/kit/http';
-import { mongoReady } from '@dfc/kit/db';
-import { type Broker } from '@dfc/kit/broker';
-import { type Logger } from '@dfc/kit/logging';
+import { InternalTokenVerifier } from '@dfc/kit/http';
+import { mongoReady, syncIndexes } from '@dfc/kit/db';
+import type { Service, ServiceResources } from '@dfc/kit/service';
 import { buildApp } from './app.js';
 import { eventsQueueName, type WebhookServiceConfig } from './config.js';
 import { parseRetrySchedule } from './domain/retry-schedule.js';
@@ -22,14 +19,9 @@ import { attemptDelivery } from './use-cases/attempt-delivery.js';
 import type { WebhookDeps } from './use-cases/delivery-deps.js';
 import { fanOutEvent } from './use-cases/fan-out-event.js';
 
-export interface WebhookService {
-  app: Koa;
+export interface WebhookService extends Service {
   deps: WebhookDeps;
   dispatcher: Dispatcher;
-  /** Starts consuming events and dispatching deliveries. */
-  start(): Promise<void>;
-  /** Stops dispatching (attempts under way finish) and drops idle connections to receivers. */
-  stop(): Promise<void>;
 }
 
 /** A lease outlives any attempt (the timeout) by a margin, so only a dead replica's claims expire. */
@@ -38,8 +30,8 @@ const LEASE_MARGIN_MS = 30_000;
 const MAX_QUEUED_IN_MEMORY = 1000;
 
 /** Wires the service on an open database connection and broker; used by main.ts and by the tests. */
-export function createWebhookService(config: WebhookServiceConfig, connection: Connection, broker: Broker, log: Logger): WebhookService {
-  const registry = createMetricsRegistry('webhook-service');
+export function createWebhookService(resources: ServiceResources<WebhookServiceConfig>): WebhookService {
+  const { config, connection, broker, log, registry } = resources;
   const endpoints = new EndpointStore(webhookEndpointModel(connection));
   const deliveries = new DeliveryStore(deliveryModel(connection), attemptModel(connection));
   const sender = new WebhookSender({ timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivateTargets: config.ALLOW_PRIVATE_WEBHOOK_TARGETS });
@@ -93,6 +85,7 @@ export function createWebhookService(config: WebhookServiceConfig, connection: C
     deps,
     dispatcher,
     async start() {
+      await syncIndexes(connection);
       dispatcher.start();
       await consumeWebhookEvents(broker, eventsQueueName(config), async (event) => {
         deps.metrics.eventsConsumed.inc({ type: event.type });

@@ -1,6 +1,6 @@
 import { connect, type Channel, type ChannelModel, type ConfirmChannel, type ConsumeMessage } from 'amqplib';
 import type { Logger } from 'pino';
-import type { EventEnvelope } from '@dfc/contracts';
+import { DEFAULT_EXCHANGE, type EventEnvelope } from '@dfc/contracts';
 import { ServiceUnavailableError } from '../errors.js';
 
 export type EventHandler = (event: EventEnvelope, message: ConsumeMessage) => Promise<void>;
@@ -164,4 +164,13 @@ async function declareQueue(channel: Channel, exchange: string, subscription: Qu
     },
   });
   return subscription.queue;
+}
+
+/**
+ * A durable queue's name: `<service>.<purpose>` on the system's own exchange;
+ * on any other exchange (test runs, parallel systems on one broker) the
+ * exchange prefixes it, so runs never steal each other's messages.
+ */
+export function queueName(exchange: string, queue: string): string {
+  return exchange === DEFAULT_EXCHANGE ? queue : `${exchange}.${queue}`;
 }

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { Gauge, Counter, type Registry } from 'prom-client';
 import type { EventEnvelope } from '@dfc/contracts';
 import type { Broker } from './broker.js';
+import { serialisedPerDocument } from '../db/engine-gaps.js';
 
 /**
  * Transactional outbox without transactions: a state change and the events it
@@ -53,23 +54,26 @@ export function withOutbox<U extends { $set?: Record<string, unknown>; $push?: R
 }
 
 interface RelayOptions {
+  /** Off only to simulate a crash between a write and its publication (tests, benchmarks). */
+  publishing?: boolean;
   sweepIntervalMs?: number;
   /** The sweep leaves documents younger than this to the writer's own fast path. */
   sweepGraceMs?: number;
   registry?: Registry;
 }
 
-type OutboxModel = Model<OutboxFields & { _id: unknown }>;
+/** A model whose documents carry an outbox (the relay reads only `_id`, `outbox` and `outbox_pending_since`). */
+export type OutboxModel = Model<OutboxFields & { _id: unknown }>;
 
 export class OutboxRelay {
   private timer: NodeJS.Timeout | undefined;
+  private readonly models: OutboxModel[] = [];
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly published: Counter<'type'> | undefined;
   private readonly lag: Gauge | undefined;
   private sweeping = false;
 
   constructor(
-    private readonly models: OutboxModel[],
     private readonly broker: Broker,
     private readonly log: Logger,
     private readonly options: RelayOptions = {},
@@ -89,7 +93,13 @@ export class OutboxRelay {
     }
   }
 
+  /** A collection whose documents carry an outbox: the sweep looks there too. */
+  watch(model: OutboxModel): void {
+    if (!this.models.includes(model)) this.models.push(model);
+  }
+
   start(): void {
+    if (this.options.publishing === false) return;
     const interval = this.options.sweepIntervalMs ?? 1000;
     this.timer = setInterval(() => void this.sweep(), interval);
     this.timer.unref();
@@ -103,6 +113,7 @@ export class OutboxRelay {
 
   /** Fast path: publish a document's entries right after the write that added them. */
   notify(model: OutboxModel, id: unknown): Promise<void> {
+    if (this.options.publishing === false) return Promise.resolve();
     const key = `${model.collection.name}:${String(id)}`;
     const previous = this.inFlight.get(key) ?? Promise.resolve();
     const next = previous.then(() => this.drain(model, id)).catch((error: Error) => {
@@ -150,9 +161,11 @@ export class OutboxRelay {
       // Sent in order on the one confirm channel; each resolves when the broker has it.
       await Promise.all(events.map((event) => this.broker.publish(event)));
       for (const event of events) this.published?.inc({ type: event.type });
-      // One write for the whole batch, the entries as read: FerretDB removes exact elements only (no conditions).
-      await model.updateOne({ _id: id as Types.ObjectId }, { $pullAll: { outbox: events } });
+      // One write for the whole batch, removing exactly the entries published; events pushed meanwhile stay.
+      await serialisedPerDocument(model.collection.name, id, () => model.updateOne({ _id: id as Types.ObjectId }, { $pullAll: { outbox: events } }));
     }
-    await model.updateOne({ _id: id as Types.ObjectId, outbox: { $size: 0 } }, { $unset: { outbox_pending_since: 1 } });
+    await serialisedPerDocument(model.collection.name, id, () =>
+      model.updateOne({ _id: id as Types.ObjectId, outbox: { $size: 0 } }, { $unset: { outbox_pending_since: 1 } }),
+    );
   }
 }

@@ -1,1 +1,3 @@
 export * from './mongo.js';
+export * from './aggregate-store.js';
+export * from './engine-gaps.js';

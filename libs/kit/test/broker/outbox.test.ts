@@ -37,7 +37,8 @@ describe('OutboxRelay (real database and broker)', () => {
     const first = newEvent(RoutingKeys.operatorRegistered, null, { n: 1 });
     const second = newEvent(RoutingKeys.operatorUpdated, null, { n: 2 });
     const thing = await Things.create({ name: 'a', ...outboxOnCreate([first, second]) });
-    const relay = new OutboxRelay([Things as unknown as Model<OutboxFields & { _id: unknown }>], broker, log);
+    const relay = new OutboxRelay(broker, log);
+    relay.watch(Things as unknown as Model<OutboxFields & { _id: unknown }>);
     await relay.notify(Things as never, thing._id);
     await captured.next((event) => event.id === second.id);
     const ids = captured.events.map((event) => event.id);
@@ -51,7 +52,8 @@ describe('OutboxRelay (real database and broker)', () => {
     const orphan = newEvent(RoutingKeys.apiKeyRevoked, null, { key_id: 'k1' });
     const thing = await Things.create({ name: 'b' });
     await Things.updateOne({ _id: thing._id }, withOutbox({ $set: { name: 'b2' } }, [orphan]));
-    const relay = new OutboxRelay([Things as never], broker, log, { sweepIntervalMs: 50, sweepGraceMs: 0 });
+    const relay = new OutboxRelay(broker, log, { sweepIntervalMs: 50, sweepGraceMs: 0 });
+    relay.watch(Things as never);
     relay.start();
     try {
       const event = await captured.next((candidate) => candidate.id === orphan.id);
@@ -66,7 +68,8 @@ describe('OutboxRelay (real database and broker)', () => {
     const event = newEvent(RoutingKeys.operatorUpdated, null, {});
     const thing = await Things.create({ name: 'c', ...outboxOnCreate([event]) });
     const offline = { isConnected: () => false, publish: () => Promise.reject(new Error('down')) } as unknown as Broker;
-    const relay = new OutboxRelay([Things as never], offline, log);
+    const relay = new OutboxRelay(offline, log);
+    relay.watch(Things as never);
     await relay.notify(Things as never, thing._id);
     const stored = await Things.findById(thing._id).lean();
     expect(stored?.outbox.map((entry) => entry.id)).to.deep.equal([event.id]);

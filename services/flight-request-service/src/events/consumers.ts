@@ -1,18 +1,12 @@
-import type { Broker } from '@dfc/kit/broker';
-import { DEFAULT_EXCHANGE, RoutingKeys, type EventEnvelope, type OperatorChanged } from '@dfc/contracts';
+import { queueName, type Broker } from '@dfc/kit/broker';
+import { RoutingKeys, type EventEnvelope, type OperatorChanged } from '@dfc/contracts';
 import { applyOperatorChange } from '../use-cases/apply-operator-change.js';
 import type { OperatorStore } from '../store/operator-store.js';
 import type { ZoneChanged } from './zone-events.js';
 
-/**
- * The durable queue of the operator projection. On the system's own exchange
- * it has the documented name; on any other exchange (test runs, parallel
- * systems on one broker) the exchange prefixes it, so runs never steal each
- * other's messages.
- */
+/** The durable queue of the operator projection. */
 export function operatorQueueName(exchange: string): string {
-  const queue = 'flight-request-service.operators';
-  return exchange === DEFAULT_EXCHANGE ? queue : `${exchange}.${queue}`;
+  return queueName(exchange, 'flight-request-service.operators');
 }
 
 export function subscribeOperatorProjection(broker: Broker, operators: OperatorStore): Promise<void> {

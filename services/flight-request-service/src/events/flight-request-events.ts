@@ -1,17 +1,8 @@
 import { newEvent } from '@dfc/kit/broker';
-import {
-  RoutingKeys,
-  type EventEnvelope,
-  type FlightRequestCascadeRejection,
-  type FlightRequestReviewCompleted,
-  type FlightRequestStatus,
-  type FlightRequestStatusChanged,
-  type FlightRequestSubmitted,
-  type ReviewItemSummary,
-} from '@dfc/contracts';
+import { RoutingKeys, type EventEnvelope, type FlightRequestCascadeRejection, type FlightRequestReviewCompleted, type FlightRequestStatus, type FlightRequestStatusChanged, type FlightRequestSubmitted, type ReviewItemSummary, toOffsetTimestamp, toOffsetTimestampOrNull } from '@dfc/contracts';
 import type { ReviewItem } from '../domain/review/review-group.js';
 import type { StatusHistoryEntry } from '../domain/state-machine/transitions.js';
-import { toOffsetTimestamp, toOffsetTimestampOrNull, toUtcZ } from '../domain/time-format.js';
+import { toUtcZ } from '../domain/time-format.js';
 
 /** The request as the events see it. */
 export interface EventSubject {

@@ -1,7 +1,8 @@
 import type { FlightRequestRecord, ReviewItemRecord, ReviewQueueEntry } from '@dfc/contracts';
 import type { ReviewItem } from '../domain/review/review-group.js';
-import { toOffsetTimestamp, toOffsetTimestampOrNull, toUtcZ } from '../domain/time-format.js';
+import { toUtcZ } from '../domain/time-format.js';
 import type { FlightRequestDoc } from '../store/flight-request-store.js';
+import { toOffsetTimestamp, toOffsetTimestampOrNull } from '@dfc/contracts';
 
 /** The public record; the full flight_area only when asked for (it can be large). */
 export function flightRequestRecord(doc: FlightRequestDoc, includeGeometry = false): FlightRequestRecord {

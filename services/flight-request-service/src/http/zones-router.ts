@@ -1,8 +1,7 @@
 import Router from '@koa/router';
 import { paginate, publicPath, requireRole, type KitState, publicUrl } from '@dfc/kit/http';
 import { queryValidator } from '@dfc/kit/validation';
-import { ZoneListQuery, type GeoZoneRecord } from '@dfc/contracts';
-import { toOffsetTimestamp } from '../domain/time-format.js';
+import { ZoneListQuery, type GeoZoneRecord, toOffsetTimestamp } from '@dfc/contracts';
 import type { ZoneDoc } from '../store/zone-store.js';
 import type { UseCaseDeps } from '../use-cases/deps.js';
 import { importZones } from '../use-cases/zones/import-zones.js';

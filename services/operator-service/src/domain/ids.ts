@@ -1,9 +1,10 @@
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { isUuid } from '@dfc/contracts';
+
 const KEY_ID = /^[0-9a-f]{16}$/;
 
 /** A path's operator uuid in stored form, or undefined when it cannot name an operator (→ 404). */
 export function operatorUuidFrom(text: string): string | undefined {
-  return UUID.test(text) ? text.toLowerCase() : undefined;
+  return isUuid(text) ? text.toLowerCase() : undefined;
 }
 
 /** A path's key id, or undefined when it cannot name a key (→ 404). */

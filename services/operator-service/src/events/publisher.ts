@@ -1,10 +1,8 @@
 import type { Model } from 'mongoose';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { OutboxRelay, type Broker, type OutboxFields } from '@dfc/kit/broker';
+import { OutboxRelay, type Broker, type OutboxFields, type OutboxModel } from '@dfc/kit/broker';
 import type { Stores } from '../store/index.js';
-
-type OutboxModel = ConstructorParameters<typeof OutboxRelay>[0][number];
 
 /**
  * The relay's models are typed with an `unknown` id; ours have string ids.
@@ -34,9 +32,9 @@ export class EventPublisher {
     log: Logger,
     registry: Registry,
   ) {
-    this.relay = new OutboxRelay([asOutboxModel(stores.operators.model), asOutboxModel(stores.apiKeys.model)], broker, log, {
-      registry,
-    });
+    this.relay = new OutboxRelay(broker, log, { registry });
+    this.relay.watch(asOutboxModel(stores.operators.model));
+    this.relay.watch(asOutboxModel(stores.apiKeys.model));
   }
 
   operatorChanged(uuid: string): Promise<void> {

@@ -1,8 +1,8 @@
 import type { ApiKeyMetadata, IssuedApiKey, OperatorRecord } from '@dfc/contracts';
-import { toOffsetTimestamp, toOffsetTimestampOrNull } from '../domain/timestamps.js';
 import type { ApiKeyView } from '../store/api-key-store.js';
 import type { OperatorDocument } from '../store/operator-store.js';
 import type { IssuedKey } from '../use-cases/issue-api-key.js';
+import { toOffsetTimestamp, toOffsetTimestampOrNull } from '@dfc/contracts';
 
 /** The operator as clients see it (spec §2.1): never the password or its hash. */
 export function operatorResource(operator: OperatorDocument): OperatorRecord {

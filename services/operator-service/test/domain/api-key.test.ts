@@ -1,7 +1,6 @@
 import { expect } from 'chai';
-import { API_KEY_PATTERN } from '@dfc/contracts';
+import { API_KEY_PATTERN, toOffsetTimestamp } from '@dfc/contracts';
 import { keyIdOf, lastFourOf, principalOf } from '../../src/domain/api-key.js';
-import { toOffsetTimestamp } from '../../src/domain/timestamps.js';
 import { apiKeyMatches, digestApiKey, generateApiKey } from '../../src/security/api-key-secrets.js';
 
 describe('API keys', () => {

@@ -155,7 +155,7 @@ describe('/api/operators/{uuid}/api-keys', () => {
     it('then no stored field holds the key: only its SHA-256 digest', async () => {
       const operator = await registerOperator(service);
       const issued = await issueKey(service, operator);
-      const stored = await service.wiring.useCases.apiKeys.findById(issued.id);
+      const stored = await service.deps.apiKeys.findById(issued.id);
       expect(JSON.stringify(stored)).not.to.include(issued.key);
       expect(JSON.stringify(stored)).not.to.include(issued.key.split('_')[2]);
       expect(stored?.digest).to.match(/^[0-9a-f]{64}$/);

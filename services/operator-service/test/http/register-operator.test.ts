@@ -291,7 +291,7 @@ describe('POST /api/operators', () => {
     it('when the body is invalid, then nothing is stored', async () => {
       const email = String(registration()['email']);
       await register(registration({ email, phone: '1'.repeat(51) }));
-      expect(await service.wiring.useCases.operators.emailTaken(email.toLowerCase())).to.equal(false);
+      expect(await service.deps.operators.emailTaken(email.toLowerCase())).to.equal(false);
     });
 
     it('when the body is not JSON, then 400 and the process keeps serving', async () => {
@@ -330,7 +330,7 @@ describe('POST /api/operators', () => {
     it('when the unique index alone must decide (no pre-check), then the duplicate is still 422 on email', async () => {
       const first = registration();
       expect((await register(first)).status).to.equal(201);
-      const operators = service.wiring.useCases.operators;
+      const operators = service.deps.operators;
       const original = operators.emailTaken;
       operators.emailTaken = async () => false;
       try {
@@ -349,7 +349,7 @@ describe('POST /api/operators', () => {
       const reply = await service.call('POST', '/api/operators', { as: null, body });
       expect(reply.status).to.equal(401);
       expect(reply.body).to.deep.equal({ message: 'Unauthenticated.' });
-      expect(await service.wiring.useCases.operators.emailTaken(String(body['email']).toLowerCase())).to.equal(false);
+      expect(await service.deps.operators.emailTaken(String(body['email']).toLowerCase())).to.equal(false);
     });
 
     it('when the token is signed by another key, then 401', async () => {

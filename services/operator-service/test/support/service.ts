@@ -2,17 +2,16 @@ import type { Writable } from 'node:stream';
 import { pino } from 'pino';
 import type { Connection } from 'mongoose';
 import { Broker } from '@dfc/kit/broker';
-import { connectMongo, syncIndexes } from '@dfc/kit/db';
-import { createMetricsRegistry, InternalTokenSigner, InternalTokenVerifier } from '@dfc/kit/http';
+import { connectMongo } from '@dfc/kit/db';
+import { createMetricsRegistry, InternalTokenSigner } from '@dfc/kit/http';
 import { REDACTED_PATHS, type Logger } from '@dfc/kit/logging';
 import { generateTokenKeys, listen, testDependencies, uniqueName } from '@dfc/kit/testing';
 import { INTERNAL_TOKEN_HEADER, type Principal } from '@dfc/contracts';
 import type { Registry } from 'prom-client';
-import { buildApp } from '../../src/app.js';
+import { loadServiceConfig } from '../../src/config.js';
 import { generateApiKey } from '../../src/security/api-key-secrets.js';
-import { OWASP_ARGON2 } from '../../src/security/passwords.js';
-import { bootstrapAdminKey } from '../../src/use-cases/bootstrap-admin-key.js';
-import { wireService, type Wiring } from '../../src/wiring.js';
+import { createOperatorService } from '../../src/service.js';
+import type { UseCaseDeps } from '../../src/use-cases/deps.js';
 
 export interface Reply<T = any> {
   status: number;
@@ -36,7 +35,7 @@ export interface TestService {
   exchange: string;
   amqpUrl: string;
   connection: Connection;
-  wiring: Wiring;
+  deps: UseCaseDeps;
   registry: Registry;
   call<T = any>(method: string, path: string, options?: CallOptions): Promise<Reply<T>>;
   close(): Promise<void>;
@@ -67,22 +66,21 @@ export async function startService(options: { logStream?: Writable } = {}): Prom
     ? pino({ level: 'trace', redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, options.logStream)
     : pino({ level: 'silent' });
   const exchange = uniqueName('test_operator_events');
-  const connection = await connectMongo(mongoUrl, uniqueName('test_operators'), log);
+  const adminKey = generateApiKey().key;
+  const config = loadServiceConfig({
+    MONGO_URL: mongoUrl,
+    MONGO_DB: uniqueName('test_operators'),
+    AMQP_URL: amqpUrl,
+    AMQP_EXCHANGE: exchange,
+    INTERNAL_TOKEN_PUBLIC_KEY: keys.publicKeyPem,
+    ADMIN_API_KEY: adminKey,
+  });
+  const connection = await connectMongo(config.MONGO_URL, config.MONGO_DB, log);
   const broker = await Broker.connect(amqpUrl, exchange, log);
   const registry = createMetricsRegistry('operator-service');
-  const wiring = wireService({ connection, broker, log, registry, argon2: OWASP_ARGON2 });
-  await syncIndexes(connection);
-  const adminKey = generateApiKey().key;
-  await bootstrapAdminKey(wiring.useCases, adminKey);
-  wiring.publisher.relay.start();
-  const app = buildApp({
-    log,
-    registry,
-    verifier: new InternalTokenVerifier(keys.publicKeyPem),
-    readiness: wiring.readiness,
-    useCases: wiring.useCases,
-  });
-  const server = await listen(app);
+  const service = createOperatorService({ config, connection, broker, log, registry });
+  await service.start();
+  const server = await listen(service.app);
 
   const call = async (method: string, path: string, call: CallOptions = {}): Promise<Reply> => {
     const headers: Record<string, string> = { ...call.headers };
@@ -104,12 +102,12 @@ export async function startService(options: { logStream?: Writable } = {}): Prom
     exchange,
     amqpUrl,
     connection,
-    wiring,
+    deps: service.deps,
     registry,
     call,
     close: async () => {
       await server.close();
-      await wiring.publisher.relay.stop();
+      await service.stop();
       await broker.close();
       await connection.dropDatabase().catch(() => undefined);
       await connection.close();

@@ -15,7 +15,7 @@ describe('bootstrap admin key (ADMIN_API_KEY at start)', () => {
   });
 
   const verify = (key: string) => service.call('POST', '/internal/api-keys/verify', { as: system, body: { key } });
-  const deps = () => service.wiring.useCases;
+  const deps = () => service.deps;
 
   it('when it runs again with the same key, then there is still one record and the key verifies', async () => {
     const id = await bootstrapAdminKey(deps(), service.adminKey);

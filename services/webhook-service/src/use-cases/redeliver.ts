@@ -2,7 +2,8 @@ import { ConflictError, NotFoundError } from '@dfc/kit/errors';
 import type { OwnerScope } from '../domain/owner-scope.js';
 import type { DeliveryWithAttempts } from '../store/delivery-store.js';
 import type { WebhookDeps } from './delivery-deps.js';
-import { findEndpoint, isUuid } from './find-endpoint.js';
+import { isUuid } from '@dfc/contracts';
+import { findEndpoint } from './find-endpoint.js';
 
 /**
  * A failed or succeeded delivery is sent again now, with a fresh round of

@@ -1,0 +1,44 @@
+/**
+ * What the local database engine lacks, covered in this one place.
+ *
+ * Production runs MongoDB. Without Docker or `mongod`, the local stack runs
+ * FerretDB 1.24 on PostgreSQL, which differs from MongoDB in two ways that
+ * matter to the write path (docs/architecture.md, "The local engine"):
+ *
+ * 1. Its single-document conditional writes are not atomic: 20 concurrent
+ *    `findOneAndUpdate({ _id, version: 0 }, …)` can all succeed. Every
+ *    conditional write of a document therefore runs behind a per-document
+ *    lock in this process. With one replica of each service (the local
+ *    setup) that makes them atomic; on MongoDB, which is atomic across
+ *    replicas by itself, the lock only saves the losers of a race a retry.
+ * 2. A unique index refusing an *update* is reported with its own error text
+ *    rather than MongoDB's code 11000.
+ */
+const tails = new Map<string, Promise<void>>();
+
+/** Runs `write` after every earlier write of the same document in this process has finished. */
+export function serialisedPerDocument<T>(collection: string, id: unknown, write: () => Promise<T>): Promise<T> {
+  const key = `${collection}\u0000${String(id)}`;
+  const previous = tails.get(key) ?? Promise.resolve();
+  const result = previous.then(write);
+  const tail = result.then(
+    () => undefined,
+    () => undefined,
+  );
+  tails.set(key, tail);
+  void tail.then(() => {
+    if (tails.get(key) === tail) tails.delete(key);
+  });
+  return result;
+}
+
+const DUPLICATE_KEY = 11000;
+
+/** A unique index refused the write (MongoDB's E11000, or the local engine's wording of it). */
+export function isDuplicateKey(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { code, message, writeErrors } = error as { code?: unknown; message?: unknown; writeErrors?: Array<{ code?: unknown }> };
+  if (code === DUPLICATE_KEY) return true;
+  if (Array.isArray(writeErrors) && writeErrors.length > 0) return writeErrors.every((entry) => entry.code === DUPLICATE_KEY);
+  return typeof message === 'string' && /UNIQUE constraint failed|duplicate key value violates unique constraint/.test(message);
+}

@@ -1,0 +1,101 @@
+import { expect } from 'chai';
+import { Schema, type Connection, type Model } from 'mongoose';
+import { Broker, newEvent, OutboxRelay, outboxSchemaFields } from '@dfc/kit/broker';
+import { AggregateStore, connectMongo, isDuplicateKey, type Aggregate } from '@dfc/kit/db';
+import { ConflictError, NotFoundError } from '@dfc/kit/errors';
+import { createLogger } from '@dfc/kit/logging';
+import { captureEvents, testDependencies, uniqueName, type CapturedEvents } from '@dfc/kit/testing';
+
+interface Counter extends Aggregate {
+  count: number;
+  label: string | null;
+}
+
+describe('AggregateStore (real database and broker)', () => {
+  const log = createLogger('test', 'silent');
+  let connection: Connection;
+  let broker: Broker;
+  let captured: CapturedEvents;
+  let relay: OutboxRelay;
+  let counters: AggregateStore<Counter>;
+
+  before(async () => {
+    const { mongoUrl, amqpUrl } = await testDependencies();
+    const exchange = uniqueName('kit_aggregate');
+    connection = await connectMongo(mongoUrl, uniqueName('kit_aggregate'), log);
+    const schema = new Schema<Counter>(
+      { _id: String, version: Number, count: Number, label: { type: String, default: null }, ...outboxSchemaFields },
+      { versionKey: false },
+    );
+    const model = connection.model<Counter>('Counter', schema) as Model<Counter>;
+    broker = await Broker.connect(amqpUrl, exchange, log);
+    captured = await captureEvents(amqpUrl, exchange);
+    relay = new OutboxRelay(broker, log);
+    counters = new AggregateStore(model, relay, { conflictMessage: 'busy' });
+  });
+
+  after(async () => {
+    await relay.stop();
+    await captured.close();
+    await broker.close();
+    await connection.dropDatabase();
+    await connection.close();
+  });
+
+  it('when 20 changes race on one document, then every one lands once, in versions 1 to 20, and all their events are published', async () => {
+    await counters.insert({ _id: 'race', count: 0, label: null });
+    const events = Array.from({ length: 20 }, (_, n) => newEvent('counter.incremented', null, { n }));
+    await Promise.all(
+      events.map((event) => counters.change('race', (current) => ({ set: { count: current.count + 1 }, events: [event] }))),
+    );
+    const stored = await counters.get('race');
+    expect(stored.count).to.equal(20);
+    expect(stored.version).to.equal(20);
+    for (const event of events) await captured.next((candidate) => candidate.id === event.id);
+  });
+
+  it('when the decision refuses, then nothing is written and the refusal propagates', async () => {
+    await counters.insert({ _id: 'refuse', count: 1, label: null });
+    const refusal = counters.change('refuse', () => {
+      throw new ConflictError('no');
+    });
+    await refusal.then(
+      () => expect.fail('the change should have been refused'),
+      (error: unknown) => expect(error).to.be.instanceOf(ConflictError),
+    );
+    expect((await counters.get('refuse')).version).to.equal(0);
+  });
+
+  it('when the decision changes nothing, then the version stays and the document comes back as it is', async () => {
+    await counters.insert({ _id: 'same', count: 3, label: 'x' });
+    const unchanged = await counters.change('same', () => null);
+    expect(unchanged).to.include({ count: 3, version: 0 });
+  });
+
+  it('when a field is unset, then it is gone and the version moves on', async () => {
+    await counters.insert({ _id: 'unset', count: 1, label: 'x' });
+    const changed = await counters.change('unset', () => ({ unset: ['label'] }));
+    expect(changed.version).to.equal(1);
+    expect(changed).not.to.have.property('label');
+  });
+
+  it('when the document does not exist, then 404', async () => {
+    await counters.change('missing', () => null).then(
+      () => expect.fail('expected NotFoundError'),
+      (error: unknown) => expect(error).to.be.instanceOf(NotFoundError),
+    );
+  });
+
+  it('when the same id is inserted twice, then the second insert is a duplicate key', async () => {
+    await counters.insert({ _id: 'twice', count: 0, label: null });
+    const second = await counters.insert({ _id: 'twice', count: 0, label: null }).catch((error: unknown) => error);
+    expect(isDuplicateKey(second)).to.equal(true);
+  });
+
+  it('when the returned document is read, then it carries no outbox', async () => {
+    const created = await counters.insert({ _id: 'no-outbox', count: 0, label: null }, [newEvent('counter.created', null, {})]);
+    expect(created).not.to.have.property('outbox');
+    const changed = await counters.change('no-outbox', () => ({ set: { count: 1 }, events: [newEvent('counter.incremented', null, {})] }));
+    expect(changed).not.to.have.property('outbox');
+  });
+});
