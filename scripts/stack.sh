@@ -274,10 +274,21 @@ pg_running() {
   [[ -f "$PG_DIR/data/postmaster.pid" ]] && pg_ctl_ status >/dev/null 2>&1
 }
 
+# The cluster runs as 'postgres', which must reach its directory. When the
+# checkout sits below a directory only root may enter (e.g. /root), the
+# cluster goes to postgres's own home instead, one per checkout.
+choose_pg_dir() {
+  mkdir -p "$PG_DIR"
+  as_postgres test -x "$PG_DIR" 2>/dev/null && return 0
+  PG_DIR="$(getent passwd postgres | cut -d: -f6)/dfc-$(printf '%s' "$ROOT" | sha256sum | cut -c1-12)"
+  log "PostgreSQL: ${DATA#"$ROOT/"} is not reachable by the postgres user; using $PG_DIR"
+}
+
 pg_up() {
   ensure_postgres_installed
   local bin
   bin="$(pg_bin_dir)"
+  choose_pg_dir
   mkdir -p "$PG_DIR"
   chown postgres: "$PG_DIR" 2>/dev/null || true
   if [[ ! -s "$PG_DIR/data/PG_VERSION" ]]; then
@@ -297,7 +308,9 @@ pg_up() {
 }
 
 pg_down() {
-  pg_bin_dir >/dev/null && pg_running || return 0
+  pg_bin_dir >/dev/null || return 0
+  choose_pg_dir
+  pg_running || return 0
   log "PostgreSQL: stopping ..."
   pg_ctl_ -m fast -w stop >/dev/null
 }
