@@ -248,10 +248,10 @@ pg_bin_dir() {
   [[ -n "$dir" && -x "$dir/initdb" ]] && echo "$dir"
 }
 
-as_postgres() {
-  if [[ $(id -un) == postgres ]]; then "$@"
-  elif [[ $(id -u) -eq 0 ]]; then runuser -u postgres -- "$@"
-  else sudo -n -u postgres -- "$@"
+as_postgres() { # from / : the caller's directory may be closed to postgres
+  if [[ $(id -un) == postgres ]]; then (cd / && "$@")
+  elif [[ $(id -u) -eq 0 ]]; then (cd / && runuser -u postgres -- "$@")
+  else (cd / && sudo -n -u postgres -- "$@")
   fi
 }
 
