@@ -64,9 +64,10 @@ describe('POST /api/flight-requests', () => {
         ]);
 
         const changes = await waitForCount(events.events, (event) => event.type === RoutingKeys.flightRequestStatusChanged && hasUuid(event, record.uuid), 2);
-        expect(changes.map((event) => [(event.data as { previous_status: string | null }).previous_status, (event.data as { status: string }).status])).to.deep.equal([
-          [null, 'Pending'],
-          ['Pending', 'Approved'],
+        const change = (event: { data: unknown }) => event.data as { previous_status: string | null; status: string; sequence: number };
+        expect(changes.map((event) => [change(event).previous_status, change(event).status, change(event).sequence])).to.deep.equal([
+          [null, 'Pending', 1],
+          ['Pending', 'Approved', 2],
         ]);
         const submitted = await events.next((event) => event.type === RoutingKeys.flightRequestSubmitted && hasUuid(event, record.uuid));
         expect(submitted.operator_uuid).to.equal(operatorUuid);
