@@ -105,12 +105,16 @@ export class FlightRequestStore {
   }
 }
 
-/** One status is an equality (the index's second key); several are an `$in` over the same key. */
+/**
+ * One status is an equality (an index key before the sort); several are an
+ * `$in` the scope's index filters while it walks in sort order.
+ */
 function listFilter(criteria: ListCriteria): QueryFilter<StoredFlightRequest> {
   const filter: QueryFilter<StoredFlightRequest> = {};
   if (criteria.operatorUuid) filter.operator_uuid = criteria.operatorUuid;
   if (criteria.reviewerAuthority) filter.review_authorities = criteria.reviewerAuthority;
-  if (criteria.statuses) filter.status = criteria.statuses.length === 1 ? criteria.statuses[0] : { $in: criteria.statuses };
+  const statuses = [...new Set(criteria.statuses ?? [])];
+  if (statuses.length > 0) filter.status = statuses.length === 1 ? statuses[0] : { $in: statuses };
   if (criteria.until) filter.start_time = { $lt: criteria.until };
   if (criteria.from) filter.end_time = { $gt: criteria.from };
   return filter;
