@@ -201,7 +201,7 @@ async function seedRequests(system: System, listingOperator: string): Promise<vo
   const started = performance.now();
   const connection = await mongoose.createConnection(system.mongoUrl, { dbName: system.database('flight-request-service') }).asPromise();
   try {
-    const collection = connection.collection('flight_requests');
+    const collection = connection.collection<{ _id: string }>('flight_requests');
     const operators = [listingOperator, ...Array.from({ length: OPERATORS_IN_STORE - 1 }, () => randomUUID())];
     const statuses = ['Pending', 'Approved', 'Rejected', 'Cancelled', 'Expired'] as const;
     const area = JSON.stringify(submission(listingOperator)['flight_area']);
@@ -212,7 +212,7 @@ async function seedRequests(system: System, listingOperator: string): Promise<vo
         const start = new Date(created.getTime() + 2 * HOUR);
         const status = statuses[n % statuses.length]!;
         return {
-          uuid: randomUUID(),
+          _id: randomUUID(),
           operator_uuid: operators[n % operators.length],
           status,
           operator_name: 'Bench Pilot',
@@ -233,12 +233,12 @@ async function seedRequests(system: System, listingOperator: string): Promise<vo
           flight_area_json: area,
           polygons_json: JSON.stringify((JSON.parse(area) as { features: unknown[] }).features),
           review: { findings: [], items: [], complete: true },
-          pending_authorities: [],
           review_authorities: [],
           cancellation: null,
           status_history: [{ status: 'Pending', at: created, actor: 'operator', reason: null }],
           idempotency: null,
-          version: 1,
+          version: 0,
+          outbox: [],
           created_at: created,
           updated_at: created,
         };

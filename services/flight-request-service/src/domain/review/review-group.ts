@@ -95,11 +95,6 @@ export function isComplete(items: ReviewItem[]): boolean {
   return items.every((item) => item.status !== 'pending');
 }
 
-/** Authorities with a pending item: the review queue's index key. */
-export function pendingAuthorities(items: ReviewItem[]): string[] {
-  return [...new Set(items.filter((item) => item.status === 'pending').map((item) => item.authority))];
-}
-
 /** Authorities that ever had an item on the request: who may read it. */
 export function reviewAuthorities(items: ReviewItem[]): string[] {
   return [...new Set(items.map((item) => item.authority))];
