@@ -124,9 +124,15 @@ export class ApiKeyStore {
         .limit(page.per_page)
         .lean<ApiKeyDocument[]>()
         .exec(),
-      this.aggregates.model.countDocuments(query).exec(),
+      this.count(query),
     ]);
     return { items: await this.withLastUse(keys), total };
+  }
+
+  /** Every key is counted from the collection's metadata; a filtered count walks its index. */
+  private count(query: QueryFilter<ApiKeyDocument>): Promise<number> {
+    const model = this.aggregates.model;
+    return (Object.keys(query).length === 0 ? model.estimatedDocumentCount() : model.countDocuments(query)).exec();
   }
 
   /**
