@@ -19,8 +19,8 @@
  *    `$and` is flattened into its parent; an `$or` is served when each of its
  *    branches, together with the rest of the filter, is served; `$nor`,
  *    `$expr`, `$where` and `$text` are residual.
- * 2. Equality on every key of a unique index (`_id` is one) reads at most one
- *    document: served, whatever else the query says.
+ * 2. Equality (or `$in`) on every key of a unique index (`_id` is one) reads
+ *    at most one document (per listed value): served, whatever else the query says.
  * 3. Sort keys that are also equality fields are dropped (they are constant).
  * 4. Otherwise an index serves the query when its keys are, in order: all the
  *    equality fields (in any order), then the sort keys in the sort's order with
@@ -194,7 +194,8 @@ export function checkQuery(query: QueryShape, declared: DeclaredIndex[]): Verdic
 }
 
 function checkConjunction(predicates: Predicates, sortShape: SortShape, indexes: DeclaredIndex[]): Verdict {
-  const unique = indexes.find((index) => index.unique && Object.keys(index.key).every((field) => predicates.equality.has(field)));
+  const pinned = (field: string) => predicates.equality.has(field) || predicates.in.has(field);
+  const unique = indexes.find((index) => index.unique && Object.keys(index.key).every(pinned));
   if (unique) return { served: true, reason: `equality on the unique index ${describeKey(unique.key)}` };
 
   const sort = Object.entries(sortShape).filter(([field]) => !predicates.equality.has(field) && !predicates.in.has(field));

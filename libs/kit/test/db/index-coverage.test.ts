@@ -106,6 +106,7 @@ describe('index coverage: equality → sort → range', () => {
   it('when `_id` is matched by equality, then it is served whatever else the filter says', () => {
     expect(checkQuery(query({ _id: 'k', version: 3, outbox: { $size: 0 } }), []).served).to.equal(true);
     expect(checkQuery(query({ _id: { $in: ['k', 'l'] } }), []).served).to.equal(true);
+    expect(checkQuery(query({ _id: { $in: ['k'] }, lease: { $in: ['t'] } }, { at: 1 }), []).served).to.equal(true);
   });
 
   it('when every key of a unique index is matched by equality, then it is served', () => {
