@@ -347,8 +347,9 @@ async function countCommands(hosted: HostedService, operator: Principal, operato
   for (const uuid of uuids) await counted('get', 'GET', `/api/flight-requests/${uuid}`);
   for (let n = 0; n < COUNTED_SAMPLES; n++) await counted('list', 'GET', LIST_PATH);
   const listCommands = (sent.list[0] ?? []).filter((command) => !isOutboxRelayCommand(command));
-  const collection = listCommands.find((command) => command.name === 'find')?.command['find'];
-  if (typeof collection !== 'string') throw new Error('the list sent no find');
+  // The page is the find with a sort (a list may also read other collections, such as the operator's).
+  const collection = listCommands.find((command) => command.name === 'find' && command.command['sort'] !== undefined)?.command['find'];
+  if (typeof collection !== 'string') throw new Error('the list sent no sorted find');
   const template = await hosted.db.collection(collection).findOne({ operator_uuid: operatorUuid });
   if (!template) throw new Error(`no stored request of the operator in ${collection}`);
   for (const uuid of uuids) await counted('cancel', 'DELETE', `/api/flight-requests/${uuid}`, { reason: 'Benchmark' });
