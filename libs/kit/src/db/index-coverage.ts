@@ -198,7 +198,7 @@ function checkConjunction(predicates: Predicates, sortShape: SortShape, indexes:
   const unique = indexes.find((index) => index.unique && Object.keys(index.key).every(pinned));
   if (unique) return { served: true, reason: `equality on the unique index ${describeKey(unique.key)}` };
 
-  const sort = Object.entries(sortShape).filter(([field]) => !predicates.equality.has(field) && !predicates.in.has(field));
+  const sort = Object.entries(sortShape).filter(([field]) => !predicates.equality.has(field));
   const hasSort = sort.length > 0;
   const equality = new Set([...predicates.equality, ...(hasSort ? [] : predicates.in)]);
   const range = new Set([...predicates.range, ...(hasSort ? predicates.in : [])].filter((field) => !equality.has(field)));

@@ -103,6 +103,11 @@ describe('index coverage: equality → sort → range', () => {
     expect(checkQuery(query({ owner: { $in: ['a', 'b'] } }, sort), [index({ created_at: -1, _id: -1, owner: 1 })]).served).to.equal(true);
   });
 
+  it('when the sort starts with the `$in` field, then the index on it and the rest of the sort serves it', () => {
+    const verdict = checkQuery(query({ owner: { $in: ['a', 'b'] } }, { owner: 1, created_at: -1, _id: -1 }), [index({ owner: 1, created_at: -1, _id: -1 })]);
+    expect(verdict.served).to.equal(true);
+  });
+
   it('when `_id` is matched by equality, then it is served whatever else the filter says', () => {
     expect(checkQuery(query({ _id: 'k', version: 3, outbox: { $size: 0 } }), []).served).to.equal(true);
     expect(checkQuery(query({ _id: { $in: ['k', 'l'] } }), []).served).to.equal(true);

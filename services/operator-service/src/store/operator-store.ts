@@ -80,7 +80,7 @@ export class OperatorStore {
   }
 
   findByNormalisedEmail(emailNormalised: string): Promise<OperatorDocument | null> {
-    return this.aggregates.model.findOne({ email_normalised: emailNormalised }, { outbox: 0 }).lean<OperatorDocument>().exec();
+    return this.aggregates.model.findOne({ email_normalised: emailNormalised }, { outbox: 0, outbox_pending_since: 0 }).lean<OperatorDocument>().exec();
   }
 
   /** Whether an operator other than `exceptUuid` holds this normalised email. */
