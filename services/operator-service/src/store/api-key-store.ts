@@ -2,7 +2,7 @@ import { Schema, type Connection, type IndexDefinition, type Model, type QueryFi
 import { outboxSchemaFields, type OutboxRelay } from '@dfc/kit/broker';
 import { AggregateStore, type Aggregate, type Decide } from '@dfc/kit/db';
 import { skipFor, type PageRequest } from '@dfc/kit/http';
-import type { ApiKeyRole, EventEnvelope } from '@dfc/contracts';
+import type { ApiKeyRole } from '@dfc/contracts';
 import type { KeyListFilter } from '../domain/key-list-filter.js';
 
 /** An API key as stored: never the key itself, only its SHA-256 digest. `_id` is the key's public id. */
@@ -95,8 +95,8 @@ export class ApiKeyStore {
   }
 
   /** A new key (not revoked, never used). A unique-index refusal (an id taken) propagates: see `isDuplicateKey`. */
-  async insert(key: NewApiKey, events: EventEnvelope[] = []): Promise<ApiKeyView> {
-    const stored = await this.aggregates.insert({ ...key, revoked_at: null }, events);
+  async insert(key: NewApiKey): Promise<ApiKeyView> {
+    const stored = await this.aggregates.insert({ ...key, revoked_at: null });
     return { ...stored, last_used_at: null };
   }
 
