@@ -1,4 +1,8 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
+import type { RequestListener } from 'node:http';
 import autocannon from 'autocannon';
+import { mongo } from 'mongoose';
 
 /**
  * Runs autocannon against `target` for `seconds` with `connections`; each
@@ -53,4 +57,127 @@ export function percentile(sorted: number[], fraction: number): number {
 export function round(value: number, digits = 2): number {
   const factor = 10 ** digits;
   return Math.round(value * factor) / factor;
+}
+
+/** Up to `maxSamples` calls one after another, for at most `maxSeconds`: each call's time in ms, sorted. */
+export async function timeCalls(call: () => Promise<void>, maxSamples: number, maxSeconds: number): Promise<number[]> {
+  const times: number[] = [];
+  const deadline = performance.now() + maxSeconds * 1000;
+  while (times.length < maxSamples && performance.now() < deadline) {
+    const started = performance.now();
+    await call();
+    times.push(performance.now() - started);
+  }
+  return times.sort((a, b) => a - b);
+}
+
+/** A database command as the driver sent it. */
+export interface SentCommand {
+  name: string;
+  command: Record<string, unknown>;
+}
+
+/** The request header that names a request whose database commands are counted. */
+export const COUNTED_REQUEST_HEADER = 'x-bench-request';
+
+/**
+ * Counts the database commands each HTTP request of an in-process service
+ * causes, with the driver's command monitoring: the request's handling runs
+ * in an async context of its own, and every command started in it (the
+ * relay's publish right after the write included) is the request's.
+ */
+export class CommandsPerRequest {
+  private readonly scope = new AsyncLocalStorage<SentCommand[]>();
+  private readonly byRequest = new Map<string, SentCommand[]>();
+
+  constructor(client: mongo.MongoClient) {
+    client.on('commandStarted', (event: mongo.CommandStartedEvent) => {
+      this.scope.getStore()?.push({ name: event.commandName, command: event.command });
+    });
+  }
+
+  /** Wraps the service's request listener: a request with the header gets its own count. */
+  listener(handle: RequestListener): RequestListener {
+    return (request, response) => {
+      const id = request.headers[COUNTED_REQUEST_HEADER];
+      if (typeof id !== 'string') return handle(request, response);
+      const sent: SentCommand[] = [];
+      this.byRequest.set(id, sent);
+      this.scope.run(sent, () => handle(request, response));
+    };
+  }
+
+  /** The commands request `id` caused so far. */
+  take(id: string): SentCommand[] {
+    const sent = this.byRequest.get(id) ?? [];
+    this.byRequest.delete(id);
+    return sent;
+  }
+}
+
+/**
+ * The outbox relay's publication of a write (`@dfc/kit/broker`): read the
+ * document's outbox, pull what was published, clear the pending mark. Told
+ * apart so the figures say what the request itself asked of the database.
+ */
+export function isOutboxRelayCommand(sent: SentCommand): boolean {
+  const { name, command } = sent;
+  if (name === 'find') {
+    const projection = command['projection'];
+    return typeof projection === 'object' && projection !== null && Object.keys(projection).join() === 'outbox';
+  }
+  if (name !== 'update' || !Array.isArray(command['updates'])) return false;
+  return (command['updates'] as Array<{ q?: Record<string, unknown>; u?: Record<string, unknown> }>).some(
+    (statement) => (statement.q !== undefined && 'outbox' in statement.q) || (statement.u !== undefined && '$pullAll' in statement.u),
+  );
+}
+
+/** Sends commands recorded from a service again, straight to the driver, all at once (as a service sends a page and its count). */
+export async function replayCommands(db: mongo.Db, commands: SentCommand[]): Promise<void> {
+  await Promise.all(commands.map((sent) => db.command(withoutSession(sent.command))));
+}
+
+/** The command without what the driver adds per session (`lsid`, `$clusterTime`, `$db`, …). */
+function withoutSession(command: Record<string, unknown>): mongo.Document {
+  return Object.fromEntries(Object.entries(command).filter(([field]) => !field.startsWith('$') && field !== 'lsid' && field !== 'txnNumber'));
+}
+
+/**
+ * Inserts `count` copies of a stored document, straight into its collection,
+ * in batches: each copy gets a new `_id` (and the same new value wherever the
+ * template repeats its `_id`, e.g. a `uuid` field), a fresh value for every
+ * other uniquely indexed top-level field, an empty outbox, and whatever
+ * `vary` changes. The copies have the model's shape whatever the store.
+ */
+export async function insertCopies(
+  collection: mongo.Collection,
+  template: mongo.Document,
+  count: number,
+  vary: (copy: mongo.Document, n: number) => void,
+  batchSize = 1000,
+): Promise<void> {
+  const unique = (await collection.indexes())
+    .filter((index) => index.unique && index.name !== '_id_')
+    .flatMap((index) => Object.keys(index.key))
+    .filter((field) => typeof template[field] === 'string');
+  for (let offset = 0; offset < count; offset += batchSize) {
+    const batch = Array.from({ length: Math.min(batchSize, count - offset) }, (_, index) => {
+      const copy = copyOf(template, unique);
+      vary(copy, offset + index);
+      return copy;
+    });
+    await collection.insertMany(batch, { ordered: false });
+  }
+}
+
+function copyOf(template: mongo.Document, uniqueFields: string[]): mongo.Document {
+  const id = typeof template['_id'] === 'string' ? randomUUID() : new mongo.ObjectId();
+  const copy: mongo.Document = { ...template, _id: id };
+  for (const [field, value] of Object.entries(template)) {
+    if (field !== '_id' && value === template['_id']) copy[field] = id;
+  }
+  for (const field of uniqueFields) if (copy[field] === template[field]) copy[field] = randomUUID();
+  if ('outbox' in copy) copy['outbox'] = [];
+  delete copy['outbox_pending_since'];
+  return copy;
 }

@@ -25,6 +25,12 @@ fi
 echo "[test] typecheck: tsc -p tsconfig.json"
 npx --no-install tsc -p tsconfig.json || { echo "[test] ERROR: typecheck failed" >&2; exit 1; }
 
+# Every query the services send is recorded (its shape, once) for the
+# index-coverage check that runs after the last spec
+# (libs/kit/test/db/index-coverage.test.ts); child processes inherit the path.
+export DB_COMMAND_LOG="${DB_COMMAND_LOG:-$(mktemp -t dfc-db-commands.XXXXXX.ndjson)}"
+echo "[test] recording database queries in $DB_COMMAND_LOG"
+
 echo "[test] mocha"
 set +e
 npx --no-install mocha --config .mocharc.json \

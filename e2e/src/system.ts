@@ -94,6 +94,8 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
       cwd: REPO_ROOT,
       env: {
         PATH: process.env['PATH'] ?? '',
+        // The index-coverage test's query log (scripts/test.sh), when the run records one.
+        ...(process.env['DB_COMMAND_LOG'] ? { DB_COMMAND_LOG: process.env['DB_COMMAND_LOG'] } : {}),
         ...baseEnv,
         ...options.serviceEnv?.[name],
         ...env,

@@ -192,6 +192,39 @@ describe('operators through the gateway', function () {
     });
   });
 
+  describe('PATCH /api/operators/{uuid}', () => {
+    const patch = (uuid: string, key: string, body: unknown) =>
+      api(`/api/operators/${uuid}`, {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/json', 'X-API-Key': key },
+        body: JSON.stringify(body),
+      });
+
+    it('when the operator changes its password with the current one, then the new one logs in and its key keeps working', async () => {
+      const operator = await registerWithKey();
+      const newPassword = 'a-new-password-for-ci';
+      const changed = await patch(operator.uuid, operator.key, { password: newPassword, current_password: operator.password });
+      expect(changed.status).to.equal(200);
+      const issue = (password: string) =>
+        jsonPost(`/api/operators/${operator.uuid}/api-keys`, {}, { authorization: basic(operator.email, password) });
+      expect((await issue(newPassword)).status).to.equal(201);
+      expect((await issue(operator.password)).status).to.equal(401);
+      expect((await api(`/api/operators/${operator.uuid}`, { headers: { 'X-API-Key': operator.key } })).status).to.equal(200);
+    });
+
+    it('when the current password is wrong or a read-only field is sent, then 422 names the field', async () => {
+      const operator = await registerWithKey();
+      const wrong = await patch(operator.uuid, operator.key, { password: 'a-new-password-for-ci', current_password: 'wrong-password' });
+      expect(wrong.status).to.equal(422);
+      expect(((await wrong.json()) as { errors: Record<string, string[]> }).errors).to.deep.equal({
+        current_password: ['The password is incorrect.'],
+      });
+      const readOnly = await patch(operator.uuid, operator.key, { uuid: operator.uuid, created_at: '2020-01-01T00:00:00+00:00' });
+      expect(readOnly.status).to.equal(422);
+      expect(Object.keys(((await readOnly.json()) as { errors: Record<string, string[]> }).errors)).to.deep.equal(['uuid', 'created_at']);
+    });
+  });
+
   describe('DELETE /api/operators/{uuid}/api-keys/{id}', () => {
     it('when a key in use is revoked, then the gateway refuses it within 2 s', async () => {
       const operator = await registerWithKey();

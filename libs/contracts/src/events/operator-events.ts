@@ -15,6 +15,13 @@ export const OperatorChanged = Type.Object({
 });
 export type OperatorChanged = Static<typeof OperatorChanged>;
 
+/**
+ * operator.password_changed: the operator's password was changed (the API
+ * keys issued before stay valid). Only who, never anything secret.
+ */
+export const OperatorPasswordChanged = Type.Object({ uuid: Uuid });
+export type OperatorPasswordChanged = Static<typeof OperatorPasswordChanged>;
+
 /** api_key.revoked: gateways drop the key from their caches. */
 export const ApiKeyRevoked = Type.Object({ key_id: Type.String() });
 export type ApiKeyRevoked = Static<typeof ApiKeyRevoked>;

@@ -79,10 +79,13 @@ export const operatorPaths: Record<string, PathItem> = {
     patch: {
       tags: ['Operators'],
       operationId: 'updateOperator',
-      summary: 'Change an operator\'s contact fields',
+      summary: 'Change an operator\'s contact fields or password',
       description:
         'With the operator\'s own key or an admin key; the registration rules apply, the CTR rule to the record as it ' +
-        'would be after the change. Fields not sent stay as they are. Emits `operator.updated`.',
+        'would be after the change. Fields not sent stay as they are; a change emits `operator.updated`. ' +
+        'A new `password` (8..256 characters) needs `current_password` (a wrong one is 422 on `current_password`), ' +
+        'keeps every API key issued before valid and emits `operator.password_changed`. Read-only fields (`uuid`, ' +
+        '`created_at`, `updated_at`) and unknown fields are refused with 422 naming each of them.',
       requestBody: { required: true, content: json(OperatorUpdate) },
       responses: {
         '200': response('The changed operator.', DataEnvelope(OperatorRecord)),

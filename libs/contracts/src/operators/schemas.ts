@@ -6,12 +6,15 @@ const timezone = Nullable(
   Type.String({ maxLength: 64, description: 'IANA timezone name (<Area>/<City>) or UTC', examples: ['Europe/Berlin'] }),
 );
 
+/** The registration rules of a password, for registration and for a change. */
+const password = (options: { description?: string } = {}) => Type.String({ minLength: 8, maxLength: 256, writeOnly: true, ...options });
+
 /** POST /api/operators (spec §2.1, §8; PRODUCT.md "Operators"). */
 export const OperatorCreate = Type.Object(
   {
     company_name: Type.String({ minLength: 1, maxLength: 255 }),
     email: Type.String({ minLength: 1, maxLength: 255, format: 'email' }),
-    password: Type.String({ minLength: 8, maxLength: 256, writeOnly: true }),
+    password: password(),
     phone: Type.String({ minLength: 1, maxLength: 50 }),
     operational_authorisation_number: Type.Optional(optionalText),
     operator_registration_number: Type.Optional(optionalText),
@@ -27,7 +30,9 @@ export type OperatorCreate = Static<typeof OperatorCreate>;
 
 /**
  * PATCH /api/operators/{uuid}: contact fields, same rules, all optional. The
- * CTR rule is checked on the record as it would be after the change.
+ * CTR rule is checked on the record as it would be after the change. A new
+ * `password` needs the `current_password`; API keys issued before stay valid.
+ * Any other field (`uuid`, `created_at`, `updated_at`, unknown ones) is refused.
  */
 export const OperatorUpdate = Type.Object(
   {
@@ -39,8 +44,12 @@ export const OperatorUpdate = Type.Object(
     exemption_for_ctr: Type.Optional(Type.Boolean()),
     ctr_exemption_number: Type.Optional(optionalText),
     timezone: Type.Optional(timezone),
+    password: Type.Optional(password({ description: 'the new password (8..256 characters); requires current_password' })),
+    current_password: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 256, writeOnly: true, description: 'required with password, refused without it' }),
+    ),
   },
-  { $id: 'OperatorUpdate' },
+  { $id: 'OperatorUpdate', additionalProperties: false },
 );
 export type OperatorUpdate = Static<typeof OperatorUpdate>;
 

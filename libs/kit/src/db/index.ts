@@ -1,3 +1,5 @@
 export * from './mongo.js';
 export * from './aggregate-store.js';
 export * from './engine-gaps.js';
+export { unrecorded } from './command-log.js';
+export * from './index-coverage.js';

@@ -1,18 +1,23 @@
 import mongoose, { type Connection } from 'mongoose';
 import type { Logger } from 'pino';
+import { commandLogFile, recordCommands } from './command-log.js';
 
 /**
  * A mongoose connection of the service's own (one database per service).
  * The first connect is retried with backoff so a service started before its
- * database simply waits; afterwards the driver reconnects by itself.
+ * database simply waits; afterwards the driver reconnects by itself. With
+ * `DB_COMMAND_LOG` set, its queries are recorded for the index-coverage test
+ * under the logger's `service` name (the database's name when it has none).
  */
 export async function connectMongo(url: string, dbName: string, log: Logger, attempts = 60): Promise<Connection> {
+  const commandLog = commandLogFile();
   const connection = mongoose.createConnection();
   connection.on('disconnected', () => log.warn('mongo disconnected'));
   connection.on('reconnected', () => log.info('mongo reconnected'));
   for (let attempt = 1; ; attempt++) {
     try {
-      await connection.openUri(url, { dbName, serverSelectionTimeoutMS: 5000, autoIndex: false });
+      await connection.openUri(url, { dbName, serverSelectionTimeoutMS: 5000, autoIndex: false, monitorCommands: commandLog !== undefined });
+      if (commandLog) recordCommands(connection, commandLog, serviceName(log) ?? dbName);
       log.info({ db: dbName }, 'mongo connected');
       return connection;
     } catch (error) {
@@ -21,6 +26,11 @@ export async function connectMongo(url: string, dbName: string, log: Logger, att
       await new Promise((resolve) => setTimeout(resolve, Math.min(5000, 200 * attempt)));
     }
   }
+}
+
+function serviceName(log: Logger): string | undefined {
+  const { service } = log.bindings() as { service?: unknown };
+  return typeof service === 'string' ? service : undefined;
 }
 
 export function mongoReady(connection: Connection): boolean {

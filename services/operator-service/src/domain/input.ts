@@ -4,7 +4,7 @@
  * password are part of it) and empty strings become null
  * (`ConvertEmptyStringsToNull`). Only top-level fields are touched.
  */
-const UNTRIMMED_FIELDS = new Set(['password']);
+const UNTRIMMED_FIELDS = new Set(['password', 'current_password']);
 
 export function normaliseInput(body: unknown): Record<string, unknown> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return {};

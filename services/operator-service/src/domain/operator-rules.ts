@@ -1,6 +1,6 @@
 import { IANAZone } from 'luxon';
 import { schemaErrors } from '@dfc/kit/validation';
-import { type FieldErrors } from '@dfc/kit/errors';
+import { ValidationError, type FieldErrors } from '@dfc/kit/errors';
 import { OperatorCreate, OperatorUpdate } from '@dfc/contracts';
 import { mergeFieldErrors } from './field-errors.js';
 import { normaliseInput, requiredMessage, withoutNullFields } from './input.js';
@@ -9,11 +9,31 @@ export const OperatorMessages = {
   emailTaken: 'The email has already been taken.',
   ctrNumberRequired: 'The ctr exemption number field is required when exemption for ctr is true.',
   timezoneInvalid: 'The timezone field must be a valid timezone.',
+  currentPasswordRequired: 'The current password field is required when password is present.',
+  currentPasswordProhibited: 'The current password field is prohibited unless password is present.',
+  currentPasswordIncorrect: 'The password is incorrect.',
 } as const;
+
+/** "The created at field cannot be changed." */
+export function readOnlyFieldMessage(field: string): string {
+  return `The ${field.replace(/_/g, ' ')} field cannot be changed.`;
+}
+
+/** "The nickname field is not a field of an operator." */
+export function unknownFieldMessage(field: string): string {
+  return `The ${field.replace(/_/g, ' ')} field is not a field of an operator.`;
+}
+
+/** The unique index (or the check before it) found the email in use. */
+export function emailTakenError(): ValidationError {
+  return ValidationError.of('email', OperatorMessages.emailTaken);
+}
 
 const REQUIRED_FIELDS = ['company_name', 'email', 'password', 'phone'] as const;
 const UPDATABLE_FIELDS = Object.keys(OperatorUpdate.properties) as (keyof OperatorUpdate)[];
 const CREATABLE_FIELDS = Object.keys(OperatorCreate.properties) as (keyof OperatorCreate)[];
+/** Fields of the record that no PATCH may set. */
+const READ_ONLY_FIELDS = new Set(['uuid', 'created_at', 'updated_at']);
 
 /**
  * `Area/Location` names (`Europe/Berlin`, `America/Argentina/Buenos_Aires`,
@@ -70,24 +90,53 @@ export function checkRegistration(body: unknown): CheckedInput<OperatorCreate> {
   return { value, errors, normalisedEmail: wellFormedEmail(value.email, errors) };
 }
 
-/** A PATCH body checked against the operator as it would be after the change. */
+/**
+ * A PATCH body checked against the operator as it would be after the change.
+ * Nothing is silently ignored: read-only and unknown fields are refused by
+ * name. A new password follows the registration rules and needs the current
+ * one, which the caller verifies (it takes the stored hash).
+ */
 export function checkUpdate(body: unknown, current: OperatorRuleView): CheckedInput<OperatorUpdate> {
-  const { rest: input, nulls } = withoutNullFields(pick(normaliseInput(body), UPDATABLE_FIELDS), REQUIRED_FIELDS);
+  const normalised = normaliseInput(body);
+  const { rest: input, nulls } = withoutNullFields(pick(normalised, UPDATABLE_FIELDS), REQUIRED_FIELDS);
   const requiredErrors: FieldErrors = Object.fromEntries(nulls.map((field) => [field, [requiredMessage(field)]]));
   const errors = mergeFieldErrors(
+    notUpdatableErrors(normalised),
     requiredErrors,
     schemaErrors(OperatorUpdate, input),
+    passwordChangeErrors(input, nulls),
     operatorRuleErrors({ ...current, ...input }),
   );
   const value = input as OperatorUpdate;
   return { value, errors, normalisedEmail: wellFormedEmail(value.email, errors) };
 }
 
+function notUpdatableErrors(input: Record<string, unknown>): FieldErrors {
+  const updatable = new Set<string>(UPDATABLE_FIELDS);
+  const errors: FieldErrors = {};
+  for (const field of Object.keys(input)) {
+    if (READ_ONLY_FIELDS.has(field)) errors[field] = [readOnlyFieldMessage(field)];
+    else if (!updatable.has(field)) errors[field] = [unknownFieldMessage(field)];
+  }
+  return errors;
+}
+
+/** `current_password` goes with `password`, and only with it. */
+function passwordChangeErrors(input: Record<string, unknown>, nulls: string[]): FieldErrors {
+  const changesPassword = 'password' in input || nulls.includes('password');
+  const current = input['current_password'];
+  if (changesPassword && (current === undefined || current === null)) {
+    return { current_password: [OperatorMessages.currentPasswordRequired] };
+  }
+  if (!changesPassword && current !== undefined) return { current_password: [OperatorMessages.currentPasswordProhibited] };
+  return {};
+}
+
 function wellFormedEmail(email: unknown, errors: FieldErrors): string | undefined {
   return typeof email === 'string' && !errors['email'] ? normaliseEmail(email) : undefined;
 }
 
-/** Unknown fields are ignored, as Laravel's validated() data does. */
+/** The fields a body may set; registration ignores the others, as Laravel's validated() data does (a PATCH refuses them). */
 function pick<K extends string>(input: Record<string, unknown>, fields: readonly K[]): Record<string, unknown> {
   const picked: Record<string, unknown> = {};
   for (const field of fields) if (field in input) picked[field] = input[field];

@@ -1,5 +1,5 @@
 import { newEvent } from '@dfc/kit/broker';
-import { RoutingKeys, type ApiKeyRevoked, type EventEnvelope, type OperatorChanged } from '@dfc/contracts';
+import { RoutingKeys, type ApiKeyRevoked, type EventEnvelope, type OperatorChanged, type OperatorPasswordChanged } from '@dfc/contracts';
 import type { OperatorDocument } from '../store/operator-store.js';
 
 type OperatorFacts = Pick<
@@ -25,6 +25,11 @@ export function operatorRegistered(operator: OperatorFacts, requestId?: string):
 
 export function operatorUpdated(operator: OperatorFacts, requestId?: string): EventEnvelope<OperatorChanged> {
   return newEvent(RoutingKeys.operatorUpdated, operator._id, operatorChanged(operator), requestId);
+}
+
+/** Says only whose password changed: the event never carries the password or its hash. */
+export function operatorPasswordChanged(operatorUuid: string, requestId?: string): EventEnvelope<OperatorPasswordChanged> {
+  return newEvent(RoutingKeys.operatorPasswordChanged, operatorUuid, { uuid: operatorUuid }, requestId);
 }
 
 export function apiKeyRevoked(keyId: string, operatorUuid: string | null, requestId?: string): EventEnvelope<ApiKeyRevoked> {

@@ -1,11 +1,12 @@
-import { Schema, type Connection, type QueryFilter, type Model } from 'mongoose';
-import { outboxSchemaFields, withOutbox, type OutboxFields } from '@dfc/kit/broker';
+import { Schema, type Connection, type IndexDefinition, type Model, type QueryFilter } from 'mongoose';
+import { outboxSchemaFields, type OutboxRelay } from '@dfc/kit/broker';
+import { AggregateStore, type Aggregate, type Decide } from '@dfc/kit/db';
 import { skipFor, type PageRequest } from '@dfc/kit/http';
-import type { ApiKeyRole, ApiKeyStatus, EventEnvelope } from '@dfc/contracts';
+import type { ApiKeyRole } from '@dfc/contracts';
+import type { KeyListFilter } from '../domain/key-list-filter.js';
 
 /** An API key as stored: never the key itself, only its SHA-256 digest. `_id` is the key's public id. */
-export interface ApiKeyDocument extends OutboxFields {
-  _id: string;
+export interface ApiKeyDocument extends Aggregate {
   digest: string;
   role: ApiKeyRole;
   operator_uuid: string | null;
@@ -18,9 +19,9 @@ export interface ApiKeyDocument extends OutboxFields {
 
 /**
  * When a key was last used lives in a document of its own (`api_key_usage`),
- * written from the verification hot path. Kept apart from the key so that
- * this frequent write can never race with, and undo, a revocation (FerretDB
- * 1.x applies concurrent updates of one document as whole-document writes).
+ * written from the verification hot path without a version check. Kept apart
+ * so the key document changes only by decisions (issue, revoke) through the
+ * write path, and the frequent use write never contends with a revocation.
  */
 interface ApiKeyUsageDocument {
   _id: string;
@@ -30,21 +31,14 @@ interface ApiKeyUsageDocument {
 /** A key with its last use, as listed. */
 export type ApiKeyView = ApiKeyDocument & { last_used_at: Date | null };
 
-export type NewApiKey = Omit<ApiKeyDocument, keyof OutboxFields | 'created_at' | 'revoked_at'>;
-
-export interface ApiKeyFilter {
-  status?: ApiKeyStatus;
-  role?: ApiKeyRole;
-  operator_uuid?: string;
-  authority?: string;
-}
+export type NewApiKey = Omit<ApiKeyDocument, 'version' | 'revoked_at'>;
 
 const nullableString = { type: String, default: null };
-const nullableDate = { type: Date, default: null };
 
 const apiKeySchema = new Schema<ApiKeyDocument>(
   {
     _id: { type: String, required: true },
+    version: { type: Number, required: true },
     digest: { type: String, required: true },
     role: { type: String, required: true, enum: ['operator', 'reviewer', 'admin'] },
     operator_uuid: nullableString,
@@ -52,15 +46,27 @@ const apiKeySchema = new Schema<ApiKeyDocument>(
     name: nullableString,
     last_four: { type: String, required: true },
     created_at: { type: Date, required: true },
-    revoked_at: nullableDate,
+    revoked_at: { type: Date, default: null },
     ...outboxSchemaFields,
   },
   { collection: 'api_keys', versionKey: false, timestamps: false },
 );
-// The lists: an operator's keys, and the admin's list filtered by role; both newest first.
-apiKeySchema.index({ operator_uuid: 1, created_at: -1 });
-apiKeySchema.index({ role: 1, created_at: -1 });
-apiKeySchema.index({ created_at: -1 });
+
+/** The lists' order, newest first; `_id` breaks ties so pages are stable. */
+const NEWEST_FIRST = { created_at: -1, _id: -1 } as const;
+
+/**
+ * The lists filter by at most one owner field (none, `role`, `operator_uuid`
+ * or `authority`: see `keyListFilter`) and the status, newest first. Per
+ * owner, by equality → sort → range: `status=active` is an equality on
+ * `revoked_at: null`, served with `revoked_at` before the sort; no status, and
+ * `status=revoked` (a range, `$ne: null`), with `revoked_at` after the sort.
+ */
+for (const owner of [[], ['role'], ['operator_uuid'], ['authority']]) {
+  const prefix: IndexDefinition = Object.fromEntries(owner.map((field) => [field, 1]));
+  apiKeySchema.index({ ...prefix, revoked_at: 1, ...NEWEST_FIRST });
+  apiKeySchema.index({ ...prefix, ...NEWEST_FIRST, revoked_at: 1 });
+}
 
 const apiKeyUsageSchema = new Schema<ApiKeyUsageDocument>(
   { _id: { type: String, required: true }, last_used_at: { type: Date, required: true } },
@@ -75,60 +81,58 @@ export type KeyForVerification = Pick<ApiKeyDocument, '_id' | keyof typeof VERIF
 const MAX_TRACKED_USES = 10_000;
 
 export class ApiKeyStore {
-  readonly model: Model<ApiKeyDocument>;
+  private readonly aggregates: AggregateStore<ApiKeyDocument>;
   private readonly usage: Model<ApiKeyUsageDocument>;
   /** When this replica last wrote each key's use: the write happens at most once per resolution. */
   private readonly recordedUses = new Map<string, number>();
 
-  constructor(connection: Connection) {
-    this.model = (connection.models['ApiKey'] as Model<ApiKeyDocument> | undefined) ?? connection.model('ApiKey', apiKeySchema);
+  constructor(connection: Connection, relay: OutboxRelay) {
+    const model = (connection.models['ApiKey'] as Model<ApiKeyDocument> | undefined) ?? connection.model('ApiKey', apiKeySchema);
+    this.aggregates = new AggregateStore(model, relay);
     this.usage =
       (connection.models['ApiKeyUsage'] as Model<ApiKeyUsageDocument> | undefined) ??
       connection.model('ApiKeyUsage', apiKeyUsageSchema);
   }
 
-  async insert(key: NewApiKey, now: Date): Promise<ApiKeyView> {
-    const document: ApiKeyDocument = { ...key, created_at: now, revoked_at: null, outbox: [] };
-    await this.model.create(document);
-    return { ...document, last_used_at: null };
+  /** A new key (not revoked, never used). A unique-index refusal (an id taken) propagates: see `isDuplicateKey`. */
+  async insert(key: NewApiKey): Promise<ApiKeyView> {
+    const stored = await this.aggregates.insert({ ...key, revoked_at: null });
+    return { ...stored, last_used_at: null };
+  }
+
+  /** Applies what `decide` makes of the current key in one conditional write (404 when there is none). */
+  change(id: string, decide: Decide<ApiKeyDocument>): Promise<ApiKeyDocument> {
+    return this.aggregates.change(id, decide);
   }
 
   findById(id: string): Promise<ApiKeyDocument | null> {
-    return this.model.findById(id).lean<ApiKeyDocument>().exec();
+    return this.aggregates.find(id);
   }
 
   findForVerification(id: string): Promise<KeyForVerification | null> {
-    return this.model.findById(id, VERIFY_PROJECTION).lean<KeyForVerification>().exec();
+    return this.aggregates.model.findById(id, VERIFY_PROJECTION).lean<KeyForVerification>().exec();
   }
 
-  async list(filter: ApiKeyFilter, page: PageRequest): Promise<{ items: ApiKeyView[]; total: number }> {
+  /** One page and the total: two commands, then one more for the page's last uses. */
+  async list(filter: KeyListFilter, page: PageRequest): Promise<{ items: ApiKeyView[]; total: number }> {
     const query = toQuery(filter);
     const [keys, total] = await Promise.all([
-      this.model
-        .find(query, { outbox: 0 })
-        .sort({ created_at: -1, _id: -1 })
+      this.aggregates.model
+        .find(query, { outbox: 0, outbox_pending_since: 0 })
+        .sort(NEWEST_FIRST)
         .skip(skipFor(page))
         .limit(page.per_page)
         .lean<ApiKeyDocument[]>()
         .exec(),
-      this.model.countDocuments(query).exec(),
+      this.count(query),
     ]);
-    const uses = await this.usage
-      .find({ _id: { $in: keys.map((key) => key._id) } })
-      .lean<ApiKeyUsageDocument[]>()
-      .exec();
-    const lastUse = new Map(uses.map((use) => [use._id, use.last_used_at]));
-    return { items: keys.map((key) => ({ ...key, last_used_at: lastUse.get(key._id) ?? null })), total };
+    return { items: await this.withLastUse(keys), total };
   }
 
-  /** Marks the key revoked with its event; null when it was already revoked (or is gone). */
-  revoke(id: string, events: EventEnvelope[], now: Date): Promise<ApiKeyDocument | null> {
-    return this.model
-      .findOneAndUpdate({ _id: id, revoked_at: null }, withOutbox({ $set: { revoked_at: now } }, events), {
-        returnDocument: 'after',
-      })
-      .lean<ApiKeyDocument>()
-      .exec();
+  /** Every key is counted from the collection's metadata; a filtered count walks its index. */
+  private count(query: QueryFilter<ApiKeyDocument>): Promise<number> {
+    const model = this.aggregates.model;
+    return (Object.keys(query).length === 0 ? model.estimatedDocumentCount() : model.countDocuments(query)).exec();
   }
 
   /**
@@ -148,6 +152,16 @@ export class ApiKeyStore {
     }
   }
 
+  private async withLastUse(keys: ApiKeyDocument[]): Promise<ApiKeyView[]> {
+    if (keys.length === 0) return [];
+    const uses = await this.usage
+      .find({ _id: { $in: keys.map((key) => key._id) } })
+      .lean<ApiKeyUsageDocument[]>()
+      .exec();
+    const lastUse = new Map(uses.map((use) => [use._id, use.last_used_at]));
+    return keys.map((key) => ({ ...key, last_used_at: lastUse.get(key._id) ?? null }));
+  }
+
   private remember(id: string, at: number): void {
     this.recordedUses.delete(id);
     this.recordedUses.set(id, at);
@@ -156,31 +170,11 @@ export class ApiKeyStore {
       if (oldest !== undefined) this.recordedUses.delete(oldest);
     }
   }
-
-  /**
-   * The configured admin key: created on first start; on later starts its
-   * digest follows the configured value (a changed secret with the same id).
-   * A revocation is kept: a restart must not revive a key an admin revoked.
-   * (Update, else insert, rather than an upsert: FerretDB 1.x drops null
-   * values from `$setOnInsert`.) Two replicas inserting at once: the loser
-   * gets the duplicate-key error and retries.
-   */
-  async upsertAdmin(key: Pick<ApiKeyDocument, '_id' | 'digest' | 'last_four' | 'name'>, now: Date): Promise<void> {
-    const owner = { role: 'admin' as const, operator_uuid: null, authority: null };
-    const { matchedCount } = await this.model
-      .updateOne({ _id: key._id }, { $set: { digest: key.digest, last_four: key.last_four, ...owner } })
-      .exec();
-    if (matchedCount === 0) await this.insert({ ...key, ...owner }, now);
-  }
 }
 
-function toQuery(filter: ApiKeyFilter): QueryFilter<ApiKeyDocument> {
-  const query: QueryFilter<ApiKeyDocument> = {};
-  if (filter.role) query.role = filter.role;
-  if (filter.operator_uuid) query.operator_uuid = filter.operator_uuid;
-  if (filter.authority) query.authority = filter.authority;
+function toQuery(filter: KeyListFilter): QueryFilter<ApiKeyDocument> {
+  const query: QueryFilter<ApiKeyDocument> = { ...filter.owner };
   if (filter.status === 'active') query.revoked_at = null;
   if (filter.status === 'revoked') query.revoked_at = { $ne: null };
   return query;
 }
-

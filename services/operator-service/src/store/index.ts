@@ -1,4 +1,5 @@
 import type { Connection } from 'mongoose';
+import type { OutboxRelay } from '@dfc/kit/broker';
 import { ApiKeyStore } from './api-key-store.js';
 import { OperatorStore } from './operator-store.js';
 
@@ -7,7 +8,7 @@ export interface Stores {
   apiKeys: ApiKeyStore;
 }
 
-/** Registers the service's models on its connection (before `syncIndexes`). */
-export function createStores(connection: Connection): Stores {
-  return { operators: new OperatorStore(connection), apiKeys: new ApiKeyStore(connection) };
+/** Registers the service's models on its connection (before `syncIndexes`); the relay publishes their outboxes. */
+export function createStores(connection: Connection, relay: OutboxRelay): Stores {
+  return { operators: new OperatorStore(connection, relay), apiKeys: new ApiKeyStore(connection, relay) };
 }

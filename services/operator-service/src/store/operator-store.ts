@@ -1,10 +1,11 @@
 import { Schema, type Connection, type Model } from 'mongoose';
-import { outboxOnCreate, outboxSchemaFields, withOutbox, type OutboxFields } from '@dfc/kit/broker';
+import { outboxSchemaFields, type OutboxRelay } from '@dfc/kit/broker';
+import { AggregateStore, isDuplicateKey, type Aggregate, type Decide } from '@dfc/kit/db';
 import type { EventEnvelope } from '@dfc/contracts';
+import { emailTakenError } from '../domain/operator-rules.js';
 
 /** An operator as stored. `_id` is its public uuid. */
-export interface OperatorDocument extends OutboxFields {
-  _id: string;
+export interface OperatorDocument extends Aggregate {
   company_name: string;
   /** As the operator wrote it (trimmed). */
   email: string;
@@ -17,35 +18,18 @@ export interface OperatorDocument extends OutboxFields {
   exemption_for_ctr: boolean;
   ctr_exemption_number: string | null;
   timezone: string | null;
-  /** Optimistic concurrency: an update applies only to the version it was checked against. */
-  version: number;
   created_at: Date;
   updated_at: Date;
 }
 
-export type NewOperator = Omit<OperatorDocument, keyof OutboxFields | 'version' | 'created_at' | 'updated_at'>;
-
-/** The contact fields a PATCH may change. */
-export type OperatorChanges = Partial<
-  Pick<
-    OperatorDocument,
-    | 'company_name'
-    | 'email'
-    | 'email_normalised'
-    | 'phone'
-    | 'operational_authorisation_number'
-    | 'operator_registration_number'
-    | 'exemption_for_ctr'
-    | 'ctr_exemption_number'
-    | 'timezone'
-  >
->;
+export type NewOperator = Omit<OperatorDocument, 'version'>;
 
 const nullableString = { type: String, default: null };
 
 const operatorSchema = new Schema<OperatorDocument>(
   {
     _id: { type: String, required: true },
+    version: { type: Number, required: true },
     company_name: { type: String, required: true },
     email: { type: String, required: true },
     email_normalised: { type: String, required: true },
@@ -56,52 +40,62 @@ const operatorSchema = new Schema<OperatorDocument>(
     exemption_for_ctr: { type: Boolean, default: false },
     ctr_exemption_number: nullableString,
     timezone: nullableString,
-    version: { type: Number, default: 1 },
     created_at: { type: Date, required: true },
     updated_at: { type: Date, required: true },
     ...outboxSchemaFields,
   },
   { collection: 'operators', versionKey: false, timestamps: false },
 );
+// Basic login and the "already taken" check; unique, so it also decides between racing registrations.
 operatorSchema.index({ email_normalised: 1 }, { unique: true, name: 'email_normalised_unique' });
 
+/**
+ * Operators, changed only through the kit's write path. A write that the
+ * email's unique index refuses is the domain's "already taken", whoever
+ * checked first.
+ */
 export class OperatorStore {
-  readonly model: Model<OperatorDocument>;
+  private readonly aggregates: AggregateStore<OperatorDocument>;
 
-  constructor(connection: Connection) {
-    this.model = (connection.models['Operator'] as Model<OperatorDocument> | undefined) ?? connection.model('Operator', operatorSchema);
+  constructor(connection: Connection, relay: OutboxRelay) {
+    const model =
+      (connection.models['Operator'] as Model<OperatorDocument> | undefined) ?? connection.model('Operator', operatorSchema);
+    this.aggregates = new AggregateStore(model, relay, {
+      conflictMessage: 'The operator was changed by another request at the same time. Please retry.',
+    });
   }
 
-  /** Inserts the operator with its events; a taken email surfaces as the duplicate-key error. */
-  async insert(operator: NewOperator, events: EventEnvelope[], now: Date): Promise<OperatorDocument> {
-    const document = { ...operator, version: 1, created_at: now, updated_at: now, ...outboxOnCreate(events) };
-    await this.model.create(document);
-    return document;
+  /** Inserts the operator with the events of its registration. */
+  insert(operator: NewOperator, events: EventEnvelope[]): Promise<OperatorDocument> {
+    return refuseTakenEmail(this.aggregates.insert(operator, events));
+  }
+
+  /** Applies what `decide` makes of the current operator in one conditional write (404 when there is none). */
+  change(uuid: string, decide: Decide<OperatorDocument>): Promise<OperatorDocument> {
+    return refuseTakenEmail(this.aggregates.change(uuid, decide));
   }
 
   findByUuid(uuid: string): Promise<OperatorDocument | null> {
-    return this.model.findById(uuid).lean<OperatorDocument>().exec();
+    return this.aggregates.find(uuid);
   }
 
   findByNormalisedEmail(emailNormalised: string): Promise<OperatorDocument | null> {
-    return this.model.findOne({ email_normalised: emailNormalised }).lean<OperatorDocument>().exec();
+    return this.aggregates.model.findOne({ email_normalised: emailNormalised }, { outbox: 0, outbox_pending_since: 0 }).lean<OperatorDocument>().exec();
   }
 
-  /** Whether another operator than `exceptUuid` holds this normalised email. */
+  /** Whether an operator other than `exceptUuid` holds this normalised email. */
   async emailTaken(emailNormalised: string, exceptUuid?: string): Promise<boolean> {
-    const filter = exceptUuid ? { email_normalised: emailNormalised, _id: { $ne: exceptUuid } } : { email_normalised: emailNormalised };
-    return (await this.model.exists(filter)) !== null;
+    const holder = await this.aggregates.model.findOne({ email_normalised: emailNormalised }, { _id: 1 }).lean().exec();
+    return holder !== null && holder._id !== exceptUuid;
   }
+}
 
-  /** Applies the changes if the operator is still at `version`; null when someone else changed it first. */
-  update(uuid: string, version: number, changes: OperatorChanges, events: EventEnvelope[], now: Date): Promise<OperatorDocument | null> {
-    return this.model
-      .findOneAndUpdate(
-        { _id: uuid, version },
-        withOutbox({ $set: { ...changes, updated_at: now }, $inc: { version: 1 } }, events),
-        { returnDocument: 'after' },
-      )
-      .lean<OperatorDocument>()
-      .exec();
+async function refuseTakenEmail<T>(write: Promise<T>): Promise<T> {
+  try {
+    return await write;
+  } catch (error) {
+    // The only unique keys are the email and a fresh random uuid, so a duplicate is the email.
+    if (isDuplicateKey(error)) throw emailTakenError();
+    throw error;
   }
 }

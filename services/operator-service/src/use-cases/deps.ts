@@ -1,21 +1,16 @@
 import type { Logger } from 'pino';
 import type { Principal } from '@dfc/contracts';
-import type { EventPublisher } from '../events/publisher.js';
 import type { OperatorMetrics } from '../metrics.js';
 import type { PasswordHasher } from '../security/passwords.js';
 import type { ApiKeyStore } from '../store/api-key-store.js';
 import type { OperatorStore } from '../store/operator-store.js';
-import type { KeyedQueue } from './keyed-queue.js';
 
 /** Everything the use cases reach outside themselves. */
 export interface UseCaseDeps {
   operators: OperatorStore;
   apiKeys: ApiKeyStore;
   passwords: PasswordHasher;
-  events: Pick<EventPublisher, 'operatorChanged' | 'apiKeyChanged'>;
   metrics: OperatorMetrics;
-  /** Orders the changes of one operator within this replica. */
-  operatorChanges: KeyedQueue;
   log: Logger;
   clock: () => Date;
 }

@@ -37,7 +37,7 @@ export async function issueStaffKey(deps: UseCaseDeps, body: unknown): Promise<I
 
 async function issue(deps: UseCaseDeps, owner: Pick<NewApiKey, 'role' | 'operator_uuid' | 'authority' | 'name'>): Promise<IssuedKey> {
   const { id, key } = generateApiKey();
-  const record = await deps.apiKeys.insert({ _id: id, digest: digestApiKey(key), last_four: lastFourOf(key), ...owner }, deps.clock());
+  const record = await deps.apiKeys.insert({ _id: id, digest: digestApiKey(key), last_four: lastFourOf(key), created_at: deps.clock(), ...owner });
   deps.metrics.keysIssued.inc({ role: owner.role });
   return { record, key };
 }

@@ -1,4 +1,5 @@
 import type { ApiKeyListQuery, OperatorApiKeyListQuery } from '@dfc/contracts';
+import { keyListFilter } from '../domain/key-list-filter.js';
 import type { ApiKeyView } from '../store/api-key-store.js';
 import { authoriseKeyOwner } from './authenticate-operator.js';
 import type { BasicCredentials, Caller, UseCaseDeps } from './deps.js';
@@ -17,11 +18,12 @@ export async function listOperatorKeys(
   caller: Caller,
 ): Promise<KeyPage> {
   const operatorUuid = await authoriseKeyOwner(deps, uuidText, credentials, caller, false);
-  return deps.apiKeys.list({ operator_uuid: operatorUuid, status: query.status }, query);
+  const owner = { operator_uuid: operatorUuid };
+  return deps.apiKeys.list(query.status ? { owner, status: query.status } : { owner }, query);
 }
 
 /** GET /api/api-keys (admins): every key, filtered. */
-export function listAllKeys(deps: UseCaseDeps, query: ApiKeyListQuery): Promise<KeyPage> {
-  const { status, role, operator_uuid, authority } = query;
-  return deps.apiKeys.list({ status, role, operator_uuid: operator_uuid?.toLowerCase(), authority }, query);
+export async function listAllKeys(deps: UseCaseDeps, query: ApiKeyListQuery): Promise<KeyPage> {
+  const filter = keyListFilter({ ...query, operator_uuid: query.operator_uuid?.toLowerCase() });
+  return filter ? deps.apiKeys.list(filter, query) : { items: [], total: 0 };
 }

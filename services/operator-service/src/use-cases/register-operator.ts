@@ -4,14 +4,14 @@ import type { OperatorCreate } from '@dfc/contracts';
 import { hasErrors, mergeFieldErrors } from '../domain/field-errors.js';
 import { checkRegistration, normaliseEmail, OperatorMessages } from '../domain/operator-rules.js';
 import { operatorRegistered } from '../events/operator-events.js';
-import { isDuplicateKeyError } from '../store/duplicate-key.js';
 import type { NewOperator, OperatorDocument } from '../store/operator-store.js';
 import type { Caller, UseCaseDeps } from './deps.js';
 
 /**
  * POST /api/operators. Every failing rule is reported at once, the email's
  * uniqueness included; the unique index still decides between concurrent
- * registrations of one email (exactly one wins, the others get the same 422).
+ * registrations of one email (exactly one wins, the others get the same 422
+ * from the store).
  */
 export async function registerOperator(deps: UseCaseDeps, body: unknown, caller: Caller): Promise<OperatorDocument> {
   const checked = checkRegistration(body);
@@ -20,13 +20,13 @@ export async function registerOperator(deps: UseCaseDeps, body: unknown, caller:
   if (hasErrors(errors)) throw new ValidationError(errors);
 
   const operator = await newOperator(deps, checked.value);
-  const saved = await insertOnce(deps, operator, caller);
-  await deps.events.operatorChanged(saved._id);
+  const saved = await deps.operators.insert(operator, [operatorRegistered(operator, caller.requestId)]);
   deps.metrics.registrations.inc();
   return saved;
 }
 
 async function newOperator(deps: UseCaseDeps, input: OperatorCreate): Promise<NewOperator> {
+  const now = deps.clock();
   return {
     _id: randomUUID(),
     company_name: input.company_name,
@@ -39,15 +39,7 @@ async function newOperator(deps: UseCaseDeps, input: OperatorCreate): Promise<Ne
     exemption_for_ctr: input.exemption_for_ctr ?? false,
     ctr_exemption_number: input.ctr_exemption_number ?? null,
     timezone: input.timezone ?? null,
+    created_at: now,
+    updated_at: now,
   };
-}
-
-async function insertOnce(deps: UseCaseDeps, operator: NewOperator, caller: Caller): Promise<OperatorDocument> {
-  try {
-    return await deps.operators.insert(operator, [operatorRegistered(operator, caller.requestId)], deps.clock());
-  } catch (error) {
-    // The only unique keys are the email and a fresh random uuid, so a duplicate is the email.
-    if (isDuplicateKeyError(error)) throw ValidationError.of('email', OperatorMessages.emailTaken);
-    throw error;
-  }
 }

@@ -36,10 +36,11 @@ async function findKey(deps: UseCaseDeps, keyIdText: string): Promise<ApiKeyDocu
  * first revocation emits `api_key.revoked` (which gateways act on at once).
  */
 async function revoke(deps: UseCaseDeps, key: ApiKeyDocument, caller: Caller): Promise<void> {
-  if (key.revoked_at) return;
-  const event = apiKeyRevoked(key._id, key.operator_uuid, caller.requestId);
-  const revoked = await deps.apiKeys.revoke(key._id, [event], deps.clock());
-  if (!revoked) return;
-  await deps.events.apiKeyChanged(key._id);
-  deps.metrics.keysRevoked.inc({ role: key.role });
+  let revokedNow = false;
+  await deps.apiKeys.change(key._id, (current) => {
+    revokedNow = current.revoked_at === null;
+    if (!revokedNow) return null;
+    return { set: { revoked_at: deps.clock() }, events: [apiKeyRevoked(current._id, current.operator_uuid, caller.requestId)] };
+  });
+  if (revokedNow) deps.metrics.keysRevoked.inc({ role: key.role });
 }

@@ -1,76 +1,87 @@
-import { ConflictError, NotFoundError, ValidationError, type FieldErrors } from '@dfc/kit/errors';
-import type { OperatorUpdate } from '@dfc/contracts';
+import { NotFoundError, ValidationError, type FieldErrors } from '@dfc/kit/errors';
+import type { Change } from '@dfc/kit/db';
+import type { EventEnvelope, OperatorUpdate } from '@dfc/contracts';
 import { assertIsOperatorOrAdmin } from '../domain/access.js';
 import { hasErrors, mergeFieldErrors } from '../domain/field-errors.js';
 import { operatorUuidFrom } from '../domain/ids.js';
-import { checkUpdate, OperatorMessages } from '../domain/operator-rules.js';
-import { operatorUpdated } from '../events/operator-events.js';
-import { isDuplicateKeyError } from '../store/duplicate-key.js';
-import type { OperatorChanges, OperatorDocument } from '../store/operator-store.js';
+import { checkUpdate, OperatorMessages, type CheckedInput } from '../domain/operator-rules.js';
+import { operatorPasswordChanged, operatorUpdated } from '../events/operator-events.js';
+import type { OperatorDocument } from '../store/operator-store.js';
 import type { Caller, UseCaseDeps } from './deps.js';
 
-/** Concurrent PATCHes of one operator are re-checked against the winner this many times. */
-const MAX_ATTEMPTS = 3;
+/** The contact fields a PATCH may change (the password is changed apart, as its hash). */
+const CONTACT_FIELDS = [
+  'company_name',
+  'email',
+  'phone',
+  'operational_authorisation_number',
+  'operator_registration_number',
+  'exemption_for_ctr',
+  'ctr_exemption_number',
+  'timezone',
+] as const;
+
+type OperatorChanges = Partial<Omit<OperatorDocument, '_id' | 'version'>>;
 
 /**
  * PATCH /api/operators/{uuid}: the operator itself or an admin changes contact
- * fields under the registration rules; the CTR rule is judged on the result.
- * The write applies only to the version that was checked, so two racing
+ * fields under the registration rules (the CTR rule judged on the result),
+ * and the password when the current one comes with it. The decision is made
+ * on the current record and written only onto that version, so two racing
  * changes cannot combine into a record that breaks a rule.
  */
 export async function updateOperator(deps: UseCaseDeps, uuidText: string, body: unknown, caller: Caller): Promise<OperatorDocument> {
   const uuid = operatorUuidFrom(uuidText);
   assertIsOperatorOrAdmin(caller.principal, uuid ?? uuidText);
   if (!uuid) throw new NotFoundError();
-
-  return deps.operatorChanges.run(uuid, () => applyChange(deps, uuid, body, caller));
+  return deps.operators.change(uuid, (current) => decideUpdate(deps, current, body, caller));
 }
 
-async function applyChange(deps: UseCaseDeps, uuid: string, body: unknown, caller: Caller): Promise<OperatorDocument> {
-  for (let attempt = 1; ; attempt++) {
-    const current = await deps.operators.findByUuid(uuid);
-    if (!current) throw new NotFoundError();
-    const changes = await checkedChanges(deps, current, body);
-    if (Object.keys(changes).length === 0) return current;
-    const updated = await save(deps, current, changes, caller);
-    if (updated) {
-      await deps.events.operatorChanged(uuid);
-      return updated;
-    }
-    if (attempt >= MAX_ATTEMPTS) throw new ConflictError('The operator was changed by another request at the same time. Please retry.');
-  }
-}
-
-async function checkedChanges(deps: UseCaseDeps, current: OperatorDocument, body: unknown): Promise<OperatorChanges> {
+/** Check every rule at once → what really changes → its events. Null when nothing changes (no write, no event). */
+async function decideUpdate(
+  deps: UseCaseDeps,
+  current: OperatorDocument,
+  body: unknown,
+  caller: Caller,
+): Promise<Change<OperatorDocument> | null> {
   const checked = checkUpdate(body, current);
-  const newEmail = checked.normalisedEmail !== current.email_normalised ? checked.normalisedEmail : undefined;
-  const taken = newEmail !== undefined && (await deps.operators.emailTaken(newEmail, current._id));
-  const errors: FieldErrors = mergeFieldErrors(checked.errors, taken ? { email: [OperatorMessages.emailTaken] } : {});
+  const errors: FieldErrors = mergeFieldErrors(
+    checked.errors,
+    await emailErrors(deps, current, checked),
+    await currentPasswordErrors(deps, current, checked.value),
+  );
   if (hasErrors(errors)) throw new ValidationError(errors);
-  return changesOf(checked.value, current, checked.normalisedEmail);
+
+  const contact = contactChanges(checked.value, current, checked.normalisedEmail);
+  const newPassword = checked.value.password;
+  const events: EventEnvelope[] = [];
+  if (Object.keys(contact).length > 0) events.push(operatorUpdated({ ...current, ...contact }, caller.requestId));
+  if (newPassword !== undefined) events.push(operatorPasswordChanged(current._id, caller.requestId));
+  if (events.length === 0) return null;
+
+  const passwordHash = newPassword === undefined ? {} : { password_hash: await deps.passwords.hash(newPassword) };
+  return { set: { ...contact, ...passwordHash, updated_at: deps.clock() }, events };
+}
+
+/** Reported with the other failures; the unique index still decides when two operators race for one email. */
+async function emailErrors(deps: UseCaseDeps, current: OperatorDocument, checked: CheckedInput<OperatorUpdate>): Promise<FieldErrors> {
+  const email = checked.normalisedEmail;
+  if (email === undefined || email === current.email_normalised) return {};
+  return (await deps.operators.emailTaken(email, current._id)) ? { email: [OperatorMessages.emailTaken] } : {};
+}
+
+async function currentPasswordErrors(deps: UseCaseDeps, current: OperatorDocument, input: OperatorUpdate): Promise<FieldErrors> {
+  if (input.password === undefined || typeof input.current_password !== 'string') return {};
+  const valid = await deps.passwords.verify(current.password_hash, input.current_password);
+  return valid ? {} : { current_password: [OperatorMessages.currentPasswordIncorrect] };
 }
 
 /** Only what really differs, so a PATCH that changes nothing writes (and emits) nothing. */
-function changesOf(input: OperatorUpdate, current: OperatorDocument, emailNormalised: string | undefined): OperatorChanges {
+function contactChanges(input: OperatorUpdate, current: OperatorDocument, emailNormalised: string | undefined): OperatorChanges {
   const changes: Record<string, unknown> = {};
-  for (const [field, value] of Object.entries(input)) {
-    if (value !== current[field as keyof OperatorDocument]) changes[field] = value;
+  for (const field of CONTACT_FIELDS) {
+    if (field in input && input[field] !== current[field]) changes[field] = input[field];
   }
   if ('email' in changes && emailNormalised) changes['email_normalised'] = emailNormalised;
   return changes as OperatorChanges;
-}
-
-async function save(
-  deps: UseCaseDeps,
-  current: OperatorDocument,
-  changes: OperatorChanges,
-  caller: Caller,
-): Promise<OperatorDocument | null> {
-  const event = operatorUpdated({ ...current, ...changes }, caller.requestId);
-  try {
-    return await deps.operators.update(current._id, current.version, changes, [event], deps.clock());
-  } catch (error) {
-    if (isDuplicateKeyError(error)) throw ValidationError.of('email', OperatorMessages.emailTaken);
-    throw error;
-  }
 }

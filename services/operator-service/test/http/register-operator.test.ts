@@ -314,7 +314,7 @@ describe('POST /api/operators', () => {
       });
     });
 
-    it('when ten registrations of one email in different casing race, then exactly one gets 201', async () => {
+    it('when ten registrations of one email in different casing race, then exactly one gets 201 and one operator.registered', async () => {
       const email = String(registration()['email']);
       const variants = Array.from({ length: 10 }, (_, index) =>
         index % 2 === 0 ? email.toUpperCase() : email.replace(/^./, (first) => first.toUpperCase()),
@@ -325,6 +325,13 @@ describe('POST /api/operators', () => {
       for (const reply of replies.filter((candidate) => candidate.status === 422)) {
         expect(reply.body.errors).to.deep.equal({ email: ['The email has already been taken.'] });
       }
+      const winner = replies.find((reply) => reply.status === 201)?.body.data.uuid;
+      await events.next((candidate) => candidate.type === RoutingKeys.operatorRegistered && candidate.operator_uuid === winner);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const registered = events.events.filter(
+        (event) => event.type === RoutingKeys.operatorRegistered && (event.data as { email?: string }).email?.toLowerCase() === email.toLowerCase(),
+      );
+      expect(registered.map((event) => event.operator_uuid)).to.deep.equal([winner]);
     });
 
     it('when the unique index alone must decide (no pre-check), then the duplicate is still 422 on email', async () => {

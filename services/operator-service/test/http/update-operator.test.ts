@@ -5,11 +5,13 @@ import {
   admin,
   anonymous,
   basic,
+  issueKey,
   operatorPrincipal,
   registerOperator,
   registration,
   reviewer,
   startService,
+  system,
   type TestService,
 } from '../support/service.js';
 
@@ -19,7 +21,7 @@ describe('PATCH /api/operators/{uuid}', () => {
 
   before(async () => {
     service = await startService();
-    events = await captureEvents(service.amqpUrl, service.exchange, [RoutingKeys.operatorUpdated]);
+    events = await captureEvents(service.amqpUrl, service.exchange, [RoutingKeys.operatorUpdated, RoutingKeys.operatorPasswordChanged]);
   });
 
   after(async () => {
@@ -153,15 +155,97 @@ describe('PATCH /api/operators/{uuid}', () => {
     expect(reply.status).to.equal(201);
   });
 
-  it('when a password is sent, then it is ignored (not a contact field) and the old password still works', async () => {
-    const operator = await registerOperator(service);
-    const reply = await patch(operator.uuid, { password: 'a brand new password' });
-    expect(reply.status).to.equal(200);
-    const issued = await service.call('POST', `/api/operators/${operator.uuid}/api-keys`, {
-      headers: basic(operator.email, operator.password),
-      body: {},
+  describe('password change', () => {
+    const newPassword = 'a brand new password';
+    const issueWith = (operator: { uuid: string; email: string }, password: string) =>
+      service.call('POST', `/api/operators/${operator.uuid}/api-keys`, { headers: basic(operator.email, password), body: {} });
+    const verify = (key: string) => service.call('POST', '/internal/api-keys/verify', { as: system, body: { key } });
+
+    it('when the current password comes with it, then 200, the new password logs in, the old one no longer does', async () => {
+      const operator = await registerOperator(service);
+      const reply = await patch(operator.uuid, { password: newPassword, current_password: operator.password });
+      expect(reply.status).to.equal(200);
+      expect(reply.body.data).to.not.have.any.keys('password', 'password_hash', 'current_password');
+      expect((await issueWith(operator, newPassword)).status).to.equal(201);
+      expect((await issueWith(operator, operator.password)).status).to.equal(401);
     });
-    expect(issued.status).to.equal(201);
+
+    it('then every API key issued before stays valid', async () => {
+      const operator = await registerOperator(service);
+      const keys = [await issueKey(service, operator), await issueKey(service, operator)];
+      expect((await patch(operator.uuid, { password: newPassword, current_password: operator.password })).status).to.equal(200);
+      for (const { key } of keys) expect((await verify(key)).status).to.equal(200);
+    });
+
+    it('then operator.password_changed arrives on the broker with nothing secret in it', async () => {
+      const operator = await registerOperator(service);
+      await patch(operator.uuid, { password: newPassword, current_password: operator.password });
+      const event = await events.next(
+        (candidate) => candidate.type === RoutingKeys.operatorPasswordChanged && candidate.operator_uuid === operator.uuid,
+      );
+      expect(event.data).to.deep.equal({ uuid: operator.uuid });
+      expect(JSON.stringify(event)).to.not.include(newPassword).and.not.include(operator.password);
+    });
+
+    it('when contact fields change with it, then operator.updated is emitted too, from the same change', async () => {
+      const operator = await registerOperator(service);
+      const reply = await patch(operator.uuid, { phone: '+49 1', password: newPassword, current_password: operator.password });
+      expect(reply.status).to.equal(200);
+      const updated = await events.next((candidate) => candidate.type === RoutingKeys.operatorUpdated && candidate.operator_uuid === operator.uuid);
+      expect(updated.data).to.include({ uuid: operator.uuid });
+      await events.next((candidate) => candidate.type === RoutingKeys.operatorPasswordChanged && candidate.operator_uuid === operator.uuid);
+    });
+
+    it('when the current password is wrong, then 422 on current_password and the old password still works', async () => {
+      const operator = await registerOperator(service);
+      const reply = await patch(operator.uuid, { password: newPassword, current_password: 'not the password' });
+      expect(reply.status).to.equal(422);
+      expect(reply.body.errors).to.deep.equal({ current_password: ['The password is incorrect.'] });
+      expect((await issueWith(operator, operator.password)).status).to.equal(201);
+    });
+
+    it('when the current password is missing, then 422 says it is required', async () => {
+      const operator = await registerOperator(service);
+      const reply = await patch(operator.uuid, { password: newPassword });
+      expect(reply.status).to.equal(422);
+      expect(reply.body.errors).to.deep.equal({ current_password: ['The current password field is required when password is present.'] });
+    });
+
+    it('when the new password breaks the registration rules, then 422 on password and nothing changes', async () => {
+      const operator = await registerOperator(service);
+      const reply = await patch(operator.uuid, { password: 'short', current_password: operator.password, phone: '+49 2' });
+      expect(reply.status).to.equal(422);
+      expect(reply.body.errors).to.deep.equal({ password: ['The password field must be at least 8 characters.'] });
+      const read = await service.call('GET', `/api/operators/${operator.uuid}`, { as: admin });
+      expect(read.body.data.phone).to.equal(operator.record.phone);
+    });
+
+    it('when current_password comes without a new password, then 422 instead of ignoring it', async () => {
+      const operator = await registerOperator(service);
+      const reply = await patch(operator.uuid, { current_password: operator.password });
+      expect(reply.status).to.equal(422);
+      expect(reply.body.errors).to.deep.equal({ current_password: ['The current password field is prohibited unless password is present.'] });
+    });
+  });
+
+  it('when read-only or unknown fields are sent, then 422 names each of them and nothing changes', async () => {
+    const operator = await registerOperator(service);
+    const reply = await patch(operator.uuid, {
+      uuid: '6f1c2b9e-0c1d-4d8e-9a55-3c2b1f0e7a11',
+      created_at: '2020-01-01T00:00:00+00:00',
+      updated_at: '2020-01-01T00:00:00+00:00',
+      nickname: 'Ace',
+      phone: '+49 3',
+    });
+    expect(reply.status).to.equal(422);
+    expect(reply.body.errors).to.deep.equal({
+      uuid: ['The uuid field cannot be changed.'],
+      created_at: ['The created at field cannot be changed.'],
+      updated_at: ['The updated at field cannot be changed.'],
+      nickname: ['The nickname field is not a field of an operator.'],
+    });
+    const read = await service.call('GET', `/api/operators/${operator.uuid}`, { as: admin });
+    expect(read.body.data).to.deep.equal(operator.record);
   });
 
   it('when two PATCHes race, then they apply one after the other and the second is judged on the result of the first', async () => {

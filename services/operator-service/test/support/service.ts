@@ -62,9 +62,11 @@ export async function startService(options: { logStream?: Writable } = {}): Prom
   const keys = generateTokenKeys();
   const signer = new InternalTokenSigner(keys.privateKeyPem);
   const forger = new InternalTokenSigner(generateTokenKeys().privateKeyPem);
+  // Bound to the service's name, as in production: the index-coverage test names its queries by it.
+  const base = { service: 'operator-service' };
   const log: Logger = options.logStream
-    ? pino({ level: 'trace', redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, options.logStream)
-    : pino({ level: 'silent' });
+    ? pino({ level: 'trace', base, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, options.logStream)
+    : pino({ level: 'silent', base });
   const exchange = uniqueName('test_operator_events');
   const adminKey = generateApiKey().key;
   const config = loadServiceConfig({
