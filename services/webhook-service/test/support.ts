@@ -16,15 +16,15 @@ import {
   type FlightRequestStatusChanged,
   type Principal,
 } from '@dfc/contracts';
-import { eventsQueueName, loadWebhookConfig, type WebhookServiceConfig } from '../src/config.js';
+import { attemptsQueueName, eventsQueueName, loadWebhookConfig, type WebhookServiceConfig } from '../src/config.js';
 import { createWebhookService, type WebhookService } from '../src/service.js';
 
 export const TEST_ENV = {
   WEBHOOK_RETRY_SCHEDULE_MS: '50,100,200',
-  DISPATCH_POLL_INTERVAL_MS: '50',
   ALLOW_HTTP_WEBHOOKS: 'true',
-  ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true',
+  ALLOW_LOOPBACK_WEBHOOK_TARGETS: 'true',
   WEBHOOK_TIMEOUT_MS: '2000',
+  WEBHOOK_LOST_SWEEP_INTERVAL_MS: '200',
 };
 
 const keys = generateTokenKeys();
@@ -94,6 +94,7 @@ export async function cleanUp(names: Names): Promise<void> {
   const amqp = await amqpConnect(amqpUrl);
   const channel = await amqp.createChannel();
   await channel.deleteQueue(eventsQueueName({ AMQP_EXCHANGE: names.exchange })).catch(() => undefined);
+  await channel.deleteQueue(attemptsQueueName({ AMQP_EXCHANGE: names.exchange })).catch(() => undefined);
   await channel.deleteQueue(`${names.exchange}.dead-letters`).catch(() => undefined);
   await channel.deleteExchange(names.exchange).catch(() => undefined);
   await channel.deleteExchange(`${names.exchange}.dlx`).catch(() => undefined);
@@ -182,9 +183,13 @@ export class Receiver {
   }
 }
 
-export function statusChanged(operatorUuid: string, data: Partial<FlightRequestStatusChanged> = {}): EventEnvelope<FlightRequestStatusChanged> {
+/** The internal event as the flight-request-service publishes it, `sequence` (its status-history position) included. */
+export type StatusChangedEvent = FlightRequestStatusChanged & { sequence: number };
+
+export function statusChanged(operatorUuid: string, data: Partial<StatusChangedEvent> = {}): EventEnvelope<StatusChangedEvent> {
   return newEvent(RoutingKeys.flightRequestStatusChanged, operatorUuid, {
     flight_request_uuid: randomUUID(),
+    sequence: 2,
     operator_uuid: operatorUuid,
     previous_status: 'Pending',
     status: 'Approved',

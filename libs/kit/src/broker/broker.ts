@@ -85,6 +85,37 @@ export class Broker {
     });
   }
 
+  /**
+   * Holds `event` in a durable delay queue for `delayMs`, after which the
+   * broker dead-letters it to `routingKey` on the exchange (at a consumer's
+   * work queue). The queue's own TTL is the delay, so every message in it
+   * expires in arrival order; it is declared on every call (idempotent) and
+   * removes itself once it has stood unused for twice its delay plus an hour,
+   * by which time every message in it has left.
+   */
+  async publishDelayed(queue: string, event: EventEnvelope, delayMs: number, routingKey: string): Promise<void> {
+    const channel = this.publishChannel;
+    if (!channel || !this.connected) throw new ServiceUnavailableError('Message broker unavailable.');
+    await channel.assertQueue(queue, {
+      durable: true,
+      arguments: {
+        'x-message-ttl': delayMs,
+        'x-expires': delayMs * 2 + 3_600_000,
+        'x-dead-letter-exchange': this.exchange,
+        'x-dead-letter-routing-key': routingKey,
+      },
+    });
+    const body = Buffer.from(JSON.stringify(event));
+    await new Promise<void>((resolve, reject) => {
+      channel.sendToQueue(
+        queue,
+        body,
+        { persistent: true, contentType: 'application/json', messageId: event.id, type: event.type },
+        (error) => (error ? reject(error) : resolve()),
+      );
+    });
+  }
+
   /** Registers a consumer; it is (re)started on every (re)connection. */
   async subscribe(subscription: QueueSubscription): Promise<void> {
     this.subscriptions.push(subscription);
