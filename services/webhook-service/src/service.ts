@@ -74,6 +74,7 @@ export function createWebhookService(resources: ServiceResources<WebhookServiceC
     webhooks: deps,
   });
   let sweep: { stop(): Promise<void> } | undefined;
+  let attempts: { drain(): Promise<void> } | undefined;
   return {
     app,
     deps,
@@ -81,7 +82,7 @@ export function createWebhookService(resources: ServiceResources<WebhookServiceC
       await syncIndexes(connection);
       relay.start();
       sweep = startSweep(() => recoverLostDeliveries(deps), config.WEBHOOK_LOST_SWEEP_INTERVAL_MS, log);
-      await consumeAttempts(broker, {
+      attempts = await consumeAttempts(broker, {
         queue: attemptsQueueName(config),
         prefetch: config.WEBHOOK_MAX_IN_FLIGHT,
         slots: new EndpointSlots(config.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT, config.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT * WAITING_PER_SLOT),
@@ -95,6 +96,7 @@ export function createWebhookService(resources: ServiceResources<WebhookServiceC
       });
     },
     async stop() {
+      await attempts?.drain();
       await sweep?.stop();
       await relay.stop();
       sender.close();

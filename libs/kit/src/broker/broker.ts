@@ -28,6 +28,7 @@ const REQUEUE_DELAY_MS = 500;
 export class Broker {
   private publishChannel: ConfirmChannel | undefined;
   private readonly subscriptions: QueueSubscription[] = [];
+  private readonly consumerChannels: Channel[] = [];
   private connected = false;
 
   private constructor(
@@ -53,6 +54,9 @@ export class Broker {
     connection.on('error', (error: Error) => log.warn({ err: error.message }, 'broker connection error'));
     broker.close = async () => {
       broker.connected = false;
+      // Closing the consumer channels first waits for the broker to take every ack already sent;
+      // closing only the connection can lose the last ones (their messages would be redelivered).
+      await Promise.allSettled(broker.consumerChannels.splice(0).map((channel) => channel.close()));
       await connection.close().catch(() => undefined);
     };
     return broker;
@@ -136,6 +140,11 @@ export class Broker {
 
   private async startConsumer(model: ChannelModel, subscription: QueueSubscription): Promise<void> {
     const channel = await model.createChannel();
+    this.consumerChannels.push(channel);
+    channel.on('close', () => {
+      const index = this.consumerChannels.indexOf(channel);
+      if (index >= 0) this.consumerChannels.splice(index, 1);
+    });
     await channel.prefetch(subscription.prefetch ?? 16);
     const queue = await declareQueue(channel, this.exchange, subscription);
     for (const key of subscription.bindings) await channel.bindQueue(queue, this.exchange, key);

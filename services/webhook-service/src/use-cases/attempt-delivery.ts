@@ -17,7 +17,7 @@ import type { WebhookDeps } from './delivery-deps.js';
  * message it no longer expects is dropped) → its endpoint (disabled: the
  * delivery fails; cooling off: the message waits out the cool-off) → sign
  * with every active secret → POST → decide → append the attempt, move the
- * delivery on, schedule the retry on the broker → the endpoint's health.
+ * delivery on → the endpoint's health → schedule the retry on the broker.
  */
 export async function attemptDelivery(deps: WebhookDeps, message: EventEnvelope<AttemptDue>): Promise<void> {
   const delivery = await deps.deliveries.find(message.data.delivery_id);
@@ -32,10 +32,11 @@ export async function attemptDelivery(deps: WebhookDeps, message: EventEnvelope<
   const decision = decideAfterAttempt(result, delivery.round_attempts + 1, deps.policy.retry, now);
   await deps.deliveries.appendAttempt(delivery, attemptRecord(result, decision, now));
   const recorded = await recordOutcome(deps, delivery, message.data, decision, now);
-  if (recorded && decision.outcome === 'retry') await deps.scheduler.later(message, decision.delayMs);
   deps.metrics.recordAttempt(metricOutcome(decision), result.latencyMs);
   if (decision.outcome === 'succeeded') deps.metrics.recordArrival(now.getTime() - delivery.event_created_at.getTime());
+  // The health first: a retry due soon must find the endpoint's cool-off already in place.
   await updateEndpointHealth(deps, endpoint, verdictOf(decision), now);
+  if (recorded && decision.outcome === 'retry') await deps.scheduler.later(message, decision.delayMs);
 }
 
 /** Pending, and sent under the token this message carries (not superseded by a redelivery or a sweep). */

@@ -213,6 +213,24 @@ describe('webhook endpoints API (/api/webhooks)', () => {
       expect(shown.body.data.url).to.equal(url);
     });
 
+    it('when a patch has no body or an empty object, then 422 and nothing changes', async () => {
+      const created = (await api(service.url, alice, 'POST', '/api/webhooks', { url, events: ['status_change'] })).body.data;
+      for (const body of [undefined, {}]) {
+        const response = await api(service.url, alice, 'PATCH', `/api/webhooks/${created.id}`, body);
+        expect(response.status, JSON.stringify(body)).to.equal(422);
+        expect(response.body.message).to.be.a('string');
+        expect(Object.keys(response.body.errors)).to.have.length.greaterThan(0);
+      }
+      const shown = await api(service.url, alice, 'GET', `/api/webhooks/${created.id}`);
+      expect(shown.body.data.updated_at).to.equal(created.updated_at);
+    });
+
+    it('when timestamps are shown, then they have a numeric offset and whole seconds', async () => {
+      const created = (await api(service.url, alice, 'POST', '/api/webhooks', { url, events: ['status_change'] })).body.data;
+      expect(created.created_at).to.match(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+00:00$/);
+      expect(created.updated_at).to.match(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+00:00$/);
+    });
+
     it('when deleted, then 204 and it is gone', async () => {
       const created = (await api(service.url, alice, 'POST', '/api/webhooks', { url, events: ['status_change'] })).body.data;
       const deleted = await api(service.url, alice, 'DELETE', `/api/webhooks/${created.id}`);
