@@ -37,7 +37,8 @@ async function main(names: string[]): Promise<number> {
     return 1;
   }
   const outcomes: Outcome[] = [];
-  const restartDatabase = await localStackRunning();
+  // BENCH_NO_RESTART=1 leaves the database alone (a stack shared with others must not be restarted).
+  const restartDatabase = process.env['BENCH_NO_RESTART'] !== '1' && (await localStackRunning());
   for (const file of files) {
     // FerretDB 1.x (SQLite) slows down over a long life of created and dropped
     // databases (measured: a find by _id took 130-350 ms after a test session,
