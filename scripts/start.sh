@@ -76,8 +76,9 @@ if [[ -z "${ADMIN_API_KEY:-}" ]]; then
 else
   export ADMIN_API_KEY
 fi
-# Local development: let webhooks reach receivers on this machine (private addresses, plain http).
-export ALLOW_PRIVATE_WEBHOOK_TARGETS=true
+# Local development: let webhooks reach receivers on this machine (loopback only: 127.0.0.0/8 and ::1,
+# over plain http). Private, link-local and cloud-metadata addresses stay refused whatever this says.
+export ALLOW_LOOPBACK_WEBHOOK_TARGETS=true
 export ALLOW_HTTP_WEBHOOKS="${ALLOW_HTTP_WEBHOOKS:-true}"
 
 export GATEWAY_PORT="${GATEWAY_PORT:-8080}"

@@ -76,7 +76,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
     INTERNAL_TOKEN_PRIVATE_KEY: keys.privateKeyPem,
     ADMIN_API_KEY: adminKey,
     WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
-    ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true',
+    ALLOW_LOOPBACK_WEBHOOK_TARGETS: 'true',
     ALLOW_HTTP_WEBHOOKS: 'true',
     OPERATOR_SERVICE_URL: url('operator-service'),
     FLIGHT_REQUEST_SERVICE_URL: url('flight-request-service'),

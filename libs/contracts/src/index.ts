@@ -10,6 +10,8 @@ export * from './flight-requests/status.js';
 export * from './flight-requests/events.js';
 export * from './webhooks/kinds.js';
 export * from './webhooks/schemas.js';
+export * from './webhooks/payloads.js';
+export * from './webhooks/standard-webhooks.js';
 export * from './webhooks/verify.js';
 export * from './flight-requests/requests.js';
 export * from './flight-requests/reviews.js';

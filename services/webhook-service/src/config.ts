@@ -26,12 +26,24 @@ export const WebhookServiceConfig = Type.Object({
   WEBHOOK_DISABLE_AFTER_MS: positiveMs(5 * DAY_MS),
   /** After a rotation the old secret keeps signing for this long. */
   WEBHOOK_SECRET_OVERLAP_MS: Type.Integer({ minimum: 0, default: DAY_MS }),
+  /** Attempts at one endpoint under way at once, per replica (README: "Concurrency"). */
   WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: Type.Integer({ minimum: 1, default: 4 }),
+  /** Attempts under way at once in this replica (the work queue's prefetch). */
   WEBHOOK_MAX_IN_FLIGHT: Type.Integer({ minimum: 1, default: 64 }),
+  /** Consecutive failed attempts (timeouts included) that put an endpoint in cool-off. */
+  WEBHOOK_COOL_OFF_AFTER_FAILURES: Type.Integer({ minimum: 1, default: 5 }),
+  /** How long an endpoint in cool-off is left alone; its deliveries wait meanwhile. */
+  WEBHOOK_COOL_OFF_MS: positiveMs(60_000),
+  /** A pending delivery due this long ago whose message never came is put back on the work queue. */
+  WEBHOOK_LOST_AFTER_MS: positiveMs(30 * 60_000),
+  /** How often the delivery log is swept for such deliveries. */
+  WEBHOOK_LOST_SWEEP_INTERVAL_MS: positiveMs(5 * 60_000),
   ALLOW_HTTP_WEBHOOKS: Type.Boolean({ default: false }),
-  ALLOW_PRIVATE_WEBHOOK_TARGETS: Type.Boolean({ default: false }),
-  /** How often due retries are looked for (new events and retries known to this replica are sent at once). */
-  DISPATCH_POLL_INTERVAL_MS: positiveMs(1000),
+  /**
+   * Development only: lets endpoints point at loopback addresses (127.0.0.0/8, ::1). Every other
+   * non-public address (private, link-local, cloud metadata, …) stays refused whatever this says.
+   */
+  ALLOW_LOOPBACK_WEBHOOK_TARGETS: Type.Boolean({ default: false }),
   /**
    * The consumer queue. Defaults to `webhook-service.events` on the default exchange and to
    * `<exchange>.webhook-service.events` on any other, so systems started side by side with their
@@ -43,6 +55,11 @@ export type WebhookServiceConfig = Static<typeof WebhookServiceConfig>;
 
 export function loadWebhookConfig(env: NodeJS.ProcessEnv = process.env): WebhookServiceConfig {
   return loadConfig(WebhookServiceConfig, env);
+}
+
+/** The work queue of delivery attempts, shared by every replica. */
+export function attemptsQueueName(config: Pick<WebhookServiceConfig, 'AMQP_EXCHANGE'>): string {
+  return queueName(config.AMQP_EXCHANGE, 'webhook-service.attempts');
 }
 
 export function eventsQueueName(config: Pick<WebhookServiceConfig, 'EVENTS_QUEUE' | 'AMQP_EXCHANGE'>): string {

@@ -1,74 +1,67 @@
+import { OutboxRelay } from '@dfc/kit/broker';
 import { InternalTokenVerifier } from '@dfc/kit/http';
 import { mongoReady, syncIndexes } from '@dfc/kit/db';
 import type { Service, ServiceResources } from '@dfc/kit/service';
 import { buildApp } from './app.js';
-import { eventsQueueName, type WebhookServiceConfig } from './config.js';
+import { attemptsQueueName, eventsQueueName, type WebhookServiceConfig } from './config.js';
 import { parseRetrySchedule } from './domain/retry-schedule.js';
 import { SecretBox } from './domain/secret-box.js';
-import { Dispatcher } from './dispatch/dispatcher.js';
-import { WebhookSender } from './dispatch/http-sender.js';
+import { brokerScheduler, consumeAttempts } from './events/attempt-consumer.js';
+import { EndpointSlots } from './events/endpoint-slots.js';
 import { consumeWebhookEvents } from './events/event-consumer.js';
+import { startSweep } from './events/lost-delivery-sweep.js';
 import { WebhookMetrics } from './metrics.js';
+import { WebhookSender } from './sending/http-sender.js';
 import { attemptModel } from './store/attempt-model.js';
 import { deliveryModel } from './store/delivery-model.js';
 import { DeliveryStore } from './store/delivery-store.js';
 import { webhookEndpointModel } from './store/endpoint-model.js';
 import { EndpointStore } from './store/endpoint-store.js';
-import { SuccessWriter } from './store/success-writer.js';
 import { attemptDelivery } from './use-cases/attempt-delivery.js';
 import type { WebhookDeps } from './use-cases/delivery-deps.js';
 import { fanOutEvent } from './use-cases/fan-out-event.js';
+import { recoverLostDeliveries } from './use-cases/recover-lost-deliveries.js';
 
 export interface WebhookService extends Service {
   deps: WebhookDeps;
-  dispatcher: Dispatcher;
 }
 
-/** A lease outlives any attempt (the timeout) by a margin, so only a dead replica's claims expire. */
-const LEASE_MARGIN_MS = 30_000;
-/** New deliveries waiting in memory for a free slot; past this they wait in the database for the poll. */
-const MAX_QUEUED_IN_MEMORY = 1000;
+/** Messages that may wait in memory for a slot of a busy endpoint, per limit slot, before they are parked on the broker. */
+const WAITING_PER_SLOT = 2;
 
 /** Wires the service on an open database connection and broker; used by main.ts and by the tests. */
 export function createWebhookService(resources: ServiceResources<WebhookServiceConfig>): WebhookService {
   const { config, connection, broker, log, registry } = resources;
-  const endpoints = new EndpointStore(webhookEndpointModel(connection));
-  const deliveries = new DeliveryStore(deliveryModel(connection), attemptModel(connection));
-  const sender = new WebhookSender({ timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivateTargets: config.ALLOW_PRIVATE_WEBHOOK_TARGETS });
-  const successes = new SuccessWriter(deliveries, log);
-  const leaseMs = config.WEBHOOK_TIMEOUT_MS + LEASE_MARGIN_MS;
-  const dispatcher = new Dispatcher(
-    deliveries,
-    (work) => attemptDelivery(deps, work),
-    {
-      pollIntervalMs: config.DISPATCH_POLL_INTERVAL_MS,
-      maxInFlight: config.WEBHOOK_MAX_IN_FLIGHT,
-      maxInFlightPerEndpoint: config.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT,
-      leaseMs,
-      attemptTimeoutMs: config.WEBHOOK_TIMEOUT_MS,
-      maxQueued: MAX_QUEUED_IN_MEMORY,
-    },
-    log,
-  );
+  const now = resources.now ?? (() => new Date());
+  const relay = new OutboxRelay(broker, log, { registry });
+  const endpoints = new EndpointStore(webhookEndpointModel(connection), relay);
+  const deliveries = new DeliveryStore(deliveryModel(connection), attemptModel(connection), relay);
+  const sender = new WebhookSender({ timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowLoopbackTargets: config.ALLOW_LOOPBACK_WEBHOOK_TARGETS });
+  const scheduler = brokerScheduler(broker);
   const deps: WebhookDeps = {
     endpoints,
     deliveries,
-    successes,
     sender,
+    scheduler,
     secretBox: new SecretBox(config.WEBHOOK_SECRET_KEY),
-    metrics: new WebhookMetrics(registry, () => deliveries.queueStats()),
+    metrics: new WebhookMetrics(registry, {
+      oldestDueAt: () => deliveries.oldestDueAt(now()),
+      coolingEndpoints: () => endpoints.countCooling(now()),
+    }),
     log,
     policy: {
       retry: { schedule: parseRetrySchedule(config.WEBHOOK_RETRY_SCHEDULE_MS), maxRetryAfterMs: config.WEBHOOK_MAX_RETRY_AFTER_MS },
-      disableAfterMs: config.WEBHOOK_DISABLE_AFTER_MS,
+      health: {
+        coolOffAfterFailures: config.WEBHOOK_COOL_OFF_AFTER_FAILURES,
+        coolOffMs: config.WEBHOOK_COOL_OFF_MS,
+        disableAfterMs: config.WEBHOOK_DISABLE_AFTER_MS,
+      },
       secretOverlapMs: config.WEBHOOK_SECRET_OVERLAP_MS,
-      leaseMs,
       allowHttp: config.ALLOW_HTTP_WEBHOOKS,
-      allowPrivateTargets: config.ALLOW_PRIVATE_WEBHOOK_TARGETS,
+      allowLoopbackTargets: config.ALLOW_LOOPBACK_WEBHOOK_TARGETS,
+      lostAfterMs: config.WEBHOOK_LOST_AFTER_MS,
     },
-    dispatch: dispatcher,
-    failingEndpoints: new Set(),
-    now: () => new Date(),
+    now,
   };
   const app = buildApp({
     log,
@@ -80,21 +73,32 @@ export function createWebhookService(resources: ServiceResources<WebhookServiceC
     ],
     webhooks: deps,
   });
+  let sweep: { stop(): Promise<void> } | undefined;
+  let attempts: { drain(): Promise<void> } | undefined;
   return {
     app,
     deps,
-    dispatcher,
     async start() {
       await syncIndexes(connection);
-      dispatcher.start();
+      relay.start();
+      sweep = startSweep(() => recoverLostDeliveries(deps), config.WEBHOOK_LOST_SWEEP_INTERVAL_MS, log);
+      attempts = await consumeAttempts(broker, {
+        queue: attemptsQueueName(config),
+        prefetch: config.WEBHOOK_MAX_IN_FLIGHT,
+        slots: new EndpointSlots(config.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT, config.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT * WAITING_PER_SLOT),
+        scheduler,
+        log,
+        attempt: (message) => attemptDelivery(deps, message),
+      });
       await consumeWebhookEvents(broker, eventsQueueName(config), async (event) => {
         deps.metrics.eventsConsumed.inc({ type: event.type });
         await fanOutEvent(deps, event);
       });
     },
     async stop() {
-      await dispatcher.stop();
-      await successes.flush();
+      await attempts?.drain();
+      await sweep?.stop();
+      await relay.stop();
       sender.close();
     },
   };

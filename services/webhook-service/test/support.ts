@@ -16,15 +16,17 @@ import {
   type FlightRequestStatusChanged,
   type Principal,
 } from '@dfc/contracts';
-import { eventsQueueName, loadWebhookConfig, type WebhookServiceConfig } from '../src/config.js';
+import { attemptsQueueName, eventsQueueName, loadWebhookConfig, type WebhookServiceConfig } from '../src/config.js';
 import { createWebhookService, type WebhookService } from '../src/service.js';
 
 export const TEST_ENV = {
   WEBHOOK_RETRY_SCHEDULE_MS: '50,100,200',
-  DISPATCH_POLL_INTERVAL_MS: '50',
   ALLOW_HTTP_WEBHOOKS: 'true',
-  ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true',
+  ALLOW_LOOPBACK_WEBHOOK_TARGETS: 'true',
   WEBHOOK_TIMEOUT_MS: '2000',
+  WEBHOOK_LOST_SWEEP_INTERVAL_MS: '200',
+  // Cool-off has its own test; elsewhere failing receivers are retried on the schedule alone.
+  WEBHOOK_COOL_OFF_AFTER_FAILURES: '1000',
 };
 
 const keys = generateTokenKeys();
@@ -52,19 +54,21 @@ export function freshNames(): Names {
   return { db: uniqueName('wh_test'), exchange: uniqueName('wh_test_x'), secretKey: randomBytes(32).toString('base64') };
 }
 
-export async function startService(names: Names, env: Record<string, string> = {}): Promise<TestService> {
+/** The environment that puts a webhook-service (in this process or its own) on the test's database and exchange. */
+export async function testServiceEnv(names: Names): Promise<Record<string, string>> {
   const { mongoUrl, amqpUrl } = await testDependencies();
-  const config = loadWebhookConfig({
-    ...TEST_ENV,
+  return {
     MONGO_URL: mongoUrl,
     MONGO_DB: names.db,
     AMQP_URL: amqpUrl,
     AMQP_EXCHANGE: names.exchange,
     INTERNAL_TOKEN_PUBLIC_KEY: keys.publicKeyPem,
     WEBHOOK_SECRET_KEY: names.secretKey,
-    LOG_LEVEL: 'silent',
-    ...env,
-  });
+  };
+}
+
+export async function startService(names: Names, env: Record<string, string> = {}): Promise<TestService> {
+  const config = loadWebhookConfig({ ...TEST_ENV, ...(await testServiceEnv(names)), LOG_LEVEL: 'silent', ...env });
   const connection = await connectMongo(config.MONGO_URL, config.MONGO_DB, log, 3);
   const broker = await Broker.connect(config.AMQP_URL, config.AMQP_EXCHANGE, log);
   const service = createWebhookService({ config, connection, broker, log, registry: createMetricsRegistry('webhook-service') });
@@ -94,6 +98,7 @@ export async function cleanUp(names: Names): Promise<void> {
   const amqp = await amqpConnect(amqpUrl);
   const channel = await amqp.createChannel();
   await channel.deleteQueue(eventsQueueName({ AMQP_EXCHANGE: names.exchange })).catch(() => undefined);
+  await channel.deleteQueue(attemptsQueueName({ AMQP_EXCHANGE: names.exchange })).catch(() => undefined);
   await channel.deleteQueue(`${names.exchange}.dead-letters`).catch(() => undefined);
   await channel.deleteExchange(names.exchange).catch(() => undefined);
   await channel.deleteExchange(`${names.exchange}.dlx`).catch(() => undefined);
@@ -182,9 +187,13 @@ export class Receiver {
   }
 }
 
-export function statusChanged(operatorUuid: string, data: Partial<FlightRequestStatusChanged> = {}): EventEnvelope<FlightRequestStatusChanged> {
+/** The internal event as the flight-request-service publishes it, `sequence` (its status-history position) included. */
+export type StatusChangedEvent = FlightRequestStatusChanged & { sequence: number };
+
+export function statusChanged(operatorUuid: string, data: Partial<StatusChangedEvent> = {}): EventEnvelope<StatusChangedEvent> {
   return newEvent(RoutingKeys.flightRequestStatusChanged, operatorUuid, {
     flight_request_uuid: randomUUID(),
+    sequence: 2,
     operator_uuid: operatorUuid,
     previous_status: 'Pending',
     status: 'Approved',

@@ -1,7 +1,7 @@
 import { ErrorBody, ValidationErrorBody } from '../schema-helpers.js';
 import { flightRequestPaths } from './flight-requests.js';
 import { operatorPaths } from './operators.js';
-import { webhookPaths } from './webhooks.js';
+import { webhookEvents, webhookPaths } from './webhooks.js';
 
 /**
  * The OpenAPI 3.1 document the gateway serves at `/api/openapi.json`,
@@ -18,6 +18,8 @@ export interface OpenApiDocument {
   servers: JsonObject[];
   security: Array<Record<string, string[]>>;
   paths: Record<string, JsonObject>;
+  /** The requests the API sends to subscribers, one per event kind. */
+  webhooks: Record<string, JsonObject>;
   components: {
     securitySchemes: Record<string, JsonObject>;
     schemas: Record<string, JsonObject>;
@@ -80,11 +82,11 @@ function errorResponse(description: string): JsonObject {
 }
 
 export function buildOpenApiDocument(): OpenApiDocument {
-  return assembleOpenApiDocument([operatorPaths, flightRequestPaths, webhookPaths]);
+  return assembleOpenApiDocument([operatorPaths, flightRequestPaths, webhookPaths], webhookEvents);
 }
 
 /** Assembles the document from slices of path items (exported for tests). */
-export function assembleOpenApiDocument(slices: ReadonlyArray<Record<string, unknown>>): OpenApiDocument {
+export function assembleOpenApiDocument(slices: ReadonlyArray<Record<string, unknown>>, webhooks: Record<string, unknown> = {}): OpenApiDocument {
   const schemas: Record<string, JsonObject> = {};
   const hoist = schemaHoister(schemas);
   hoist(ErrorBody);
@@ -95,6 +97,8 @@ export function assembleOpenApiDocument(slices: ReadonlyArray<Record<string, unk
       paths[path] = documentGatewayBehaviour(path, hoist(item) as JsonObject);
     }
   }
+  // The requests this API sends (OpenAPI 3.1 `webhooks`), hoisted with the same schema components.
+  const hoistedWebhooks = hoist(webhooks);
   return {
     openapi: '3.1.0',
     info: {
@@ -105,6 +109,7 @@ export function assembleOpenApiDocument(slices: ReadonlyArray<Record<string, unk
     servers: [{ url: '/', description: 'This gateway (every path also under /api/v1)' }],
     security: [{ ApiKeyAuth: [] }],
     paths: resolveBareRefs(sortedByPath(paths), schemas) as Record<string, JsonObject>,
+    webhooks: resolveBareRefs(hoistedWebhooks, schemas) as Record<string, JsonObject>,
     components: {
       securitySchemes: {
         ApiKeyAuth: { type: 'apiKey', in: 'header', name: 'X-API-Key' },

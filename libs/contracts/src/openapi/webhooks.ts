@@ -5,8 +5,8 @@ import {
   WebhookEndpointRecord,
   WebhookEndpointUpdate,
   WebhookEndpointWithSecret,
-  WebhookPayload,
 } from '../webhooks/schemas.js';
+import { WEBHOOK_PAYLOAD_SCHEMAS } from '../webhooks/payloads.js';
 
 /**
  * OpenAPI 3.1 path items of the webhook routes (webhook-service). Schemas
@@ -34,16 +34,64 @@ const json = (schema: unknown, description: string) => ({ description, content: 
 const body = (schema: unknown) => ({ required: true, content: { 'application/json': { schema } } });
 const common = { '403': ref('Forbidden'), '404': ref('NotFound') };
 
-const SIGNATURE_DESCRIPTION = `Every delivery is an HTTP POST of a JSON body \`{ id, event, created_at, data }\` with the headers
-\`Content-Type: application/json\`, \`User-Agent: dfc-webhooks/1.0\`, \`X-Webhook-Id\` (the event id, the same on every
-retry: use it to de-duplicate), \`X-Webhook-Event\` (the kind) and
-\`X-Webhook-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>\` — one \`v1\` per active
-secret (two for 24 h after a rotation, the new one first). The HMAC key is the whole secret string (\`whsec_...\`).
-Verify against the raw body, refuse a \`t\` more than 5 minutes away from now, and answer 2xx within 10 s.
-Anything else (including redirects, which are not followed) is retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h
-and 10 h (±20 %), honouring \`Retry-After\` on 429/503; then the delivery is failed and can be redelivered. Answering
-410 disables the endpoint; so do 5 days of failures only. \`data\` is the domain event's data as published, plus
-\`uuid\` (the flight request's uuid) on flight request events.`;
+const SIGNATURE_DESCRIPTION = `Every delivery is an HTTP POST of a JSON body \`{ id, event, created_at, data }\` (one schema per
+event kind: see the \`webhooks\` section of this document) with the headers \`Content-Type: application/json\`,
+\`User-Agent: dfc-webhooks/1.0\`, \`X-Webhook-Event\` (the kind), and two signatures of the same body:
+- Standard Webhooks (standardwebhooks.com; verify with any of its libraries and the secret as shown):
+  \`webhook-id\` (the event id, the same on every retry: use it to de-duplicate), \`webhook-timestamp\` (unix seconds),
+  \`webhook-signature: v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<raw body>")>\` where the key is the
+  secret's part after \`whsec_\`, base64-decoded;
+- \`X-Webhook-Id\` (the same event id) and
+  \`X-Webhook-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>\`, the HMAC key being the whole
+  secret string (\`whsec_...\`).
+Each carries one signature per active secret (two for 24 h after a rotation, the new one first). Verify against the raw
+body, refuse a timestamp more than 5 minutes away from now, and answer 2xx within 10 s. Anything else (including
+redirects, which are not followed) is retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (±20 %),
+honouring \`Retry-After\` on 429/503; then the delivery is failed and can be redelivered. After 5 consecutive failures
+the endpoint cools off for a minute (its deliveries wait, then one attempt probes it). Answering 410 disables the
+endpoint at once; so do 5 days of nothing but failures. Re-enabling it replays nothing; \`redeliver\` does.
+Timestamps are ISO 8601 with a numeric offset and whole seconds (\`2026-11-23T10:00:00+00:00\`). \`data.sequence\`
+increases by one per status-history entry of the flight request: a gap means a missed delivery.`;
+
+const deliveryHeaders = [
+  { name: 'webhook-id', in: 'header', required: true, description: 'The event id; the same on every retry.', schema: { type: 'string', format: 'uuid' } },
+  { name: 'webhook-timestamp', in: 'header', required: true, description: 'Unix seconds of this attempt.', schema: { type: 'string', pattern: '^\\d+$' } },
+  {
+    name: 'webhook-signature',
+    in: 'header',
+    required: true,
+    description: 'Standard Webhooks signatures, space-separated.',
+    schema: { type: 'string', pattern: '^v1,[A-Za-z0-9+/]+=*( v1,[A-Za-z0-9+/]+=*)*$' },
+  },
+  { name: 'X-Webhook-Signature', in: 'header', required: true, schema: { type: 'string', pattern: '^t=\\d+(,v1=[0-9a-f]{64})+$' } },
+  { name: 'X-Webhook-Id', in: 'header', required: true, schema: { type: 'string', format: 'uuid' } },
+  { name: 'X-Webhook-Event', in: 'header', required: true, schema: { type: 'string', enum: ['status_change', 'cascade_rejection', 'review_complete', 'ping'] } },
+];
+
+const KIND_SUMMARIES: Record<keyof typeof WEBHOOK_PAYLOAD_SCHEMAS, string> = {
+  status_change: 'A flight request changed status (one per status-history entry).',
+  cascade_rejection: "A review item was rejected, and the request's other pending items with it.",
+  review_complete: "Every item of a flight request's review is decided.",
+  ping: 'A test event sent by POST /api/webhooks/{id}/test.',
+};
+
+/** The OpenAPI 3.1 `webhooks` section: what a subscriber receives, one operation per event kind. */
+export const webhookEvents: Record<string, unknown> = Object.fromEntries(
+  Object.entries(WEBHOOK_PAYLOAD_SCHEMAS).map(([kind, schema]) => [
+    kind,
+    {
+      post: {
+        tags: [TAG],
+        operationId: `${kind.replace(/_(\w)/g, (_match, letter: string) => letter.toUpperCase())}Webhook`,
+        summary: KIND_SUMMARIES[kind as keyof typeof WEBHOOK_PAYLOAD_SCHEMAS],
+        description: SIGNATURE_DESCRIPTION,
+        parameters: deliveryHeaders,
+        requestBody: body(schema),
+        responses: { '2XX': { description: 'Received. Anything else is retried (410 disables the endpoint).' } },
+      },
+    },
+  ]),
+);
 
 const deliveryCallback = {
   webhookDelivery: {
@@ -51,12 +99,8 @@ const deliveryCallback = {
       post: {
         summary: 'A webhook delivery (sent by the service to your endpoint)',
         description: SIGNATURE_DESCRIPTION,
-        parameters: [
-          { name: 'X-Webhook-Signature', in: 'header', required: true, schema: { type: 'string', pattern: '^t=\\d+(,v1=[0-9a-f]{64})+$' } },
-          { name: 'X-Webhook-Id', in: 'header', required: true, schema: { type: 'string', format: 'uuid' } },
-          { name: 'X-Webhook-Event', in: 'header', required: true, schema: { type: 'string', enum: ['status_change', 'cascade_rejection', 'review_complete', 'ping'] } },
-        ],
-        requestBody: body(WebhookPayload),
+        parameters: deliveryHeaders,
+        requestBody: body({ oneOf: Object.values(WEBHOOK_PAYLOAD_SCHEMAS) }),
         responses: { '2XX': { description: 'Received. Anything else is retried.' } },
       },
     },
@@ -68,7 +112,7 @@ export const webhookPaths: Record<string, unknown> = {
     post: {
       tags: [TAG],
       summary: 'Register a webhook endpoint',
-      description: `Operator keys register for their own operator; admin keys name one with \`operator_uuid\`. The url must be an absolute https URL (at most 2048 characters, no credentials, not a private/loopback/link-local address). The signing secret is in this answer only.\n\n${SIGNATURE_DESCRIPTION}`,
+      description: `Operator keys register for their own operator; admin keys name one with \`operator_uuid\`. The url must be an absolute https URL (at most 2048 characters, no credentials, not a private, loopback, link-local or cloud-metadata address). The signing secret is in this answer only.\n\n${SIGNATURE_DESCRIPTION}`,
       parameters: [operatorUuidQuery],
       requestBody: body(WebhookEndpointCreate),
       responses: {
@@ -99,7 +143,7 @@ export const webhookPaths: Record<string, unknown> = {
     patch: {
       tags: [TAG],
       summary: 'Update a webhook endpoint',
-      description: 'Any of url, events, description, enabled. Enabling a disabled endpoint clears `disabled_reason`.',
+      description: 'At least one of url, events, description, enabled (no body or `{}` is 422). Enabling a disabled endpoint clears `disabled_reason` and its failing streak; it replays nothing (use redeliver).',
       requestBody: body(WebhookEndpointUpdate),
       responses: { '200': json(DataEnvelope(WebhookEndpointRecord), 'The updated endpoint.'), ...common, '422': ref('ValidationFailed') },
     },

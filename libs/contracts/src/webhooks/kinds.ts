@@ -24,5 +24,5 @@ export const WEBHOOK_HEADERS = {
 
 export const WEBHOOK_USER_AGENT = 'dfc-webhooks/1.0';
 
-/** Signing secrets look like `whsec_<43 base64url chars>` (32 random bytes). */
+/** Signing secrets look like `whsec_<44 base64 chars>` (32 random bytes, standard base64 as Standard Webhooks reads it). */
 export const WEBHOOK_SECRET_PREFIX = 'whsec_';

@@ -35,7 +35,7 @@ export const WebhookEndpointCreate = Type.Object(
 );
 export type WebhookEndpointCreate = Static<typeof WebhookEndpointCreate>;
 
-/** PATCH /api/webhooks/{id}: any subset. Enabling again clears `disabled_reason`. */
+/** PATCH /api/webhooks/{id}: any non-empty subset (no body or `{}` is 422). Enabling again clears `disabled_reason`. */
 export const WebhookEndpointUpdate = Type.Object(
   {
     url: Type.Optional(WebhookUrl),
@@ -43,7 +43,7 @@ export const WebhookEndpointUpdate = Type.Object(
     enabled: Type.Optional(Type.Boolean()),
     description: Type.Optional(WebhookDescription),
   },
-  { $id: 'WebhookEndpointUpdate' },
+  { $id: 'WebhookEndpointUpdate', minProperties: 1 },
 );
 export type WebhookEndpointUpdate = Static<typeof WebhookEndpointUpdate>;
 
@@ -80,7 +80,7 @@ export type WebhookEndpointRecord = Static<typeof WebhookEndpointRecord>;
 
 /** Returned once, at creation and at rotation. */
 export const WebhookEndpointWithSecret = Type.Intersect(
-  [WebhookEndpointRecord, Type.Object({ secret: Type.String({ pattern: '^whsec_[A-Za-z0-9_-]{43}$' }) })],
+  [WebhookEndpointRecord, Type.Object({ secret: Type.String({ pattern: '^whsec_[A-Za-z0-9+/]{43}=$' }) })],
   { $id: 'WebhookEndpointWithSecret' },
 );
 export type WebhookEndpointWithSecret = Static<typeof WebhookEndpointWithSecret>;
@@ -114,19 +114,3 @@ export const DeliveryRecord = Type.Object(
   { $id: 'DeliveryRecord' },
 );
 export type DeliveryRecord = Static<typeof DeliveryRecord>;
-
-/**
- * The body POSTed to a subscriber. `created_at` is when the domain event
- * happened; `data` is the event's data as published, plus `uuid` (the flight
- * request's uuid) for convenience on flight request events.
- */
-export const WebhookPayload = Type.Object(
-  {
-    id: Uuid,
-    event: Type.Union([SubscribableKind, Type.Literal(WEBHOOK_PING_KIND)]),
-    created_at: Type.String({ format: 'date-time' }),
-    data: Type.Record(Type.String(), Type.Unknown()),
-  },
-  { $id: 'WebhookPayload' },
-);
-export type WebhookPayload = Static<typeof WebhookPayload>;

@@ -28,6 +28,7 @@ const REQUEUE_DELAY_MS = 500;
 export class Broker {
   private publishChannel: ConfirmChannel | undefined;
   private readonly subscriptions: QueueSubscription[] = [];
+  private readonly consumerChannels: Channel[] = [];
   private connected = false;
 
   private constructor(
@@ -53,6 +54,9 @@ export class Broker {
     connection.on('error', (error: Error) => log.warn({ err: error.message }, 'broker connection error'));
     broker.close = async () => {
       broker.connected = false;
+      // Closing the consumer channels first waits for the broker to take every ack already sent;
+      // closing only the connection can lose the last ones (their messages would be redelivered).
+      await Promise.allSettled(broker.consumerChannels.splice(0).map((channel) => channel.close()));
       await connection.close().catch(() => undefined);
     };
     return broker;
@@ -85,6 +89,37 @@ export class Broker {
     });
   }
 
+  /**
+   * Holds `event` in a durable delay queue for `delayMs`, after which the
+   * broker dead-letters it to `routingKey` on the exchange (at a consumer's
+   * work queue). The queue's own TTL is the delay, so every message in it
+   * expires in arrival order; it is declared on every call (idempotent) and
+   * removes itself once it has stood unused for twice its delay plus an hour,
+   * by which time every message in it has left.
+   */
+  async publishDelayed(queue: string, event: EventEnvelope, delayMs: number, routingKey: string): Promise<void> {
+    const channel = this.publishChannel;
+    if (!channel || !this.connected) throw new ServiceUnavailableError('Message broker unavailable.');
+    await channel.assertQueue(queue, {
+      durable: true,
+      arguments: {
+        'x-message-ttl': delayMs,
+        'x-expires': delayMs * 2 + 3_600_000,
+        'x-dead-letter-exchange': this.exchange,
+        'x-dead-letter-routing-key': routingKey,
+      },
+    });
+    const body = Buffer.from(JSON.stringify(event));
+    await new Promise<void>((resolve, reject) => {
+      channel.sendToQueue(
+        queue,
+        body,
+        { persistent: true, contentType: 'application/json', messageId: event.id, type: event.type },
+        (error) => (error ? reject(error) : resolve()),
+      );
+    });
+  }
+
   /** Registers a consumer; it is (re)started on every (re)connection. */
   async subscribe(subscription: QueueSubscription): Promise<void> {
     this.subscriptions.push(subscription);
@@ -105,6 +140,11 @@ export class Broker {
 
   private async startConsumer(model: ChannelModel, subscription: QueueSubscription): Promise<void> {
     const channel = await model.createChannel();
+    this.consumerChannels.push(channel);
+    channel.on('close', () => {
+      const index = this.consumerChannels.indexOf(channel);
+      if (index >= 0) this.consumerChannels.splice(index, 1);
+    });
     await channel.prefetch(subscription.prefetch ?? 16);
     const queue = await declareQueue(channel, this.exchange, subscription);
     for (const key of subscription.bindings) await channel.bindQueue(queue, this.exchange, key);

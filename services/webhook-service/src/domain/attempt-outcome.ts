@@ -1,5 +1,6 @@
 import { nextRetryDelay, type Random } from './retry-schedule.js';
 import { parseRetryAfter } from './retry-after.js';
+import { freeFormDelay } from './delay-queues.js';
 
 /** What one HTTP attempt produced; statusCode null = no answer (refused, timed out, blocked). */
 export interface AttemptResult {
@@ -22,7 +23,8 @@ export type AttemptDecision =
 /**
  * Only 2xx is a success. Redirects are failures (never followed: a redirect
  * could point anywhere, including inside our network). 429 and 503 may name
- * their own wait in Retry-After, which replaces the scheduled delay (capped).
+ * their own wait in Retry-After, which replaces the scheduled delay (capped,
+ * and rounded up to a delay queue's step: never earlier than asked).
  */
 export function decideAfterAttempt(
   result: AttemptResult,
@@ -37,7 +39,7 @@ export function decideAfterAttempt(
   const scheduled = nextRetryDelay(policy.schedule, attemptsMadeInRound, random);
   if (scheduled === undefined) return { outcome: 'failed' };
   const asked = status === 429 || status === 503 ? parseRetryAfter(result.retryAfter, now) : undefined;
-  const delayMs = asked === undefined ? scheduled : Math.min(asked, policy.maxRetryAfterMs);
+  const delayMs = asked === undefined ? scheduled : freeFormDelay(Math.min(asked, policy.maxRetryAfterMs));
   return { outcome: 'retry', delayMs };
 }
 

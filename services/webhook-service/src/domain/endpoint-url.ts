@@ -3,14 +3,19 @@ import { WEBHOOK_URL_MAX_LENGTH } from '@dfc/contracts';
 
 export interface UrlPolicy {
   allowHttp: boolean;
-  allowPrivateTargets: boolean;
+  /** Development only: loopback targets (127.0.0.0/8, ::1) are let through; nothing else non-public ever is. */
+  allowLoopbackTargets: boolean;
 }
+
+/** The loopback ranges the development flag opens, as CIDRs (also given to the sending agent). */
+export const LOOPBACK_RANGES = ['127.0.0.0/8', '::1/128'] as const;
 
 /**
  * Addresses a webhook must never reach: private, loopback, link-local
- * (including the cloud metadata service 169.254.169.254), unique-local,
- * CGNAT, multicast, reserved and documentation ranges, and IPv4 embedded in
- * IPv6. Only literal IPs can be checked here; hostnames are checked after DNS
+ * (including the cloud metadata services 169.254.169.254 and fe80::/10),
+ * unique-local (AWS's fd00:ec2::254 among them), CGNAT (Alibaba's metadata
+ * 100.100.100.200 among them), multicast, reserved and documentation ranges,
+ * and IPv4 embedded in IPv6. Only literal IPs can be checked here; hostnames are checked after DNS
  * resolution, at send time, by the filtering agent.
  */
 const forbiddenV4 = new BlockList();
@@ -47,6 +52,15 @@ for (const [network, prefix] of [
   forbiddenV6.addSubnet(network, prefix, 'ipv6');
 }
 
+const loopback = new BlockList();
+loopback.addSubnet('127.0.0.0', 8, 'ipv4');
+loopback.addAddress('::1', 'ipv6');
+
+export function isLoopbackAddress(address: string): boolean {
+  const family = isIP(address);
+  return family === 4 ? loopback.check(address, 'ipv4') : family === 6 && loopback.check(address, 'ipv6');
+}
+
 export function isForbiddenAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 0) return false;
@@ -69,7 +83,7 @@ export function checkEndpointUrl(text: string, policy: UrlPolicy): string[] {
   if (url.username || url.password) errors.push('The url field must not contain credentials.');
   if (url.hash) errors.push('The url field must not contain a fragment.');
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (!policy.allowPrivateTargets && isForbiddenAddress(host)) {
+  if (isForbiddenAddress(host) && !(policy.allowLoopbackTargets && isLoopbackAddress(host))) {
     errors.push('The url field must not point to a private, loopback or link-local address.');
   }
   return errors;

@@ -26,7 +26,15 @@ export function nextRetryDelay(schedule: readonly number[], attemptsMade: number
   return base === undefined ? undefined : withJitter(base, random);
 }
 
+/**
+ * The factor is one of 21 steps from 0.80 to 1.20: each step is a delay
+ * queue on the broker with its own fixed TTL (see domain/delay-queues.ts),
+ * so messages leave it in arrival order at exactly their delay.
+ */
+export const JITTER_STEPS = 20;
+
 export function withJitter(delayMs: number, random: Random = Math.random): number {
-  const factor = 1 + (random() * 2 - 1) * RETRY_JITTER;
+  const step = Math.min(JITTER_STEPS, Math.floor(random() * (JITTER_STEPS + 1)));
+  const factor = 1 - RETRY_JITTER + (2 * RETRY_JITTER * step) / JITTER_STEPS;
   return Math.max(0, Math.round(delayMs * factor));
 }

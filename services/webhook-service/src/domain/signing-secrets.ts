@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { WEBHOOK_SECRET_PREFIX } from '@dfc/contracts';
 
-/** `whsec_` + 32 random bytes, base64url (43 characters). */
+/** `whsec_` + 32 random bytes in standard base64 (44 characters), the format Standard Webhooks libraries decode. */
 export function generateSigningSecret(): string {
-  return `${WEBHOOK_SECRET_PREFIX}${randomBytes(32).toString('base64url')}`;
+  return `${WEBHOOK_SECRET_PREFIX}${randomBytes(32).toString('base64')}`;
 }
 
 /** A stored secret's lifetime: `expires_at` null means current. */

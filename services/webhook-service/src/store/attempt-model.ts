@@ -1,10 +1,6 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 
-/**
- * One HTTP attempt of a delivery, in a collection of its own: successes are
- * then recorded in batches (one insert and one update for many deliveries),
- * which matters on databases where every write is expensive.
- */
+/** One HTTP attempt of a delivery: the log is append-only, one insert per attempt. */
 export interface StoredAttempt {
   _id: string;
   delivery_id: string;
@@ -30,7 +26,7 @@ const attemptSchema = new Schema<StoredAttempt>(
   { collection: 'webhook_delivery_attempts', versionKey: false },
 );
 // A page of the delivery log reads the attempts of its deliveries in order.
-attemptSchema.index({ delivery_id: 1, at: 1 });
+attemptSchema.index({ delivery_id: 1, at: 1, _id: 1 });
 // Deleting an endpoint deletes its log.
 attemptSchema.index({ endpoint_id: 1 });
 

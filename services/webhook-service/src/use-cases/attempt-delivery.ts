@@ -1,97 +1,137 @@
-import { WEBHOOK_HEADERS, WEBHOOK_USER_AGENT, signWebhookPayload } from '@dfc/contracts';
+import { ConflictError, NotFoundError } from '@dfc/kit/errors';
+import { STANDARD_WEBHOOK_HEADERS, WEBHOOK_HEADERS, WEBHOOK_USER_AGENT, signStandardWebhook, signWebhookPayload, type EventEnvelope } from '@dfc/contracts';
+import type { AttemptDue } from '../domain/attempt-message.js';
 import { decideAfterAttempt, describeFailedStatus, type AttemptDecision } from '../domain/attempt-outcome.js';
-import { DISABLED_REASONS, failingReason, hasFailedTooLong } from '../domain/endpoint-health.js';
+import { freeFormDelay } from '../domain/delay-queues.js';
+import { coolingUntil, healthAfterAttempt, type AttemptVerdict } from '../domain/endpoint-health.js';
 import { activeSecrets } from '../domain/signing-secrets.js';
-import type { HandedOver } from '../dispatch/dispatcher.js';
-import type { SendResult } from '../dispatch/http-sender.js';
+import type { SendResult } from '../sending/http-sender.js';
 import type { AttemptOutcome } from '../metrics.js';
-import type { ClaimedDelivery } from '../store/delivery-store.js';
+import type { AttemptFields } from '../store/delivery-store.js';
+import type { Delivery } from '../store/delivery-model.js';
 import type { WebhookEndpoint } from '../store/endpoint-model.js';
 import type { WebhookDeps } from './delivery-deps.js';
 
 /**
- * One attempt at one claimed delivery: sign with every active secret and a
- * fresh timestamp → POST → decide (success, retry when, failed, gone) →
- * save the attempt → update the endpoint's health. Returns when the next
- * attempt is due, if any.
+ * One work-queue message → at most one attempt: the delivery as logged (a
+ * message it no longer expects is dropped) → its endpoint (disabled: the
+ * delivery fails; cooling off: the message waits out the cool-off) → sign
+ * with every active secret → POST → decide → append the attempt, move the
+ * delivery on → the endpoint's health → schedule the retry on the broker.
  */
-export async function attemptDelivery(deps: WebhookDeps, { delivery, endpoint: known }: HandedOver): Promise<Date | null> {
-  const endpoint = known ?? (await deps.endpoints.findById(delivery.endpoint_id));
+export async function attemptDelivery(deps: WebhookDeps, message: EventEnvelope<AttemptDue>): Promise<void> {
+  const delivery = await deps.deliveries.find(message.data.delivery_id);
+  if (!delivery || !isExpected(delivery, message.data)) return;
+  const endpoint = await deps.endpoints.findById(delivery.endpoint_id);
   if (!endpoint || !endpoint.enabled) return refuseUnsendable(deps, delivery, endpoint);
+  const waitUntil = coolingUntil(endpoint, deps.now());
+  if (waitUntil) return waitOutCoolOff(deps, delivery, message, waitUntil);
 
   const result = await send(deps, endpoint, delivery);
   const now = deps.now();
   const decision = decideAfterAttempt(result, delivery.round_attempts + 1, deps.policy.retry, now);
-  const nextAttemptAt = decision.outcome === 'retry' ? new Date(now.getTime() + decision.delayMs) : null;
-  const attempt = {
+  await deps.deliveries.appendAttempt(delivery, attemptRecord(result, decision, now));
+  const recorded = await recordOutcome(deps, delivery, message.data, decision, now);
+  deps.metrics.recordAttempt(metricOutcome(decision), result.latencyMs);
+  if (decision.outcome === 'succeeded') deps.metrics.recordArrival(now.getTime() - delivery.event_created_at.getTime());
+  // The health first: a retry due soon must find the endpoint's cool-off already in place.
+  await updateEndpointHealth(deps, endpoint, verdictOf(decision), now);
+  if (recorded && decision.outcome === 'retry') await deps.scheduler.later(message, decision.delayMs);
+}
+
+/** Pending, and sent under the token this message carries (not superseded by a redelivery or a sweep). */
+function isExpected(delivery: Delivery, message: AttemptDue): boolean {
+  return delivery.status === 'pending' && delivery.dispatch_token === message.dispatch_token;
+}
+
+async function send(deps: WebhookDeps, endpoint: WebhookEndpoint, delivery: Delivery): Promise<SendResult> {
+  const secrets = activeSecrets(endpoint.secrets, deps.now()).map((sealed) => deps.secretBox.open(sealed, endpoint._id));
+  const timestamp = Math.floor(deps.now().getTime() / 1000);
+  return deps.sender.post(endpoint.url, delivery.body, {
+    'Content-Type': 'application/json',
+    'User-Agent': WEBHOOK_USER_AGENT,
+    [WEBHOOK_HEADERS.id]: delivery.event_id,
+    [WEBHOOK_HEADERS.event]: delivery.event,
+    [WEBHOOK_HEADERS.signature]: signWebhookPayload({ rawBody: delivery.body, secrets, timestamp }),
+    [STANDARD_WEBHOOK_HEADERS.id]: delivery.event_id,
+    [STANDARD_WEBHOOK_HEADERS.timestamp]: String(timestamp),
+    [STANDARD_WEBHOOK_HEADERS.signature]: signStandardWebhook({ id: delivery.event_id, timestamp, rawBody: delivery.body, secrets }),
+  });
+}
+
+function attemptRecord(result: SendResult, decision: AttemptDecision, now: Date): AttemptFields {
+  return {
     at: now,
     status_code: result.statusCode,
     error: result.error ?? (decision.outcome === 'succeeded' ? null : describeFailedStatus(result.statusCode ?? 0)),
     latency_ms: result.latencyMs,
     response_body: result.responseBody,
   };
-  if (decision.outcome === 'succeeded') {
-    // Written with the next batch; the slot is freed now (the lease keeps the delivery to us meanwhile).
-    deps.successes.record(delivery, attempt);
-  } else {
-    const saved = await deps.deliveries.recordAttempt(delivery, { attempt, status: statusAfter(decision), nextAttemptAt }, now);
-    if (!saved) deps.log.warn({ delivery_id: delivery._id }, 'delivery lease lost before the attempt was saved');
+}
+
+/** The delivery's one write for this attempt; false when it moved on meanwhile (redelivered, deleted). */
+async function recordOutcome(deps: WebhookDeps, delivery: Delivery, message: AttemptDue, decision: AttemptDecision, now: Date): Promise<boolean> {
+  try {
+    let recorded = false;
+    await deps.deliveries.change(delivery._id, (current) => {
+      recorded = isExpected(current, message);
+      if (!recorded) return null;
+      return {
+        set: {
+          status: decision.outcome === 'succeeded' ? 'succeeded' : decision.outcome === 'retry' ? 'pending' : 'failed',
+          attempt_count: current.attempt_count + 1,
+          round_attempts: current.round_attempts + 1,
+          next_attempt_at: decision.outcome === 'retry' ? new Date(now.getTime() + decision.delayMs) : null,
+          updated_at: now,
+        },
+      };
+    });
+    return recorded;
+  } catch (error) {
+    if (error instanceof ConflictError || error instanceof NotFoundError) return false;
+    throw error;
   }
-  deps.metrics.recordAttempt(metricOutcome(decision), result.latencyMs);
-  await updateEndpointHealth(deps, endpoint, decision, now);
-  return nextAttemptAt;
 }
 
-async function send(deps: WebhookDeps, endpoint: WebhookEndpoint, delivery: ClaimedDelivery): Promise<SendResult> {
-  const secrets = activeSecrets(endpoint.secrets, deps.now()).map((sealed) => deps.secretBox.open(sealed, endpoint._id));
-  const signature = signWebhookPayload({ rawBody: delivery.body, secrets });
-  return deps.sender.post(endpoint.url, delivery.body, {
-    'Content-Type': 'application/json',
-    'User-Agent': WEBHOOK_USER_AGENT,
-    [WEBHOOK_HEADERS.id]: delivery.event_id,
-    [WEBHOOK_HEADERS.event]: delivery.event,
-    [WEBHOOK_HEADERS.signature]: signature,
-  });
+/** The message waits on the broker until the cool-off ends; the log says when the delivery is due. */
+async function waitOutCoolOff(deps: WebhookDeps, delivery: Delivery, message: EventEnvelope<AttemptDue>, until: Date): Promise<void> {
+  const delayMs = freeFormDelay(until.getTime() - deps.now().getTime());
+  await deps.deliveries.change(delivery._id, (current) =>
+    isExpected(current, message.data) ? { set: { next_attempt_at: new Date(deps.now().getTime() + delayMs), updated_at: deps.now() } } : null,
+  );
+  await deps.scheduler.later(message, delayMs);
 }
 
-/** A disabled (or just deleted) endpoint gets nothing: the delivery fails at once and can be redelivered later. */
-async function refuseUnsendable(deps: WebhookDeps, delivery: ClaimedDelivery, endpoint: WebhookEndpoint | null): Promise<null> {
+/** A disabled (or just deleted) endpoint gets nothing: the delivery fails at once and can be redelivered once it is enabled. */
+async function refuseUnsendable(deps: WebhookDeps, delivery: Delivery, endpoint: WebhookEndpoint | null): Promise<void> {
+  if (!endpoint) return;
   const now = deps.now();
-  const reason = endpoint ? `Not sent: the endpoint is disabled (${endpoint.disabled_reason ?? 'no reason given'}).` : 'Not sent: the endpoint no longer exists.';
-  await deps.deliveries.recordAttempt(
-    delivery,
-    { attempt: { at: now, status_code: null, error: reason, latency_ms: 0, response_body: null }, status: 'failed', nextAttemptAt: null },
-    now,
+  const error = `Not sent: the endpoint is disabled (${endpoint.disabled_reason ?? 'no reason given'}).`;
+  await deps.deliveries.appendAttempt(delivery, { at: now, status_code: null, error, latency_ms: 0, response_body: null });
+  await deps.deliveries.change(delivery._id, (current) =>
+    current.status === 'pending' ? { set: { status: 'failed', attempt_count: current.attempt_count + 1, next_attempt_at: null, updated_at: now } } : null,
   );
   deps.metrics.recordAttempt('failed', 0);
-  return null;
 }
 
-async function updateEndpointHealth(deps: WebhookDeps, endpoint: WebhookEndpoint, decision: AttemptDecision, now: Date): Promise<void> {
-  if (decision.outcome === 'succeeded') {
-    // Also when the endpoint as read was healthy but an attempt of this replica has failed since.
-    if (endpoint.failing_since !== null || deps.failingEndpoints.has(endpoint._id)) {
-      deps.failingEndpoints.delete(endpoint._id);
-      await deps.endpoints.markHealthy(endpoint._id);
-    }
-    return;
-  }
-  deps.failingEndpoints.add(endpoint._id);
-  if (decision.outcome === 'gone') {
-    await deps.endpoints.disable(endpoint._id, DISABLED_REASONS.gone, now);
-    deps.log.warn({ endpoint_id: endpoint._id }, 'webhook endpoint answered 410, disabled');
-    return;
-  }
-  if (endpoint.failing_since === null) {
-    await deps.endpoints.markFailing(endpoint._id, now);
-  } else if (hasFailedTooLong(endpoint.failing_since, now, deps.policy.disableAfterMs)) {
-    const disabled = await deps.endpoints.disable(endpoint._id, failingReason(deps.policy.disableAfterMs), now, endpoint.failing_since);
-    if (disabled) deps.log.warn({ endpoint_id: endpoint._id }, 'webhook endpoint failing too long, disabled');
-  }
+async function updateEndpointHealth(deps: WebhookDeps, endpoint: WebhookEndpoint, verdict: AttemptVerdict, now: Date): Promise<void> {
+  // Most attempts change nothing (a success on a healthy endpoint): decided on the copy read, no write.
+  if (healthAfterAttempt(endpoint, verdict, now, deps.policy.health) === null) return;
+  const updated = await deps.endpoints
+    .change(endpoint._id, (current) => {
+      const health = healthAfterAttempt(current, verdict, now, deps.policy.health);
+      return health ? { set: { ...health, updated_at: health.enabled === false ? now : current.updated_at } } : null;
+    })
+    .catch((error: unknown) => {
+      if (error instanceof NotFoundError) return null;
+      throw error;
+    });
+  if (updated && !updated.enabled && endpoint.enabled) deps.log.warn({ endpoint_id: endpoint._id, reason: updated.disabled_reason }, 'webhook endpoint disabled');
 }
 
-function statusAfter(decision: AttemptDecision): 'pending' | 'failed' {
-  return decision.outcome === 'retry' ? 'pending' : 'failed';
+function verdictOf(decision: AttemptDecision): AttemptVerdict {
+  if (decision.outcome === 'succeeded') return 'succeeded';
+  return decision.outcome === 'gone' ? 'gone' : 'failed';
 }
 
 function metricOutcome(decision: AttemptDecision): AttemptOutcome {

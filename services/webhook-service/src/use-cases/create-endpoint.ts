@@ -19,7 +19,7 @@ export async function createEndpoint(deps: WebhookDeps, scope: OwnerScope, input
   const now = deps.now();
   const id = randomUUID();
   const secret = generateSigningSecret();
-  const endpoint: WebhookEndpoint = {
+  const endpoint = await deps.endpoints.insert({
     _id: id,
     operator_uuid: scope.operatorUuid,
     url: fields.url,
@@ -28,10 +28,11 @@ export async function createEndpoint(deps: WebhookDeps, scope: OwnerScope, input
     enabled: true,
     disabled_reason: null,
     secrets: [{ ...deps.secretBox.seal(secret, id), created_at: now, expires_at: null }],
+    consecutive_failures: 0,
     failing_since: null,
+    cooling_until: null,
     created_at: now,
     updated_at: now,
-  };
-  await deps.endpoints.insert(endpoint);
+  });
   return { endpoint, secret };
 }

@@ -1,41 +1,37 @@
 import type { Logger } from '@dfc/kit/logging';
+import type { EventEnvelope } from '@dfc/contracts';
 import type { RetryPolicy } from '../domain/attempt-outcome.js';
+import type { HealthPolicy } from '../domain/endpoint-health.js';
 import type { SecretBox } from '../domain/secret-box.js';
-import type { Dispatcher } from '../dispatch/dispatcher.js';
-import type { WebhookSender } from '../dispatch/http-sender.js';
+import type { WebhookSender } from '../sending/http-sender.js';
 import type { WebhookMetrics } from '../metrics.js';
 import type { DeliveryStore } from '../store/delivery-store.js';
 import type { EndpointStore } from '../store/endpoint-store.js';
-import type { SuccessWriter } from '../store/success-writer.js';
+
+/** Puts an attempt message back on the work queue after `delayMs` (a durable delay queue on the broker). */
+export interface AttemptScheduler {
+  later(message: EventEnvelope, delayMs: number): Promise<void>;
+}
 
 /** What the use cases work with; built once in service.ts. */
 export interface WebhookDeps {
   endpoints: EndpointStore;
   deliveries: DeliveryStore;
-  /** Records successful attempts in batches. */
-  successes: SuccessWriter;
   secretBox: SecretBox;
   sender: WebhookSender;
+  scheduler: AttemptScheduler;
   metrics: WebhookMetrics;
   log: Logger;
   policy: WebhookPolicy;
-  /** The dispatcher: woken when work is due now, or handed deliveries this replica just created. */
-  dispatch: Pick<Dispatcher, 'kick' | 'hasRoomFor' | 'handOver'>;
-  /**
-   * Endpoints this replica saw fail since their last success here. A success
-   * clears the failing streak in the database only when one may exist, which
-   * spares a write per delivery on healthy endpoints.
-   */
-  failingEndpoints: Set<string>;
   now: () => Date;
 }
 
 export interface WebhookPolicy {
   retry: RetryPolicy;
-  disableAfterMs: number;
+  health: HealthPolicy;
   secretOverlapMs: number;
-  /** How long a delivery's claim holds (see Dispatcher). */
-  leaseMs: number;
   allowHttp: boolean;
-  allowPrivateTargets: boolean;
+  allowLoopbackTargets: boolean;
+  /** A pending delivery due this long ago without its message arriving is put back (see recoverLostDeliveries). */
+  lostAfterMs: number;
 }

@@ -1,44 +1,70 @@
+import { randomUUID } from 'node:crypto';
 import { schemaErrors } from '@dfc/kit/validation';
-import { EventEnvelope, WEBHOOK_KIND_BY_ROUTING_KEY, type SubscribableWebhookKind } from '@dfc/contracts';
-import { buildWebhookBody } from '../domain/webhook-body.js';
+import {
+  EventEnvelope,
+  FlightRequestCascadeRejection,
+  FlightRequestReviewCompleted,
+  FlightRequestStatusChanged,
+  WEBHOOK_KIND_BY_ROUTING_KEY,
+  type SubscribableWebhookKind,
+  type WebhookPayload,
+} from '@dfc/contracts';
+import { attemptDue } from '../domain/attempt-message.js';
+import { publicPayload } from '../domain/public-payload.js';
+import type { WebhookEndpoint } from '../store/endpoint-model.js';
+import type { NewDelivery } from '../store/delivery-store.js';
 import type { WebhookDeps } from './delivery-deps.js';
 
 /**
  * A domain event → one pending delivery per subscribed endpoint of the
- * event's operator (never anyone else's). Resolves only once the deliveries
- * are stored, so the broker message is acked after that and a crash in
- * between means a redelivered message, which the unique (event, endpoint)
- * index turns into nothing new. Then the dispatcher is woken: the first
- * attempt goes out at once, not on the next poll.
+ * event's operator (never anyone else's), each written with its first
+ * work-queue message in its outbox. Resolves only once every delivery is
+ * stored, so the broker message is acked after that; a redelivered message
+ * meets the unique (event, endpoint) index and creates nothing new.
  */
 export async function fanOutEvent(deps: WebhookDeps, event: EventEnvelope): Promise<number> {
   const kind = WEBHOOK_KIND_BY_ROUTING_KEY[event.type];
   if (!kind || kind === 'ping') return 0;
-  if (!isWellFormed(event) || !isObject(event.data) || event.operator_uuid === null) {
+  if (!isWellFormed(event, kind as SubscribableWebhookKind) || event.operator_uuid === null) {
     deps.log.error({ event_id: (event as { id?: unknown }).id, type: event.type }, 'malformed event skipped');
     return 0;
   }
   const subscribers = await deps.endpoints.findSubscribers(event.operator_uuid, kind as SubscribableWebhookKind);
-  const body = buildWebhookBody(event, kind);
   if (subscribers.length === 0) return 0;
-  // Sent from memory when there is room (leased to this replica at creation), else left to the poll.
-  const handOver = deps.dispatch.hasRoomFor(subscribers.length);
-  const created = await deps.deliveries.createPending(
-    subscribers.map((endpoint) => ({ endpoint_id: endpoint._id, operator_uuid: endpoint.operator_uuid, event_id: event.id, event: kind, body })),
-    deps.now(),
-    handOver ? deps.policy.leaseMs : undefined,
-  );
-  const endpoints = new Map(subscribers.map((endpoint) => [endpoint._id, endpoint]));
-  if (handOver) deps.dispatch.handOver(created.map((delivery) => ({ delivery, endpoint: endpoints.get(delivery.endpoint_id) })));
-  else deps.dispatch.kick();
+  const body = publicPayload(event, kind as SubscribableWebhookKind);
+  await Promise.all(subscribers.map((endpoint) => createDelivery(deps, endpoint, body, new Date(event.occurred_at))));
   return subscribers.length;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+/** A delivery of `payload` to `endpoint`, due now; null when it exists already. */
+export async function createDelivery(deps: Pick<WebhookDeps, 'deliveries' | 'now'>, endpoint: WebhookEndpoint, payload: WebhookPayload, eventCreatedAt: Date) {
+  const now = deps.now();
+  const delivery: NewDelivery = {
+    _id: randomUUID(),
+    endpoint_id: endpoint._id,
+    operator_uuid: endpoint.operator_uuid,
+    event_id: payload.id,
+    event: payload.event,
+    body: JSON.stringify(payload),
+    event_created_at: eventCreatedAt,
+    status: 'pending',
+    attempt_count: 0,
+    round_attempts: 0,
+    next_attempt_at: now,
+    dispatch_token: randomUUID(),
+    created_at: now,
+    updated_at: now,
+  };
+  return deps.deliveries.create(delivery, attemptDue(delivery));
 }
 
-/** The envelope as the contract has it (formats included); a malformed one cannot be delivered to anyone. */
-function isWellFormed(event: EventEnvelope): boolean {
-  return Object.keys(schemaErrors(EventEnvelope, event)).length === 0;
+const INTERNAL_SCHEMAS = {
+  status_change: FlightRequestStatusChanged,
+  cascade_rejection: FlightRequestCascadeRejection,
+  review_complete: FlightRequestReviewCompleted,
+};
+
+/** The envelope and its data as the internal contract has them; a malformed event cannot be delivered to anyone. */
+function isWellFormed(event: EventEnvelope, kind: SubscribableWebhookKind): boolean {
+  return Object.keys(schemaErrors(EventEnvelope, event)).length === 0 && Object.keys(schemaErrors(INTERNAL_SCHEMAS[kind], event.data)).length === 0;
 }

@@ -1,11 +1,12 @@
 import { expect } from 'chai';
 import { checkEndpointUrl, isForbiddenAddress } from '../../src/domain/endpoint-url.js';
 
-const strict = { allowHttp: false, allowPrivateTargets: false };
+const strict = { allowHttp: false, allowLoopbackTargets: false };
+const loopbackAllowed = { allowHttp: true, allowLoopbackTargets: true };
 
 describe('endpoint URL rules', () => {
   it('when the address is private, loopback, link-local, CGNAT, unique-local or metadata, then it is forbidden', () => {
-    for (const address of ['10.0.0.1', '127.0.0.1', '169.254.169.254', '172.31.255.255', '192.168.1.1', '100.100.100.100', '0.0.0.0', '::1', '::', 'fc00::1', 'fe80::1', '::ffff:7f00:1']) {
+    for (const address of ['10.0.0.1', '127.0.0.1', '169.254.169.254', '172.31.255.255', '192.168.1.1', '100.100.100.100', '0.0.0.0', '::1', '::', 'fc00::1', 'fe80::1', '::ffff:7f00:1', '100.100.100.200', 'fd00:ec2::254']) {
       expect(isForbiddenAddress(address), address).to.equal(true);
     }
   });
@@ -26,8 +27,15 @@ describe('endpoint URL rules', () => {
     expect(checkEndpointUrl('ws://hooks.example.com', { ...strict, allowHttp: true })).to.have.length(1);
   });
 
-  it('when private targets are allowed, then a loopback literal passes', () => {
-    expect(checkEndpointUrl('https://127.0.0.1:8443/x', { allowHttp: false, allowPrivateTargets: true })).to.deep.equal([]);
+  it('when loopback targets are allowed (development), then a loopback literal passes', () => {
+    expect(checkEndpointUrl('https://127.0.0.1:8443/x', loopbackAllowed)).to.deep.equal([]);
+    expect(checkEndpointUrl('http://[::1]:8080/x', loopbackAllowed)).to.deep.equal([]);
+  });
+
+  it('when loopback targets are allowed, then link-local, cloud metadata and private addresses are still refused', () => {
+    for (const url of ['http://169.254.169.254/latest/meta-data', 'http://169.254.0.1/', 'http://[fe80::1]/', 'http://100.100.100.200/', 'http://[fd00:ec2::254]/', 'http://10.0.0.1/x', 'http://192.168.1.10/']) {
+      expect(checkEndpointUrl(url, loopbackAllowed), url).to.deep.equal(['The url field must not point to a private, loopback or link-local address.']);
+    }
   });
 
   it('when the URL has credentials and a fragment and is http, then every problem is listed', () => {

@@ -1,7 +1,9 @@
 import { createHmac } from 'node:crypto';
 import { expect } from 'chai';
 import { waitFor } from '@dfc/kit/testing';
-import { verifyWebhookSignature } from '@dfc/contracts';
+import { schemaErrors } from '@dfc/kit/validation';
+import { CascadeRejectionPayload, ReviewCompletePayload, StatusChangePayload, verifyWebhookSignature } from '@dfc/contracts';
+import { Webhook } from 'standardwebhooks';
 import {
   api,
   cascadeRejection,
@@ -16,6 +18,9 @@ import {
   statusChanged,
   type TestService,
 } from '../support.js';
+
+/** How the API and its webhooks write every timestamp: numeric offset, whole seconds. */
+const offset = (text: string) => `${new Date(text).toISOString().slice(0, 19)}+00:00`;
 
 describe('events from the broker → webhook deliveries', () => {
   const names = freshNames();
@@ -63,9 +68,39 @@ describe('events from the broker → webhook deliveries', () => {
       expect(match![2]).to.equal(createHmac('sha256', endpoint.secret).update(`${t}.${request!.rawBody}`).digest('hex'));
 
       const body = JSON.parse(request!.rawBody);
-      expect(body).to.have.keys('id', 'event', 'created_at', 'data');
-      expect(body).to.include({ id: event.id, event: 'status_change', created_at: event.occurred_at });
-      expect(body.data).to.deep.equal({ ...event.data, uuid: event.data.flight_request_uuid });
+      expect(schemaErrors(StatusChangePayload, body)).to.deep.equal({});
+      expect(body).to.include({ id: event.id, event: 'status_change', created_at: offset(event.occurred_at) });
+      expect(body.data).to.deep.equal({ ...event.data, changed_at: offset(event.data.changed_at), uuid: event.data.flight_request_uuid });
+      expect(body.data.sequence).to.equal(2);
+    });
+
+    it('when delivered, then the standardwebhooks package verifies it with the secret as shown (webhook-id is the event id)', async () => {
+      const alice = operator();
+      const hook = await receiver();
+      const endpoint = await registerEndpoint(service.url, alice, hook.url);
+      const event = statusChanged(alice.operator_uuid!);
+      await service.broker.publish(event);
+      await waitFor(() => hook.requests.length === 1);
+      const [request] = hook.requests;
+      expect(request!.headers['webhook-id']).to.equal(event.id);
+      expect(request!.headers['webhook-signature']).to.match(/^v1,[A-Za-z0-9+/]+=*$/);
+      const headers = Object.fromEntries(Object.entries(request!.headers).map(([name, value]) => [name, String(value)]));
+      const verified = new Webhook(endpoint.secret).verify(request!.rawBody, headers);
+      expect(verified).to.deep.equal(JSON.parse(request!.rawBody));
+      const forged = { ...headers, 'webhook-id': event.id.replace(/^./, (c) => (c === 'a' ? 'b' : 'a')) };
+      expect(() => new Webhook(endpoint.secret).verify(request!.rawBody, forged)).to.throw();
+    });
+
+    it('when the internal event carries a field the contract does not name, then the subscriber never sees it', async () => {
+      const alice = operator();
+      const hook = await receiver();
+      await registerEndpoint(service.url, alice, hook.url);
+      const event = statusChanged(alice.operator_uuid!);
+      await service.broker.publish({ ...event, data: { ...event.data, internal_note: 'reviewer remarks' } });
+      await waitFor(() => hook.requests.length === 1);
+      const body = hook.bodies()[0]!;
+      expect(body['data']).to.not.have.property('internal_note');
+      expect(schemaErrors(StatusChangePayload, body)).to.deep.equal({});
     });
 
     it('when the same broker message is published twice, then one delivery exists and one request arrives', async () => {
@@ -163,7 +198,16 @@ describe('events from the broker → webhook deliveries', () => {
       const body = hook.bodies()[0]!;
       expect(body['event']).to.equal('cascade_rejection');
       expect(hook.requests[0]!.headers['x-webhook-event']).to.equal('cascade_rejection');
-      expect(body['data']).to.deep.equal({ ...event.data, uuid: event.data.flight_request_uuid });
+      expect(schemaErrors(CascadeRejectionPayload, body)).to.deep.equal({});
+      const item = (summary: typeof event.data.rejected_item) => ({ ...summary, decided_at: offset(summary.decided_at!) });
+      expect(body['data']).to.deep.equal({
+        ...event.data,
+        rejected_item: item(event.data.rejected_item),
+        cascaded_items: event.data.cascaded_items.map(item),
+        occurred_at: offset(event.data.occurred_at),
+        uuid: event.data.flight_request_uuid,
+        sequence: null,
+      });
       expect(body['data'].cascaded_items).to.have.length(1);
     });
 
@@ -178,7 +222,8 @@ describe('events from the broker → webhook deliveries', () => {
       expect(body['event']).to.equal('review_complete');
       expect(body['data'].counts).to.deep.equal({ total: 2, approved: 2, rejected: 0, cascade_rejected: 0, withdrawn: 0 });
       expect(body['data'].outcome).to.equal('Approved');
-      expect(body['created_at']).to.equal(event.occurred_at);
+      expect(body['created_at']).to.equal(offset(event.occurred_at));
+      expect(schemaErrors(ReviewCompletePayload, body)).to.deep.equal({});
     });
   });
 
@@ -186,10 +231,11 @@ describe('events from the broker → webhook deliveries', () => {
     it('when deliveries were made, then /metrics shows consumed events, outcomes, latency and queue depth', async () => {
       const text = await (await fetch(`${service.url}/metrics`)).text();
       expect(text).to.match(/webhook_events_consumed_total\{type="flight_request.status_changed",service="webhook-service"\} [1-9]/);
-      expect(text).to.match(/webhook_deliveries_total\{outcome="succeeded",service="webhook-service"\} [1-9]/);
+      expect(text).to.match(/webhook_attempts_total\{outcome="succeeded",service="webhook-service"\} [1-9]/);
       expect(text).to.include('webhook_attempt_duration_seconds_bucket');
-      expect(text).to.match(/webhook_pending_deliveries\{service="webhook-service"\} \d+/);
-      expect(text).to.match(/webhook_oldest_pending_delivery_age_seconds\{service="webhook-service"\} [\d.]+/);
+      expect(text).to.match(/webhook_delivery_latency_seconds_count\{service="webhook-service"\} [1-9]/);
+      expect(text).to.match(/webhook_backlog_age_seconds\{service="webhook-service"\} [\d.]+/);
+      expect(text).to.match(/webhook_endpoints_cooling_off\{service="webhook-service"\} \d+/);
     });
   });
 });

@@ -10,7 +10,7 @@ describe('webhook endpoints API (/api/webhooks)', () => {
   const url = 'https://hooks.example.com/dfc';
 
   before(async () => {
-    service = await startService(names, { ALLOW_HTTP_WEBHOOKS: 'false', ALLOW_PRIVATE_WEBHOOK_TARGETS: 'false' });
+    service = await startService(names, { ALLOW_HTTP_WEBHOOKS: 'false', ALLOW_LOOPBACK_WEBHOOK_TARGETS: 'false' });
   });
   after(async () => {
     await service?.close();
@@ -24,7 +24,7 @@ describe('webhook endpoints API (/api/webhooks)', () => {
       const data = response.body.data;
       expect(data).to.include({ url, description: 'ops', enabled: true, disabled_reason: null, operator_uuid: alice.operator_uuid });
       expect(data.events).to.deep.equal(['status_change']);
-      expect(data.secret).to.match(/^whsec_[A-Za-z0-9_-]{43}$/);
+      expect(data.secret).to.match(/^whsec_[A-Za-z0-9+/]{43}=$/);
       expect(data.id).to.match(/^[0-9a-f-]{36}$/);
       expect(data.created_at).to.match(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00$/);
       expect(response.headers.get('location')).to.match(new RegExp(`^http://127\\.0\\.0\\.1:\\d+/api/webhooks/${data.id}$`));
@@ -211,6 +211,24 @@ describe('webhook endpoints API (/api/webhooks)', () => {
       expect(response.body.errors).to.have.keys('url', 'events', 'enabled');
       const shown = await api(service.url, alice, 'GET', `/api/webhooks/${created.id}`);
       expect(shown.body.data.url).to.equal(url);
+    });
+
+    it('when a patch has no body or an empty object, then 422 and nothing changes', async () => {
+      const created = (await api(service.url, alice, 'POST', '/api/webhooks', { url, events: ['status_change'] })).body.data;
+      for (const body of [undefined, {}]) {
+        const response = await api(service.url, alice, 'PATCH', `/api/webhooks/${created.id}`, body);
+        expect(response.status, JSON.stringify(body)).to.equal(422);
+        expect(response.body.message).to.be.a('string');
+        expect(Object.keys(response.body.errors)).to.have.length.greaterThan(0);
+      }
+      const shown = await api(service.url, alice, 'GET', `/api/webhooks/${created.id}`);
+      expect(shown.body.data.updated_at).to.equal(created.updated_at);
+    });
+
+    it('when timestamps are shown, then they have a numeric offset and whole seconds', async () => {
+      const created = (await api(service.url, alice, 'POST', '/api/webhooks', { url, events: ['status_change'] })).body.data;
+      expect(created.created_at).to.match(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+00:00$/);
+      expect(created.updated_at).to.match(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+00:00$/);
     });
 
     it('when deleted, then 204 and it is gone', async () => {

@@ -2,6 +2,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-filtering-agent';
 import { WEBHOOK_RESPONSE_EXCERPT_BYTES } from '@dfc/contracts';
+import { LOOPBACK_RANGES } from '../domain/endpoint-url.js';
 
 export interface SendResult {
   /** Null when no answer came: refused, timed out, blocked, TLS failure. */
@@ -15,7 +16,8 @@ export interface SendResult {
 
 export interface SenderOptions {
   timeoutMs: number;
-  allowPrivateTargets: boolean;
+  /** Development only: loopback addresses are let through; every other non-public address is refused. */
+  allowLoopbackTargets: boolean;
 }
 
 /** Beyond this much of an answer the connection is dropped rather than read on. */
@@ -23,7 +25,7 @@ const MAX_RESPONSE_BYTES = 64 * 1024;
 
 /**
  * POSTs one webhook. The agents resolve the host name and refuse private,
- * loopback, link-local and metadata addresses AFTER resolution (no DNS
+ * loopback (unless allowed for development), link-local and metadata addresses AFTER resolution (no DNS
  * rebinding around a check made earlier); redirects are never followed
  * (node:http does not); the whole exchange is bounded by the timeout; it
  * never throws, every problem becomes a failed result for the log.
@@ -33,7 +35,13 @@ export class WebhookSender {
   private readonly httpsAgent: RequestFilteringHttpsAgent;
 
   constructor(private readonly options: SenderOptions) {
-    const filtering = { allowPrivateIPAddress: options.allowPrivateTargets, keepAlive: true, maxSockets: 256 };
+    const filtering = {
+      allowPrivateIPAddress: false,
+      allowMetaIPAddress: false,
+      allowIPAddressList: options.allowLoopbackTargets ? [...LOOPBACK_RANGES] : [],
+      keepAlive: true,
+      maxSockets: 256,
+    };
     this.httpAgent = new RequestFilteringHttpAgent(filtering);
     this.httpsAgent = new RequestFilteringHttpsAgent(filtering);
   }

@@ -1,0 +1,126 @@
+import { Type, type Static, type TProperties } from '@sinclair/typebox';
+import { Nullable, Timestamp, Uuid } from '../schema-helpers.js';
+import { FlightRequestStatus } from '../flight-requests/status.js';
+
+/**
+ * What a subscriber receives: one schema per event kind, every object closed
+ * (`additionalProperties: false`), so a field added to an internal event
+ * never reaches subscribers unless it is added here and mapped on purpose
+ * (webhook-service `domain/public-payload.ts`).
+ */
+const closed = { additionalProperties: false } as const;
+
+const Sequence = Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], {
+  description:
+    'The 1-based position of the status-history entry this event belongs to. It increases by one per status-history entry of the flight request; a gap means a missed delivery (fetch the request to catch up). On status_change it is the entry the change added; on cascade_rejection and review_complete it is the entry of the status change they caused, or null when the flight-request-service did not name one.',
+});
+
+/** Fields every flight-request payload carries. */
+const aboutFlightRequest = {
+  uuid: Type.String({ format: 'uuid', description: 'The flight request (same as flight_request_uuid).' }),
+  flight_request_uuid: Uuid,
+  operator_uuid: Uuid,
+  sequence: Sequence,
+};
+
+const PublicReviewItem = Type.Object(
+  {
+    id: Type.String(),
+    kind: Type.String({ description: 'zone_authorisation | altitude | deconfliction' }),
+    authority: Type.String(),
+    zone_id: Nullable(Type.String()),
+    status: Type.String({ enum: ['pending', 'approved', 'rejected', 'cascade_rejected', 'withdrawn'] }),
+    reason: Nullable(Type.String()),
+    decided_at: Type.Union([Timestamp, Type.Null()]),
+  },
+  closed,
+);
+export type PublicReviewItem = Static<typeof PublicReviewItem>;
+
+export const StatusChangeData = Type.Object(
+  {
+    ...aboutFlightRequest,
+    previous_status: Type.Union([FlightRequestStatus, Type.Null()]),
+    status: FlightRequestStatus,
+    reason: Nullable(Type.String()),
+    actor: Type.String({ description: 'operator, reviewer:<authority>, screening, system' }),
+    changed_at: Timestamp,
+  },
+  closed,
+);
+export type StatusChangeData = Static<typeof StatusChangeData>;
+
+export const CascadeRejectionData = Type.Object(
+  {
+    ...aboutFlightRequest,
+    rejected_item: PublicReviewItem,
+    cascaded_items: Type.Array(PublicReviewItem),
+    reason: Type.String(),
+    occurred_at: Timestamp,
+  },
+  closed,
+);
+export type CascadeRejectionData = Static<typeof CascadeRejectionData>;
+
+export const ReviewCompleteData = Type.Object(
+  {
+    ...aboutFlightRequest,
+    outcome: FlightRequestStatus,
+    items: Type.Array(PublicReviewItem),
+    counts: Type.Object(
+      {
+        total: Type.Integer(),
+        approved: Type.Integer(),
+        rejected: Type.Integer(),
+        cascade_rejected: Type.Integer(),
+        withdrawn: Type.Integer(),
+      },
+      closed,
+    ),
+    completed_at: Timestamp,
+  },
+  closed,
+);
+export type ReviewCompleteData = Static<typeof ReviewCompleteData>;
+
+export const PingData = Type.Object(
+  {
+    webhook_id: Uuid,
+    message: Type.String(),
+  },
+  closed,
+);
+export type PingData = Static<typeof PingData>;
+
+/** `{ id, event, created_at, data }`: `id` is the event id (also `webhook-id`), `created_at` when the event happened. */
+function payload<K extends string, D extends TProperties>(kind: K, data: ReturnType<typeof Type.Object<D>>, id: string) {
+  return Type.Object(
+    {
+      id: Uuid,
+      event: Type.Literal(kind),
+      created_at: Timestamp,
+      data,
+    },
+    { ...closed, $id: id },
+  );
+}
+
+export const StatusChangePayload = payload('status_change', StatusChangeData, 'StatusChangeWebhook');
+export type StatusChangePayload = Static<typeof StatusChangePayload>;
+export const CascadeRejectionPayload = payload('cascade_rejection', CascadeRejectionData, 'CascadeRejectionWebhook');
+export type CascadeRejectionPayload = Static<typeof CascadeRejectionPayload>;
+export const ReviewCompletePayload = payload('review_complete', ReviewCompleteData, 'ReviewCompleteWebhook');
+export type ReviewCompletePayload = Static<typeof ReviewCompletePayload>;
+export const PingPayload = payload('ping', PingData, 'PingWebhook');
+export type PingPayload = Static<typeof PingPayload>;
+
+/** Any body POSTed to a subscriber. */
+export type WebhookPayload = StatusChangePayload | CascadeRejectionPayload | ReviewCompletePayload | PingPayload;
+
+/** The schema of each kind's body, for validators and the OpenAPI `webhooks` section. */
+export const WEBHOOK_PAYLOAD_SCHEMAS = {
+  status_change: StatusChangePayload,
+  cascade_rejection: CascadeRejectionPayload,
+  review_complete: ReviewCompletePayload,
+  ping: PingPayload,
+} as const;

@@ -1,0 +1,42 @@
+import { createHmac } from 'node:crypto';
+import { WEBHOOK_SECRET_PREFIX } from './kinds.js';
+import type { RawBody } from './verify.js';
+
+/**
+ * Standard Webhooks (standardwebhooks.com), sent beside `X-Webhook-Signature`
+ * so that the `standardwebhooks` libraries of every language verify our
+ * deliveries:
+ *
+ *   webhook-id: <event id>   webhook-timestamp: <unix seconds>
+ *   webhook-signature: v1,<base64 HMAC-SHA256(key, "<id>.<timestamp>.<raw body>")> [v1,<…>]
+ *
+ * The key is the secret's part after `whsec_`, base64-decoded (the secrets
+ * are `whsec_` + standard base64 of 32 random bytes, so those libraries
+ * decode them as they are).
+ */
+export const STANDARD_WEBHOOK_HEADERS = {
+  id: 'webhook-id',
+  timestamp: 'webhook-timestamp',
+  signature: 'webhook-signature',
+} as const;
+
+export interface StandardSignOptions {
+  id: string;
+  /** Unix seconds. */
+  timestamp: number;
+  rawBody: RawBody;
+  /** Newest first; one `v1,` signature each, separated by spaces. */
+  secrets: readonly string[];
+}
+
+export function signStandardWebhook({ id, timestamp, rawBody, secrets }: StandardSignOptions): string {
+  return secrets
+    .map((secret) => `v1,${createHmac('sha256', standardKey(secret)).update(`${id}.${timestamp}.`).update(rawBody).digest('base64')}`)
+    .join(' ');
+}
+
+function standardKey(secret: string): Buffer {
+  const encoded = secret.startsWith(WEBHOOK_SECRET_PREFIX) ? secret.slice(WEBHOOK_SECRET_PREFIX.length) : secret;
+  // Node decodes both base64 alphabets, so secrets issued before the switch to standard base64 still sign.
+  return Buffer.from(encoded, 'base64');
+}

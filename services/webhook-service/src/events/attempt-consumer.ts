@@ -1,0 +1,68 @@
+import type { Broker } from '@dfc/kit/broker';
+import type { Logger } from '@dfc/kit/logging';
+import { queueName } from '@dfc/kit/broker';
+import type { EventEnvelope } from '@dfc/contracts';
+import { ATTEMPT_DUE, isAttemptDue, type AttemptDue } from '../domain/attempt-message.js';
+import { delayQueueName } from '../domain/delay-queues.js';
+import type { AttemptScheduler } from '../use-cases/delivery-deps.js';
+import type { EndpointSlots } from './endpoint-slots.js';
+
+/** How long a message for an endpoint busy in this replica waits on the broker before it is tried again. */
+const BUSY_ENDPOINT_WAIT_MS = 1000;
+
+export interface AttemptConsumerOptions {
+  queue: string;
+  /** Attempts under way at once in this replica. */
+  prefetch: number;
+  slots: EndpointSlots;
+  scheduler: AttemptScheduler;
+  log: Logger;
+  attempt: (message: EventEnvelope<AttemptDue>) => Promise<void>;
+}
+
+/**
+ * The work queue of attempts: one durable quorum queue, competing consumers
+ * (every replica), a message acked only after its attempt is recorded and
+ * its retry (if any) is on the broker; a replica dying mid-attempt leaves the
+ * message unacked, and the broker hands it to another replica. `drain()`
+ * (shutdown) lets the attempts under way finish and refuses new ones, which
+ * the broker then hands to another replica when the connection closes.
+ */
+export async function consumeAttempts(broker: Broker, options: AttemptConsumerOptions): Promise<{ drain(): Promise<void> }> {
+  const running = new Set<Promise<void>>();
+  let draining = false;
+  const handle = async (event: EventEnvelope): Promise<void> => {
+    if (!isAttemptDue(event.data)) {
+      options.log.error({ message_id: event.id }, 'malformed attempt message dropped');
+      return;
+    }
+    const message = event as EventEnvelope<AttemptDue>;
+    const outcome = await options.slots.run(message.data.endpoint_id, () => options.attempt(message));
+    if (outcome === 'busy') await options.scheduler.later(message, BUSY_ENDPOINT_WAIT_MS);
+  };
+  await broker.subscribe({
+    queue: options.queue,
+    bindings: [ATTEMPT_DUE],
+    prefetch: options.prefetch,
+    handler: (event) => {
+      if (draining) return Promise.reject(new Error('shutting down: left to another replica'));
+      const attempt = handle(event);
+      running.add(attempt);
+      void attempt.catch(() => undefined).finally(() => running.delete(attempt));
+      return attempt;
+    },
+  });
+  return {
+    async drain() {
+      draining = true;
+      await Promise.allSettled([...running]);
+    },
+  };
+}
+
+/** Delay queues on the broker that dead-letter back to the work queue (see domain/delay-queues.ts). */
+export function brokerScheduler(broker: Broker): AttemptScheduler {
+  return {
+    later: (message, delayMs) => broker.publishDelayed(queueName(broker.exchangeName, delayQueueName(delayMs)), message, delayMs, ATTEMPT_DUE),
+  };
+}

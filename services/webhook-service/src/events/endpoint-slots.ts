@@ -1,0 +1,46 @@
+/**
+ * The per-endpoint concurrency limit of one replica: at most `limit`
+ * attempts at one endpoint at a time. A few more may wait here for a slot;
+ * beyond that the caller is told the endpoint is busy (and parks the message
+ * on the broker), so one slow endpoint cannot fill the prefetch window and
+ * hold up everyone else's deliveries.
+ */
+export class EndpointSlots {
+  private readonly running = new Map<string, number>();
+  private readonly waiting = new Map<string, Array<() => void>>();
+
+  constructor(
+    private readonly limit: number,
+    private readonly maxWaiting: number,
+  ) {}
+
+  /** Runs `work` in a slot of the endpoint; 'busy' (without running it) when too many are waiting already. */
+  async run(endpointId: string, work: () => Promise<void>): Promise<'done' | 'busy'> {
+    if ((this.running.get(endpointId) ?? 0) >= this.limit) {
+      const queue = this.waiting.get(endpointId) ?? [];
+      if (queue.length >= this.maxWaiting) return 'busy';
+      await new Promise<void>((resolve) => {
+        queue.push(resolve);
+        this.waiting.set(endpointId, queue);
+      });
+    } else {
+      this.running.set(endpointId, (this.running.get(endpointId) ?? 0) + 1);
+    }
+    try {
+      await work();
+      return 'done';
+    } finally {
+      this.release(endpointId);
+    }
+  }
+
+  /** Hands the slot to the next waiter, or frees it. */
+  private release(endpointId: string): void {
+    const next = this.waiting.get(endpointId)?.shift();
+    if (this.waiting.get(endpointId)?.length === 0) this.waiting.delete(endpointId);
+    if (next) return next();
+    const left = (this.running.get(endpointId) ?? 1) - 1;
+    if (left > 0) this.running.set(endpointId, left);
+    else this.running.delete(endpointId);
+  }
+}

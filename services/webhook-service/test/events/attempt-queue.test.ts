@@ -1,0 +1,208 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { expect } from 'chai';
+import { connect as amqpConnect } from 'amqplib';
+import { Broker, queueName } from '@dfc/kit/broker';
+import { createLogger } from '@dfc/kit/logging';
+import { testDependencies, waitFor } from '@dfc/kit/testing';
+import { delayQueueName } from '../../src/domain/delay-queues.js';
+import { api, cleanUp, freshNames, operator, Receiver, registerEndpoint, sleep, startService, statusChanged, TEST_ENV, testServiceEnv, type Names, type TestService } from '../support.js';
+
+/** The attempt pipeline on the real broker: work queue, delay queues, competing replicas, crashes. */
+describe('delivery attempts through the broker', () => {
+  const opened: TestService[] = [];
+  const receivers: Receiver[] = [];
+  const used: Names[] = [];
+  const start = async (names: Names, env: Record<string, string> = {}) => {
+    const service = await startService(names, env);
+    opened.push(service);
+    return service;
+  };
+  const stop = async (service: TestService) => {
+    opened.splice(opened.indexOf(service), 1);
+    await service.close();
+  };
+  const receiver = async () => {
+    const started = await new Receiver().start();
+    receivers.push(started);
+    return started;
+  };
+  const names = () => {
+    const fresh = freshNames();
+    used.push(fresh);
+    return fresh;
+  };
+
+  after(async () => {
+    await Promise.all(opened.map((service) => service.close()));
+    await Promise.all(receivers.map((started) => started.close()));
+    for (const fresh of used) await cleanUp(fresh);
+  });
+
+  it('when two service instances consume one broker and database, then every event arrives exactly once (counted by webhook-id)', async () => {
+    const shared = names();
+    const [one, two] = [await start(shared), await start(shared)];
+    const alice = operator();
+    const hook = await receiver();
+    await registerEndpoint(one.url, alice, `${hook.url}/a`);
+    await registerEndpoint(two.url, alice, `${hook.url}/b`);
+    const events = Array.from({ length: 30 }, () => statusChanged(alice.operator_uuid!));
+    await Promise.all(events.map((event, index) => (index % 2 ? one : two).broker.publish(event)));
+    await waitFor(() => hook.requests.length >= 60, 20_000);
+    await sleep(500);
+    const seen = new Map<string, number>();
+    for (const request of hook.requests) {
+      const key = `${request.path} ${String(request.headers['webhook-id'])}`;
+      seen.set(key, (seen.get(key) ?? 0) + 1);
+    }
+    expect(seen.size).to.equal(60);
+    expect([...seen.values()].every((count) => count === 1)).to.equal(true);
+  });
+
+  // The shared broker is not restarted here: this proves what a restart keeps (durable queues, persistent messages)
+  // and that the retry survives every consumer and connection of the service being closed and recreated.
+  it('when a retry is scheduled, then it waits as a persistent message in a durable delay queue whose TTL is the delay, survives the consumers and connection being replaced, and arrives', async () => {
+    const fresh = names();
+    const env = { WEBHOOK_RETRY_SCHEDULE_MS: '4000' };
+    const first = await start(fresh, env);
+    const alice = operator();
+    const hook = await receiver();
+    hook.answer = (_request, index) => ({ status: index === 0 ? 500 : 200 });
+    await registerEndpoint(first.url, alice, hook.url);
+    const event = statusChanged(alice.operator_uuid!);
+    await first.broker.publish(event);
+    await waitFor(() => hook.requests.length === 1);
+
+    // Jitter picks one of 21 delays around 4 s; the message sits in the queue of its delay.
+    const { amqpUrl } = await testDependencies();
+    const amqp = await amqpConnect(amqpUrl);
+    const candidates = Array.from({ length: 21 }, (_, step) => Math.round(4000 * (0.8 + (0.4 * step) / 20)));
+    const holding = async (delay: number) => {
+      const probe = await amqp.createChannel();
+      probe.on('error', () => undefined);
+      const count = await probe.checkQueue(queueName(fresh.exchange, delayQueueName(delay))).then((state) => state.messageCount, () => 0);
+      await probe.close().catch(() => undefined);
+      return count === 1;
+    };
+    const found = await waitFor(async () => {
+      for (const delay of candidates) if (await holding(delay)) return { delay, queue: queueName(fresh.exchange, delayQueueName(delay)) };
+      return undefined;
+    });
+    await stop(first);
+    const channel = await amqp.createChannel();
+    // Persistent (delivery mode 2): a broker restart keeps it. Looked at and put back.
+    const message = await channel.get(found.queue);
+    expect(message && message.properties.deliveryMode).to.equal(2);
+    if (message) channel.nack(message, false, true);
+    // Re-declaring with durable: true and the same arguments succeeds only on a durable queue of exactly that TTL.
+    await channel.assertQueue(found.queue, {
+      durable: true,
+      arguments: {
+        'x-message-ttl': found.delay,
+        'x-expires': found.delay * 2 + 3_600_000,
+        'x-dead-letter-exchange': fresh.exchange,
+        'x-dead-letter-routing-key': 'webhook.attempt_due',
+      },
+    });
+    await amqp.close();
+
+    hook.answer = () => ({ status: 200 });
+    const second = await start(fresh, env);
+    await waitFor(() => hook.requests.length === 2, 10_000);
+    expect(hook.requests[1]!.headers['webhook-id']).to.equal(event.id);
+    await stop(second);
+  });
+
+  it('when an endpoint fails repeatedly, then it cools off (no request meanwhile, the gauge shows it) and recovers on the first success', async () => {
+    const fresh = names();
+    const service = await start(fresh, { WEBHOOK_RETRY_SCHEDULE_MS: '50,50,50,50', WEBHOOK_COOL_OFF_AFTER_FAILURES: '2', WEBHOOK_COOL_OFF_MS: '1500' });
+    const alice = operator();
+    const hook = await receiver();
+    hook.answer = (_request, index) => ({ status: index < 2 ? 500 : 200 });
+    const endpoint = await registerEndpoint(service.url, alice, hook.url);
+    await service.broker.publish(statusChanged(alice.operator_uuid!));
+    await waitFor(() => hook.requests.length === 2);
+    await waitFor(async () => /webhook_endpoints_cooling_off\{service="webhook-service"\} 1/.test(await (await fetch(`${service.url}/metrics`)).text()));
+    expect(hook.requests).to.have.length(2);
+    await waitFor(() => hook.requests.length === 3, 5000);
+    const gap = hook.requests[2]!.at - hook.requests[1]!.at;
+    expect(gap).to.be.at.least(1400);
+    const stored = await waitFor(async () => {
+      const doc = await service.connection.db!.collection('webhook_endpoints').findOne({ _id: endpoint.id as never });
+      return doc && doc['consecutive_failures'] === 0 ? doc : undefined;
+    });
+    expect(stored['cooling_until']).to.equal(null);
+    expect(stored['enabled']).to.equal(true);
+  });
+
+  it("when a delivery's message is lost (its delay queue deleted), then the sweep of the log puts it back and it arrives", async () => {
+    const fresh = names();
+    const service = await start(fresh, { WEBHOOK_RETRY_SCHEDULE_MS: '30000', WEBHOOK_LOST_AFTER_MS: '300' });
+    const alice = operator();
+    const hook = await receiver();
+    hook.answer = (_request, index) => ({ status: index === 0 ? 500 : 200 });
+    await registerEndpoint(service.url, alice, hook.url);
+    await service.broker.publish(statusChanged(alice.operator_uuid!));
+    await waitFor(() => hook.requests.length === 1);
+    const { amqpUrl } = await testDependencies();
+    const amqp = await amqpConnect(amqpUrl);
+    for (let step = 0; step <= 20; step++) {
+      const channel = await amqp.createChannel();
+      await channel.deleteQueue(queueName(fresh.exchange, delayQueueName(Math.round(30_000 * (0.8 + (0.4 * step) / 20))))).catch(() => undefined);
+      await channel.close().catch(() => undefined);
+    }
+    await amqp.close();
+    // Due in ~30 s: make it overdue in the log, as it would be after a broker wipe.
+    await service.connection.db!.collection('webhook_deliveries').updateMany({}, { $set: { next_attempt_at: new Date(Date.now() - 1000) } });
+    await waitFor(() => hook.requests.length === 2, 5000);
+  });
+
+  it('when a webhook-service process is killed (SIGKILL) while a receiver holds its request, then after a restart the delivery arrives', async function () {
+    this.timeout(60_000);
+    const fresh = names();
+    const registrar = await start(fresh);
+    const alice = operator();
+    const hook = await receiver();
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    hook.answer = (_request, index) => (index === 0 ? { status: 200, hold: held } : { status: 200 });
+    const endpoint = await registerEndpoint(registrar.url, alice, hook.url);
+    await stop(registrar);
+
+    const child = await spawnService(fresh);
+    const { amqpUrl } = await testDependencies();
+    const broker = await Broker.connect(amqpUrl, fresh.exchange, createLogger('webhook-service-test', 'silent'));
+    const event = statusChanged(alice.operator_uuid!);
+    await broker.publish(event);
+    await broker.close();
+    await waitFor(() => hook.requests.length === 1, 15_000);
+    child.kill('SIGKILL');
+    await new Promise((resolve) => child.once('exit', resolve));
+    release();
+
+    const restarted = await start(fresh);
+    await waitFor(() => hook.requests.length === 2, 15_000);
+    expect(hook.requests[1]!.headers['webhook-id']).to.equal(event.id);
+    const log = await waitFor(async () => {
+      const page = (await api(restarted.url, alice, 'GET', `/api/webhooks/${endpoint.id}/deliveries`)).body;
+      return page.data[0]?.status === 'succeeded' ? page.data[0] : undefined;
+    });
+    expect(log.event_id).to.equal(event.id);
+  });
+});
+
+/** webhook-service as its own process (src/main.ts), on the test's database and exchange. */
+async function spawnService(names: Names): Promise<ChildProcess> {
+  const env = { ...process.env, ...TEST_ENV, ...(await testServiceEnv(names)), PORT: '0', LOG_LEVEL: 'info' };
+  const child = spawn(process.execPath, ['--import', 'tsx', 'services/webhook-service/src/main.ts'], { env, stdio: ['ignore', 'pipe', 'ignore'] });
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('webhook-service child did not start')), 30_000);
+    child.stdout?.on('data', (chunk: Buffer) => {
+      if (/listening/i.test(chunk.toString())) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`webhook-service child exited with ${code}`)));
+  });
+  return child;
+}
