@@ -188,12 +188,11 @@ export class Receiver {
 }
 
 /** The internal event as the flight-request-service publishes it, `sequence` (its status-history position) included. */
-export type StatusChangedEvent = FlightRequestStatusChanged & { sequence: number };
+export type StatusChangedEvent = FlightRequestStatusChanged;
 
 export function statusChanged(operatorUuid: string, data: Partial<StatusChangedEvent> = {}): EventEnvelope<StatusChangedEvent> {
   return newEvent(RoutingKeys.flightRequestStatusChanged, operatorUuid, {
     flight_request_uuid: randomUUID(),
-    sequence: 2,
     operator_uuid: operatorUuid,
     previous_status: 'Pending',
     status: 'Approved',
