@@ -354,7 +354,7 @@ mongo_up() {
     # setsid + nohup: keep running after this script (and its terminal) go away.
     setsid nohup "$bin" \
       --handler=postgresql \
-      --postgresql-url="postgres://postgres@127.0.0.1:$PG_PORT/ferretdb" \
+      --postgresql-url="postgres://postgres@127.0.0.1:$PG_PORT/ferretdb?pool_max_conns=200" \
       --state-dir="$FDB_DIR/state" \
       --listen-addr="127.0.0.1:$MONGO_PORT" \
       --debug-addr=- \
