@@ -1,5 +1,5 @@
 import { InternalTokenVerifier } from '@dfc/kit/http';
-import { mongoReady, syncIndexes } from '@dfc/kit/db';
+import { mongoReady, verifyIndexes } from '@dfc/kit/db';
 import type { Service, ServiceResources } from '@dfc/kit/service';
 import { buildApp } from './app.js';
 import { eventsQueueName, type WebhookServiceConfig } from './config.js';
@@ -85,7 +85,7 @@ export function createWebhookService(resources: ServiceResources<WebhookServiceC
     deps,
     dispatcher,
     async start() {
-      await syncIndexes(connection);
+      await verifyIndexes(connection);
       dispatcher.start();
       await consumeWebhookEvents(broker, eventsQueueName(config), async (event) => {
         deps.metrics.eventsConsumed.inc({ type: event.type });

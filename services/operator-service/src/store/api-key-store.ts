@@ -81,10 +81,10 @@ export class ApiKeyStore {
   private readonly recordedUses = new Map<string, number>();
 
   constructor(connection: Connection) {
-    this.model = (connection.models['ApiKey'] as Model<ApiKeyDocument> | undefined) ?? connection.model('ApiKey', apiKeySchema);
+    this.model = (connection.models['ApiKey'] as Model<ApiKeyDocument> | undefined) ?? connection.model<ApiKeyDocument>('ApiKey', apiKeySchema);
     this.usage =
       (connection.models['ApiKeyUsage'] as Model<ApiKeyUsageDocument> | undefined) ??
-      connection.model('ApiKeyUsage', apiKeyUsageSchema);
+      connection.model<ApiKeyUsageDocument>('ApiKeyUsage', apiKeyUsageSchema);
   }
 
   async insert(key: NewApiKey, now: Date): Promise<ApiKeyView> {

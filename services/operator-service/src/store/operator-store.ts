@@ -69,7 +69,7 @@ export class OperatorStore {
   readonly model: Model<OperatorDocument>;
 
   constructor(connection: Connection) {
-    this.model = (connection.models['Operator'] as Model<OperatorDocument> | undefined) ?? connection.model('Operator', operatorSchema);
+    this.model = (connection.models['Operator'] as Model<OperatorDocument> | undefined) ?? connection.model<OperatorDocument>('Operator', operatorSchema);
   }
 
   /** Inserts the operator with its events; a taken email surfaces as the duplicate-key error. */
