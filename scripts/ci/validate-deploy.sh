@@ -18,6 +18,7 @@ ROOT="$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
 TOOLS="$ROOT/.data/tools"
 OUT="$ROOT/.data/validate-deploy"
+mkdir -p "$TOOLS/bin"
 
 KUSTOMIZE_VERSION=v5.7.1
 HADOLINT_VERSION=2.15.1
@@ -48,7 +49,6 @@ install_kustomize() {
     cd "$work"
     go mod init kustomizebuild >/dev/null 2>&1
     go get "sigs.k8s.io/kustomize/kustomize/v5@$KUSTOMIZE_VERSION"
-    mkdir -p "$TOOLS/bin"
     CGO_ENABLED=0 go build -trimpath -o "$bin.tmp" sigs.k8s.io/kustomize/kustomize/v5
     mv "$bin.tmp" "$bin"
   ) >"$TOOLS/kustomize-build.log" 2>&1 || { tail -n 20 "$TOOLS/kustomize-build.log" >&2; rm -rf "$work"; die "could not build kustomize"; }
