@@ -172,6 +172,9 @@ async function migrateIndexes(mongoUrl: string, databases: Record<ServiceName, s
       promisify(execFile)(process.execPath, ['--import', 'tsx', `services/${name}/src/migrate.ts`], {
         cwd: REPO_ROOT,
         env: { PATH: process.env['PATH'] ?? '', MONGO_URL: mongoUrl, MONGO_DB: databases[name], LOG_LEVEL: 'warn' },
+        // A migration that hangs must not outlive the run.
+        timeout: READY_TIMEOUT_MS,
+        killSignal: 'SIGKILL',
       }),
     ),
   );
