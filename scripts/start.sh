@@ -2,7 +2,8 @@
 # `npm start`: run the whole system locally.
 #   1. start the local stack (MongoDB-compatible DB + RabbitMQ, scripts/stack.sh up)
 #   2. create the internal-token Ed25519 key pair once (.data/keys/, mode 600)
-#   3. start the four services as children, output prefixed with their name
+#   3. build the indexes (index migration), start the four services as children,
+#      output prefixed with their name
 #   4. wait for the gateway's /healthz, load sample zones (if the loader exists)
 # Ctrl-C / SIGTERM stops all four services.
 #
@@ -137,6 +138,16 @@ start_service() { # name port mongo_db
   NAMES+=("$name")
   log "started $name (pid $!) on port $port"
 }
+
+# The index migration (the migrate Jobs in k8s): services only verify their indexes at start.
+migrate() { # name mongo_db
+  if ! MONGO_DB="$2" "$TSX" "services/$1/src/migrate.ts" </dev/null 2>&1 | awk -v p="[$1-migrate] " '{ print p $0; fflush() }'; then
+    die "index migration of $1 failed (see above)"
+  fi
+}
+migrate operator-service dfc_operators
+migrate flight-request-service dfc_flight_requests
+migrate webhook-service dfc_webhooks
 
 start_service operator-service "$OPERATOR_SERVICE_PORT" dfc_operators
 start_service flight-request-service "$FLIGHT_REQUEST_SERVICE_PORT" dfc_flight_requests

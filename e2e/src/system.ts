@@ -1,8 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import mongoose from 'mongoose';
 import { generateTokenKeys, testDependencies, uniqueName, waitFor } from '@dfc/kit/testing';
 
@@ -134,6 +135,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
   processesToReap.add(stop);
 
   try {
+    await migrateIndexes(mongoUrl, databases);
     const backends = services.filter((name) => name !== 'gateway');
     await Promise.all(backends.map((name) => start(name)));
     if (services.includes('gateway')) await start('gateway');
@@ -161,6 +163,23 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
       await dropDatabases(mongoUrl, Object.values(databases));
     },
   };
+}
+
+const SERVICES_WITH_A_DATABASE: ServiceName[] = ['operator-service', 'flight-request-service', 'webhook-service'];
+
+/** The index migration of every database, as the migrate Jobs run it before a rollout (services only verify). */
+async function migrateIndexes(mongoUrl: string, databases: Record<ServiceName, string>): Promise<void> {
+  await Promise.all(
+    SERVICES_WITH_A_DATABASE.map((name) =>
+      promisify(execFile)(process.execPath, ['--import', 'tsx', `services/${name}/src/migrate.ts`], {
+        cwd: REPO_ROOT,
+        env: { PATH: process.env['PATH'] ?? '', MONGO_URL: mongoUrl, MONGO_DB: databases[name], LOG_LEVEL: 'warn' },
+        // A migration that hangs must not outlive the run.
+        timeout: READY_TIMEOUT_MS,
+        killSignal: 'SIGKILL',
+      }),
+    ),
+  );
 }
 
 /** A test run that dies early must not leave services behind. */

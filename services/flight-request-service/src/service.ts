@@ -1,5 +1,5 @@
 import { InternalTokenVerifier } from '@dfc/kit/http';
-import { mongoReady, syncIndexes } from '@dfc/kit/db';
+import { mongoReady, verifyIndexes } from '@dfc/kit/db';
 import { OutboxRelay } from '@dfc/kit/broker';
 import type { Service, ServiceResources } from '@dfc/kit/service';
 import { buildApp } from './app.js';
@@ -80,7 +80,7 @@ export function createFlightRequestService(resources: ServiceResources<FlightReq
     deps,
     zoneSync,
     async start() {
-      await syncIndexes(connection);
+      await verifyIndexes(connection);
       await zoneSync.reloadAll();
       await subscribeOperatorProjection(broker, operators);
       await subscribeReviewQueueProjection(broker, reviewQueue);

@@ -1,4 +1,4 @@
-import { mongoReady, syncIndexes } from '@dfc/kit/db';
+import { mongoReady, verifyIndexes } from '@dfc/kit/db';
 import { OutboxRelay } from '@dfc/kit/broker';
 import { InternalTokenVerifier } from '@dfc/kit/http';
 import type { Service, ServiceResources } from '@dfc/kit/service';
@@ -44,7 +44,7 @@ export function createOperatorService(resources: ServiceResources<Config>): Oper
     app,
     deps,
     async start() {
-      await syncIndexes(connection);
+      await verifyIndexes(connection);
       const adminKeyId = await bootstrapAdminKey(deps, config.ADMIN_API_KEY);
       log.info({ key_id: adminKeyId }, 'bootstrap admin key in place');
       relay.start();

@@ -21,8 +21,8 @@ function freePort(): Promise<number> {
   });
 }
 
-function run(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+function run(env: Record<string, string>, entry = 'src/main.ts') {
+  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
     cwd: SERVICE_ROOT,
     env: { PATH: process.env['PATH'] ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -43,12 +43,32 @@ describe('operator-service main (a real process)', function () {
     expect(started.output()).to.include('ADMIN_API_KEY is required');
   });
 
-  it('when configured, then it becomes ready, knows the admin key, and stops cleanly on SIGTERM', async () => {
+  it('when the index migration has not run, then it refuses to start, naming the missing indexes', async () => {
+    const { mongoUrl, amqpUrl } = await testDependencies();
+    const database = uniqueName('test_operators_unmigrated');
+    const started = run({
+      PORT: String(await freePort()),
+      MONGO_URL: mongoUrl,
+      MONGO_DB: database,
+      AMQP_URL: amqpUrl,
+      AMQP_EXCHANGE: uniqueName('test_operator_main'),
+      INTERNAL_TOKEN_PUBLIC_KEY: generateTokenKeys().publicKeyPem,
+      ADMIN_API_KEY: generateApiKey().key,
+    });
+    expect(await started.exited).to.equal(1);
+    expect(started.output()).to.include('indexes missing (run the index migration, npm run migrate)');
+    expect(started.output()).to.include('api_keys');
+    await dropDatabase(mongoUrl, database);
+  });
+
+  it('when configured and migrated, then it becomes ready, knows the admin key, and stops cleanly on SIGTERM', async () => {
     const { mongoUrl, amqpUrl } = await testDependencies();
     const keys = generateTokenKeys();
     const adminKey = generateApiKey().key;
     const port = await freePort();
     const database = uniqueName('test_operators_main');
+    const migration = run({ MONGO_URL: mongoUrl, MONGO_DB: database }, 'src/migrate.ts');
+    expect(await migration.exited, migration.output()).to.equal(0);
     const service = run({
       PORT: String(port),
       MONGO_URL: mongoUrl,

@@ -1,6 +1,6 @@
 import { OutboxRelay } from '@dfc/kit/broker';
 import { InternalTokenVerifier } from '@dfc/kit/http';
-import { mongoReady, syncIndexes } from '@dfc/kit/db';
+import { mongoReady, verifyIndexes } from '@dfc/kit/db';
 import type { Service, ServiceResources } from '@dfc/kit/service';
 import { buildApp } from './app.js';
 import { attemptsQueueName, eventsQueueName, type WebhookServiceConfig } from './config.js';
@@ -79,7 +79,7 @@ export function createWebhookService(resources: ServiceResources<WebhookServiceC
     app,
     deps,
     async start() {
-      await syncIndexes(connection);
+      await verifyIndexes(connection);
       relay.start();
       sweep = startSweep(() => recoverLostDeliveries(deps), config.WEBHOOK_LOST_SWEEP_INTERVAL_MS, log);
       attempts = await consumeAttempts(broker, {

@@ -3,7 +3,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { connect as amqpConnect } from 'amqplib';
 import type { Connection } from 'mongoose';
 import { Broker, newEvent } from '@dfc/kit/broker';
-import { connectMongo } from '@dfc/kit/db';
+import { connectMongo, syncIndexes } from '@dfc/kit/db';
 import { createLogger, type Logger } from '@dfc/kit/logging';
 import { createMetricsRegistry, InternalTokenSigner } from '@dfc/kit/http';
 import { generateTokenKeys, listen, testDependencies, uniqueName, type Listening } from '@dfc/kit/testing';
@@ -72,6 +72,8 @@ export async function startService(names: Names, env: Record<string, string> = {
   const connection = await connectMongo(config.MONGO_URL, config.MONGO_DB, log, 3);
   const broker = await Broker.connect(config.AMQP_URL, config.AMQP_EXCHANGE, log);
   const service = createWebhookService({ config, connection, broker, log, registry: createMetricsRegistry('webhook-service') });
+  // The index migration, as the migrate Job runs it before a rollout: start() only verifies.
+  await syncIndexes(connection);
   await service.start();
   const http: Listening = await listen(service.app);
   return {

@@ -3,3 +3,4 @@ export * from './aggregate-store.js';
 export * from './engine-gaps.js';
 export { unrecorded } from './command-log.js';
 export * from './index-coverage.js';
+export * from './migrate-indexes.js';

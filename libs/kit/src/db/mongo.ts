@@ -41,3 +41,21 @@ export function mongoReady(connection: Connection): boolean {
 export async function syncIndexes(connection: Connection): Promise<void> {
   for (const model of Object.values(connection.models)) await model.createIndexes();
 }
+
+/**
+ * Checks that every index the models declare exists (the migration Job, `npm run migrate`,
+ * builds them before a rollout; replicas never build indexes themselves). A missing index
+ * refuses the start: without its unique indexes the service could store duplicates, and
+ * without the others its queries scan. The pod exits, so a rollout whose migration has not
+ * run yet stops there and the previous version keeps serving.
+ */
+export async function verifyIndexes(connection: Connection): Promise<void> {
+  const missing: string[] = [];
+  for (const model of Object.values(connection.models)) {
+    const { toCreate } = await model.diffIndexes();
+    for (const index of toCreate) missing.push(`${model.collection.collectionName} ${JSON.stringify(index)}`);
+  }
+  if (missing.length > 0) {
+    throw new Error(`indexes missing (run the index migration, npm run migrate): ${missing.join('; ')}`);
+  }
+}

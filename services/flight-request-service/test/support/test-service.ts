@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Connection } from 'mongoose';
 import { Broker } from '@dfc/kit/broker';
-import { connectMongo } from '@dfc/kit/db';
+import { connectMongo, syncIndexes } from '@dfc/kit/db';
 import { createLogger } from '@dfc/kit/logging';
 import { createMetricsRegistry, InternalTokenSigner } from '@dfc/kit/http';
 import { captureEvents, generateTokenKeys, listen, testDependencies, uniqueName, type CapturedEvents } from '@dfc/kit/testing';
@@ -88,6 +88,8 @@ export async function startTestService(
     registry: createMetricsRegistry('flight-request-service'),
     ...(options.now ? { now: options.now } : {}),
   });
+  // The index migration, as the migrate Job runs it before a rollout: start() only verifies.
+  await syncIndexes(connection);
   await service.start();
   const server = await listen(service.app);
   const signer = new InternalTokenSigner(shared.keys.privateKeyPem);

@@ -80,6 +80,14 @@ export type KeyForVerification = Pick<ApiKeyDocument, '_id' | keyof typeof VERIF
 /** Bounds the in-memory "last recorded use" map; older entries are dropped first when it is full. */
 const MAX_TRACKED_USES = 10_000;
 
+export function apiKeyModel(connection: Connection): Model<ApiKeyDocument> {
+  return (connection.models['ApiKey'] as Model<ApiKeyDocument> | undefined) ?? connection.model<ApiKeyDocument>('ApiKey', apiKeySchema);
+}
+
+export function apiKeyUsageModel(connection: Connection): Model<ApiKeyUsageDocument> {
+  return (connection.models['ApiKeyUsage'] as Model<ApiKeyUsageDocument> | undefined) ?? connection.model<ApiKeyUsageDocument>('ApiKeyUsage', apiKeyUsageSchema);
+}
+
 export class ApiKeyStore {
   private readonly aggregates: AggregateStore<ApiKeyDocument>;
   private readonly usage: Model<ApiKeyUsageDocument>;
@@ -87,11 +95,9 @@ export class ApiKeyStore {
   private readonly recordedUses = new Map<string, number>();
 
   constructor(connection: Connection, relay: OutboxRelay) {
-    const model = (connection.models['ApiKey'] as Model<ApiKeyDocument> | undefined) ?? connection.model('ApiKey', apiKeySchema);
+    const model = apiKeyModel(connection);
     this.aggregates = new AggregateStore(model, relay);
-    this.usage =
-      (connection.models['ApiKeyUsage'] as Model<ApiKeyUsageDocument> | undefined) ??
-      connection.model('ApiKeyUsage', apiKeyUsageSchema);
+    this.usage = apiKeyUsageModel(connection);
   }
 
   /** A new key (not revoked, never used). A unique-index refusal (an id taken) propagates: see `isDuplicateKey`. */

@@ -54,12 +54,15 @@ operatorSchema.index({ email_normalised: 1 }, { unique: true, name: 'email_norma
  * email's unique index refuses is the domain's "already taken", whoever
  * checked first.
  */
+export function operatorModel(connection: Connection): Model<OperatorDocument> {
+  return (connection.models['Operator'] as Model<OperatorDocument> | undefined) ?? connection.model<OperatorDocument>('Operator', operatorSchema);
+}
+
 export class OperatorStore {
   private readonly aggregates: AggregateStore<OperatorDocument>;
 
   constructor(connection: Connection, relay: OutboxRelay) {
-    const model =
-      (connection.models['Operator'] as Model<OperatorDocument> | undefined) ?? connection.model('Operator', operatorSchema);
+    const model = operatorModel(connection);
     this.aggregates = new AggregateStore(model, relay, {
       conflictMessage: 'The operator was changed by another request at the same time. Please retry.',
     });

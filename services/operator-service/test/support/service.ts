@@ -2,7 +2,7 @@ import type { Writable } from 'node:stream';
 import { pino } from 'pino';
 import type { Connection } from 'mongoose';
 import { Broker } from '@dfc/kit/broker';
-import { connectMongo } from '@dfc/kit/db';
+import { connectMongo, syncIndexes } from '@dfc/kit/db';
 import { createMetricsRegistry, InternalTokenSigner } from '@dfc/kit/http';
 import { REDACTED_PATHS, type Logger } from '@dfc/kit/logging';
 import { generateTokenKeys, listen, testDependencies, uniqueName } from '@dfc/kit/testing';
@@ -81,6 +81,8 @@ export async function startService(options: { logStream?: Writable } = {}): Prom
   const broker = await Broker.connect(amqpUrl, exchange, log);
   const registry = createMetricsRegistry('operator-service');
   const service = createOperatorService({ config, connection, broker, log, registry });
+  // The index migration, as the migrate Job runs it before a rollout: start() only verifies.
+  await syncIndexes(connection);
   await service.start();
   const server = await listen(service.app);
 

@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+"""Policy checks on rendered Kubernetes manifests (kustomize build output), beyond schema validation.
+
+usage: check-manifests.py RENDERED.yaml [...]
+
+- Pod Security Standards, "restricted" profile (v1.x, latest), on every pod template of a
+  Deployment, StatefulSet, DaemonSet, ReplicaSet, Job, CronJob or Pod: the baseline controls
+  plus the restricted ones, field by field as the standard lists them.
+- Custom resources (no offline schema): apiVersion, kind and metadata.name present.
+- The webhook egress NetworkPolicy excepts exactly the ranges the application refuses
+  (services/webhook-service/src/domain/endpoint-url.ts).
+- Every alert's runbook_url names a page in docs/runbooks/, and has summary and description.
+
+Exits 1 with one line per violation.
+"""
+import ipaddress
+import pathlib
+import re
+import sys
+
+import yaml
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+BUILT_IN_GROUPS = {"", "v1", "apps", "batch", "policy", "autoscaling", "networking.k8s.io", "rbac.authorization.k8s.io"}
+RESTRICTED_VOLUME_TYPES = {"configMap", "csi", "downwardAPI", "emptyDir", "ephemeral", "persistentVolumeClaim", "projected", "secret"}
+SAFE_SYSCTLS = {
+    "kernel.shm_rmid_forced", "net.ipv4.ip_local_port_range", "net.ipv4.ip_unprivileged_port_start",
+    "net.ipv4.tcp_syncookies", "net.ipv4.ping_group_range", "net.ipv4.ip_local_reserved_ports",
+    "net.ipv4.tcp_keepalive_time", "net.ipv4.tcp_fin_timeout", "net.ipv4.tcp_keepalive_intvl",
+    "net.ipv4.tcp_keepalive_probes",
+}
+SELINUX_TYPES = {None, "", "container_t", "container_init_t", "container_kvm_t", "container_engine_t"}
+
+
+def pod_spec(doc):
+    kind, spec = doc.get("kind"), doc.get("spec") or {}
+    if kind == "Pod":
+        return spec
+    if kind in ("Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job"):
+        return spec.get("template", {}).get("spec")
+    if kind == "CronJob":
+        return spec.get("jobTemplate", {}).get("spec", {}).get("template", {}).get("spec")
+    return None
+
+
+def restricted_violations(spec):
+    """The controls of the restricted profile (which includes baseline) for one pod spec."""
+    out = []
+    pod_sc = spec.get("securityContext") or {}
+    containers = [("container", c) for c in spec.get("containers") or []]
+    containers += [("initContainer", c) for c in spec.get("initContainers") or []]
+    containers += [("ephemeralContainer", c) for c in spec.get("ephemeralContainers") or []]
+    for field in ("hostNetwork", "hostPID", "hostIPC"):
+        if spec.get(field):
+            out.append(f"{field} is true")
+    if (pod_sc.get("windowsOptions") or {}).get("hostProcess"):
+        out.append("pod windowsOptions.hostProcess is true")
+    for volume in spec.get("volumes") or []:
+        types = set(volume) - {"name"}
+        if not types <= RESTRICTED_VOLUME_TYPES:
+            out.append(f"volume {volume.get('name')} has a type the restricted profile forbids: {sorted(types - RESTRICTED_VOLUME_TYPES)}")
+    for sysctl in pod_sc.get("sysctls") or []:
+        if sysctl.get("name") not in SAFE_SYSCTLS:
+            out.append(f"sysctl {sysctl.get('name')} is not in the safe set")
+    if (pod_sc.get("seLinuxOptions") or {}).get("type") not in SELINUX_TYPES or {"user", "role"} & set(pod_sc.get("seLinuxOptions") or {}):
+        out.append("pod seLinuxOptions not allowed")
+    if pod_sc.get("runAsUser") == 0:
+        out.append("pod runAsUser is 0")
+    pod_seccomp = (pod_sc.get("seccompProfile") or {}).get("type")
+    if pod_seccomp not in (None, "RuntimeDefault", "Localhost"):
+        out.append(f"pod seccompProfile.type is {pod_seccomp}")
+    for role, c in containers:
+        name = f"{role} {c.get('name')}"
+        sc = c.get("securityContext") or {}
+        if sc.get("privileged"):
+            out.append(f"{name}: privileged")
+        if (sc.get("windowsOptions") or {}).get("hostProcess"):
+            out.append(f"{name}: windowsOptions.hostProcess")
+        if any(p.get("hostPort") for p in c.get("ports") or []):
+            out.append(f"{name}: hostPort")
+        if sc.get("procMount") not in (None, "Default"):
+            out.append(f"{name}: procMount {sc.get('procMount')}")
+        if (sc.get("seLinuxOptions") or {}).get("type") not in SELINUX_TYPES or {"user", "role"} & set(sc.get("seLinuxOptions") or {}):
+            out.append(f"{name}: seLinuxOptions not allowed")
+        apparmor = (sc.get("appArmorProfile") or {}).get("type")
+        if apparmor not in (None, "RuntimeDefault", "Localhost"):
+            out.append(f"{name}: appArmorProfile.type {apparmor}")
+        if sc.get("allowPrivilegeEscalation") is not False:
+            out.append(f"{name}: allowPrivilegeEscalation must be false")
+        caps = sc.get("capabilities") or {}
+        if "ALL" not in (caps.get("drop") or []):
+            out.append(f"{name}: capabilities.drop must include ALL")
+        if set(caps.get("add") or []) - {"NET_BIND_SERVICE"}:
+            out.append(f"{name}: capabilities.add may only hold NET_BIND_SERVICE")
+        run_as_non_root = sc.get("runAsNonRoot", pod_sc.get("runAsNonRoot"))
+        if run_as_non_root is not True:
+            out.append(f"{name}: runAsNonRoot must be true (pod or container)")
+        if sc.get("runAsUser") == 0:
+            out.append(f"{name}: runAsUser is 0")
+        seccomp = (sc.get("seccompProfile") or {}).get("type", pod_seccomp)
+        if seccomp not in ("RuntimeDefault", "Localhost"):
+            out.append(f"{name}: seccompProfile.type must be RuntimeDefault or Localhost (pod or container)")
+    return out
+
+
+def app_refused_ranges():
+    """The CIDRs the webhook-service refuses, read from its source."""
+    source = (ROOT / "services/webhook-service/src/domain/endpoint-url.ts").read_text()
+    return {str(ipaddress.ip_network(f"{net}/{prefix}")) for net, prefix in re.findall(r"\['([0-9a-f.:]+)', (\d+)\]", source)}
+
+
+def check_webhook_egress(policy):
+    excepted = set()
+    for rule in policy["spec"].get("egress") or []:
+        for peer in rule.get("to") or []:
+            excepted |= {str(ipaddress.ip_network(cidr)) for cidr in (peer.get("ipBlock") or {}).get("except") or []}
+    refused = app_refused_ranges()
+    out = []
+    if refused - excepted:
+        out.append(f"webhook-egress does not except ranges the application refuses: {sorted(refused - excepted)}")
+    if excepted - refused:
+        out.append(f"webhook-egress excepts ranges the application allows: {sorted(excepted - refused)}")
+    return out
+
+
+def check_alerts(rule):
+    out = []
+    for group in rule["spec"]["groups"]:
+        for r in group["rules"]:
+            if "alert" not in r:
+                continue
+            notes = r.get("annotations") or {}
+            for key in ("summary", "description", "runbook_url"):
+                if not notes.get(key):
+                    out.append(f"alert {r['alert']}: no {key}")
+            page = (notes.get("runbook_url") or "").rsplit("/docs/runbooks/", 1)[-1]
+            if page != f"{r['alert']}.md" or not (ROOT / "docs/runbooks" / page).is_file():
+                out.append(f"alert {r['alert']}: runbook_url must point at docs/runbooks/{r['alert']}.md, which must exist")
+    return out
+
+
+def check(path):
+    problems = []
+    for doc in yaml.safe_load_all(pathlib.Path(path).read_text()):
+        if not doc:
+            continue
+        what = f"{path}: {doc.get('kind')}/{(doc.get('metadata') or {}).get('name')}"
+        group = str(doc.get("apiVersion", "")).rpartition("/")[0]
+        if group not in BUILT_IN_GROUPS and not (doc.get("kind") and (doc.get("metadata") or {}).get("name")):
+            problems.append(f"{what}: custom resource without kind or name")
+        spec = pod_spec(doc)
+        if spec is not None:
+            problems += [f"{what}: {v}" for v in restricted_violations(spec)]
+        if doc.get("kind") == "NetworkPolicy" and doc["metadata"]["name"] == "webhook-egress":
+            problems += [f"{what}: {v}" for v in check_webhook_egress(doc)]
+        if doc.get("kind") == "PrometheusRule":
+            problems += [f"{what}: {v}" for v in check_alerts(doc)]
+    return problems
+
+
+if __name__ == "__main__":
+    found = [problem for path in sys.argv[1:] for problem in check(path)]
+    for problem in found:
+        print(problem)
+    sys.exit(1 if found else 0)
