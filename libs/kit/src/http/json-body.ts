@@ -1,6 +1,7 @@
 import type { Middleware } from 'koa';
 import getRawBody from 'raw-body';
 import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../errors.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js';
 
 export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -12,7 +13,8 @@ const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /**
  * Reads a JSON object body into `ctx.state.body`, or `{}` when there is none.
  * The order of the checks is the order of the documented statuses: too large
- * (413), not JSON (415), not parseable (400), not an object (400).
+ * (413), not JSON (415), nested too deeply or not parseable (400), not an
+ * object (400). The depth is checked on the raw text, before anything recurses.
  */
 export function jsonBody(limit: BodyLimit = DEFAULT_BODY_LIMIT_BYTES): Middleware {
   return async (ctx, next) => {
@@ -41,6 +43,9 @@ async function readText(req: NodeJS.ReadableStream, limit: number): Promise<stri
 }
 
 function parseObject(text: string): Record<string, unknown> {
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+    throw new BadRequestError(`Request body nests deeper than ${MAX_JSON_DEPTH} levels.`);
+  }
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

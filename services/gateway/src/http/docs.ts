@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import Router from '@koa/router';
-import { MethodNotAllowedError, NotFoundError } from '@dfc/kit/errors';
+import { NotFoundError } from '@dfc/kit/errors';
 
 /** swagger-ui-dist's files the page needs, served from node_modules (no CDN). */
 const ASSETS: Record<string, string> = {
@@ -73,10 +73,6 @@ export function docsRouter(openApiDocument: object): Router {
     ctx.body = await assets.read(name);
   });
   return router;
-}
-
-export function docsAllowedMethods(router: Router) {
-  return router.allowedMethods({ throw: true, methodNotAllowed: () => new MethodNotAllowedError() });
 }
 
 /** Read once, on first request, then served from memory. */

@@ -3,6 +3,7 @@ import type { Principal } from '@dfc/contracts';
 import { createLogger } from '@dfc/kit/logging';
 import { createMetricsRegistry, InternalTokenSigner, InternalTokenVerifier, type ReadinessCheck } from '@dfc/kit/http';
 import { generateTokenKeys, listen, type Listening } from '@dfc/kit/testing';
+import type { HttpServerLimits } from '@dfc/kit/http';
 import { buildApp } from '../../src/app.js';
 import { RateLimits, type RateLimitSettings } from '../../src/http/rate-limit.js';
 import { KeyCache } from '../../src/store/key-cache.js';
@@ -37,6 +38,7 @@ export interface TestGatewayOptions {
   readiness?: ReadinessCheck[];
   timeoutMs?: number;
   trustProxy?: boolean;
+  serverLimits?: HttpServerLimits;
 }
 
 /**
@@ -84,7 +86,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     upstreams,
     trustProxy: options.trustProxy ?? false,
   });
-  const listening = await listen(app);
+  const listening = await listen(app, options.serverLimits);
   return {
     ...listening,
     operators,
