@@ -1,5 +1,6 @@
 import Koa, { type Next } from 'koa';
 import type { Registry } from 'prom-client';
+import type { OpenApiDocument } from '@dfc/contracts';
 import { errorMiddleware, httpMetrics, methodRules, operationsRouter, requestContext, type ReadinessCheck } from '@dfc/kit/http';
 import { type Logger } from '@dfc/kit/logging';
 import { canonicalPath } from './domain/routing.js';
@@ -12,7 +13,7 @@ export interface GatewayDeps extends ProxyRouteDeps {
   registry: Registry;
   /** The broker (revocation events); upstreams are not required to be ready. */
   readiness: ReadinessCheck[];
-  openApiDocument: object;
+  openApiDocument: OpenApiDocument;
 }
 
 /**

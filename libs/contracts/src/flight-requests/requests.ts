@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, PageQuery, Timestamp, Uuid } from '../schema-helpers.js';
 import { FlightRequestStatus } from './status.js';
+import { FlightArea } from './geojson.js';
 import { ReviewItemRecord } from './reviews.js';
 
 /** PRODUCT.md "Rules": the category screening derives from the free-text `aircraft_type`. */
@@ -14,7 +15,6 @@ function utcTimestamp(attribute: string) {
   return Type.String({
     pattern: UTC_TIMESTAMP_PATTERN,
     'x-error-message': `The ${attribute} field must be an RFC 3339 UTC timestamp ending in Z, e.g. 2026-12-01T10:00:00Z.`,
-    examples: ['2026-12-01T10:00:00Z'],
   });
 }
 
@@ -99,7 +99,7 @@ export const FlightRequestRecord = Type.Object(
     aircraft_category: Type.String({ enum: [...AIRCRAFT_CATEGORIES], description: 'derived from aircraft_type; what screening reads' }),
     purpose: Type.String(),
     area: FlightAreaSummary,
-    flight_area: Type.Optional(Type.Unknown({ description: 'only with include_geometry=true; right-hand rule winding' })),
+    flight_area: Type.Optional(FlightArea),
     review: Type.Object({
       findings: Type.Array(FindingRecord),
       items: Type.Array(ReviewItemRecord),

@@ -49,6 +49,7 @@ const deliveryCallback = {
   webhookDelivery: {
     '{$request.body#/url}': {
       post: {
+        operationId: 'receiveWebhookDelivery',
         summary: 'A webhook delivery (sent by the service to your endpoint)',
         description: SIGNATURE_DESCRIPTION,
         parameters: [
@@ -67,6 +68,7 @@ export const webhookPaths: Record<string, unknown> = {
   '/api/webhooks': {
     post: {
       tags: [TAG],
+      operationId: 'createWebhook',
       summary: 'Register a webhook endpoint',
       description: `Operator keys register for their own operator; admin keys name one with \`operator_uuid\`. The url must be an absolute https URL (at most 2048 characters, no credentials, not a private/loopback/link-local address). The signing secret is in this answer only.\n\n${SIGNATURE_DESCRIPTION}`,
       parameters: [operatorUuidQuery],
@@ -83,6 +85,7 @@ export const webhookPaths: Record<string, unknown> = {
     },
     get: {
       tags: [TAG],
+      operationId: 'listWebhooks',
       summary: 'List webhook endpoints',
       description: 'Newest first. Admin keys see every operator\'s endpoints unless `operator_uuid` is given.',
       parameters: [operatorUuidQuery, ...pageParams],
@@ -93,11 +96,13 @@ export const webhookPaths: Record<string, unknown> = {
     parameters: [idParam, operatorUuidQuery],
     get: {
       tags: [TAG],
+      operationId: 'getWebhook',
       summary: 'Get a webhook endpoint',
       responses: { '200': json(DataEnvelope(WebhookEndpointRecord), 'The endpoint (never its secret).'), ...common },
     },
     patch: {
       tags: [TAG],
+      operationId: 'updateWebhook',
       summary: 'Update a webhook endpoint',
       description: 'Any of url, events, description, enabled. Enabling a disabled endpoint clears `disabled_reason`.',
       requestBody: body(WebhookEndpointUpdate),
@@ -105,6 +110,7 @@ export const webhookPaths: Record<string, unknown> = {
     },
     delete: {
       tags: [TAG],
+      operationId: 'deleteWebhook',
       summary: 'Delete a webhook endpoint and its delivery log',
       responses: { '204': { description: 'Deleted.' }, ...common },
     },
@@ -113,6 +119,7 @@ export const webhookPaths: Record<string, unknown> = {
     parameters: [idParam, operatorUuidQuery],
     post: {
       tags: [TAG],
+      operationId: 'rotateWebhookSecret',
       summary: 'Rotate the signing secret',
       description: 'The new secret is shown in this answer only. The previous one keeps signing, next to the new one, for 24 hours.',
       responses: {
@@ -126,6 +133,7 @@ export const webhookPaths: Record<string, unknown> = {
     parameters: [idParam, operatorUuidQuery],
     post: {
       tags: [TAG],
+      operationId: 'testWebhook',
       summary: 'Send a test `ping` event',
       description: 'Goes through the normal delivery path (signed, retried, logged).',
       responses: { '202': json(DataEnvelope(DeliveryRecord), 'The ping delivery, scheduled now.'), ...common, '409': ref('Conflict') },
@@ -135,6 +143,7 @@ export const webhookPaths: Record<string, unknown> = {
     parameters: [idParam, operatorUuidQuery],
     get: {
       tags: [TAG],
+      operationId: 'listWebhookDeliveries',
       summary: 'The delivery log of an endpoint',
       description: 'Newest first; every attempt with its time, status code, error, latency and the first 1 KiB of the answer.',
       parameters: [
@@ -148,6 +157,7 @@ export const webhookPaths: Record<string, unknown> = {
     parameters: [idParam, deliveryIdParam, operatorUuidQuery],
     post: {
       tags: [TAG],
+      operationId: 'redeliverWebhookDelivery',
       summary: 'Send a delivery again',
       description: 'A failed or succeeded delivery is scheduled again now, with a fresh round of retries (same event id). 409 when it is still pending or the endpoint is disabled.',
       responses: {

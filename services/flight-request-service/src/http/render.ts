@@ -1,4 +1,4 @@
-import type { FlightRequestRecord, ReviewItemRecord, ReviewQueueEntry } from '@dfc/contracts';
+import type { FlightArea, FlightRequestRecord, ReviewItemRecord, ReviewQueueEntry } from '@dfc/contracts';
 import type { ReviewItem } from '../domain/review/review-group.js';
 import { aircraftCategoryOf } from '../domain/submission/aircraft-category.js';
 import { toUtcZ } from '../domain/time-format.js';
@@ -23,7 +23,7 @@ export function flightRequestRecord(doc: FlightRequestDoc, includeGeometry = fal
     aircraft_category: aircraftCategoryOf(doc.aircraft_type),
     purpose: doc.purpose,
     area: doc.area,
-    ...(includeGeometry ? { flight_area: JSON.parse(doc.flight_area_json) as unknown } : {}),
+    ...(includeGeometry ? { flight_area: JSON.parse(doc.flight_area_json) as FlightArea } : {}),
     review: {
       findings: doc.review.findings,
       items: doc.review.items.map(reviewItemRecord),

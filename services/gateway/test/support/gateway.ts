@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Principal } from '@dfc/contracts';
+import { buildOpenApiDocument, type Principal } from '@dfc/contracts';
 import { createLogger } from '@dfc/kit/logging';
 import { createMetricsRegistry, InternalTokenSigner, InternalTokenVerifier, type ReadinessCheck } from '@dfc/kit/http';
 import { generateTokenKeys, listen, type Listening } from '@dfc/kit/testing';
@@ -78,7 +78,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     log,
     registry: createMetricsRegistry('gateway'),
     readiness: options.readiness ?? [],
-    openApiDocument: { openapi: '3.1.0', info: { title: 'test', version: '0' }, paths: {} },
+    openApiDocument: buildOpenApiDocument(),
     keys,
     verify: operatorServiceKeyVerifier(operators.url, tokens, 2_000, log),
     rateLimits: new RateLimits({ perKeyPerMinute: 600, publicPerIpPerMinute: 20, failedAuthPerIpPerMinute: 30, ...options.rateLimits }),

@@ -60,7 +60,7 @@ describe('POST /api/operators', () => {
         ctr_exemption_number: null,
         timezone: 'Europe/Berlin',
       });
-      expect(reply.headers.get('location')).to.equal(`${service.url}/api/operators/${record.uuid}`);
+      expect(reply.headers.get('location')).to.equal(`${service.url}/api/v1/operators/${record.uuid}`);
       expect(JSON.stringify(reply.body)).not.to.include(String(body['password']));
     });
 
