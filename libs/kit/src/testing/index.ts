@@ -85,3 +85,4 @@ export async function waitFor<T>(check: () => Promise<T | undefined | false> | T
   }
 }
 export * from './events.js';
+export * from './broker-topology.js';
