@@ -51,7 +51,6 @@ const STANDARD_RESPONSES: Record<string, JsonObject> = {
   Unauthenticated: errorResponse('Missing, malformed, unknown or revoked API key (`{"message":"Unauthenticated."}`).'),
   Forbidden: errorResponse('The key\'s role may not do this.'),
   NotFound: errorResponse('No such resource (or another operator\'s).'),
-  MethodNotAllowed: errorResponse('The path exists, the method does not.'),
   Conflict: errorResponse('The change is not allowed in the resource\'s current state.'),
   PayloadTooLarge: errorResponse('The body is over the limit (1 MiB; 16 MiB for zone imports).'),
   UnsupportedMediaType: errorResponse('The body is not `application/json`.'),
@@ -109,6 +108,7 @@ export function assembleOpenApiDocument(slices: ReadonlyArray<Record<string, unk
     info: {
       title: 'Drone flight clearance API',
       version: '1.0.0',
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       description: DESCRIPTION,
     },
     servers: [{ url: DEFAULT_SERVER_URL, description: 'Local development; the gateway serves this document with its own address' }],

@@ -58,7 +58,10 @@ const deliveryCallback = {
           { name: 'X-Webhook-Event', in: 'header', required: true, schema: { type: 'string', enum: ['status_change', 'cascade_rejection', 'review_complete', 'ping'] } },
         ],
         requestBody: body(WebhookPayload),
-        responses: { '2XX': { description: 'Received. Anything else is retried.' } },
+        responses: {
+          '2XX': { description: 'Received.' },
+          '4XX': { description: 'Refused: retried on the schedule (410 disables the endpoint).' },
+        },
       },
     },
   },
