@@ -139,7 +139,7 @@ run_step typescript-walkthrough bash -c "cd '$TS_DIR' && '$TSX' walkthrough.mts 
 OPERATOR_KEY="$(node "$SCRIPTS/operator-key.mjs" "$GATEWAY")" || die "could not register an operator for the fuzzer"
 fuzz() {
   local who="$1" key="$2"
-  "$PY/st" run "$WORK/openapi.json" --url "$GATEWAY" \
+  "$PY/st" --config-file "$SCRIPTS/schemathesis.toml" run "$WORK/openapi.json" --url "$GATEWAY" \
     --checks all \
     --header "X-API-Key: $key" \
     --phases examples,coverage,fuzzing \

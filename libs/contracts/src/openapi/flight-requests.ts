@@ -62,7 +62,24 @@ const getFlightRequest = (operationId: string, alias: string) => ({
   responses: { '200': response('The flight request.', DataEnvelope(FlightRequestRecord)), '404': notFound, '422': invalid },
 });
 
-/** Built per document so the submission example's window lies ahead of `now`. */
+const cancelFlightRequest = (operationId: string) => ({
+  tags: ['Flight requests'],
+  operationId,
+  summary: 'Cancel a flight request',
+  description:
+    'From Pending or Approved while the flight window has not ended; pending review items are withdrawn. ' +
+    'Operator (own requests) or admin keys.',
+  requestBody: { required: true, content: json(CancelBody, cancelFlightRequestExample) },
+  responses: {
+    '200': response('The cancelled request.', DataEnvelope(FlightRequestRecord)),
+    '403': forbidden,
+    '404': notFound,
+    '409': conflict('Not cancellable in its state (e.g. "A Rejected flight request cannot be cancelled.") or its window has ended.'),
+    '422': invalid,
+  },
+});
+
+/** Built per document so the submission example's window lies ahead of `now`. The spec's `/api/v1` form of the record's route is documented too. */
 export const flightRequestPaths = (now: Date): Record<string, PathItem> => ({
   '/api/flight-requests': {
     post: {
@@ -104,26 +121,12 @@ export const flightRequestPaths = (now: Date): Record<string, PathItem> => ({
   '/api/flight-requests/{uuid}': {
     parameters: [flightRequestUuid],
     get: getFlightRequest('getFlightRequest', 'The spec shows this route as `/api/v1/flight-requests/{uuid}`.'),
-    delete: {
-      tags: ['Flight requests'],
-      operationId: 'cancelFlightRequest',
-      summary: 'Cancel a flight request',
-      description:
-        'From Pending or Approved while the flight window has not ended; pending review items are withdrawn. ' +
-        'Operator (own requests) or admin keys.',
-      requestBody: { required: true, content: json(CancelBody, cancelFlightRequestExample) },
-      responses: {
-        '200': response('The cancelled request.', DataEnvelope(FlightRequestRecord)),
-        '403': forbidden,
-        '404': notFound,
-        '409': conflict('Not cancellable in its state (e.g. "A Rejected flight request cannot be cancelled.") or its window has ended.'),
-        '422': invalid,
-      },
-    },
+    delete: cancelFlightRequest('cancelFlightRequest'),
   },
   '/api/v1/flight-requests/{uuid}': {
     parameters: [flightRequestUuid],
     get: getFlightRequest('getFlightRequestV1', 'The route as the spec shows it; the same as `/api/flight-requests/{uuid}`.'),
+    delete: cancelFlightRequest('cancelFlightRequestV1'),
   },
   '/api/reviews': {
     get: {
