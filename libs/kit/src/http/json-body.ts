@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import getRawBody from 'raw-body';
-import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../errors.js';
+import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '../errors.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js';
 
 export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
@@ -14,7 +14,7 @@ const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
  * Reads a JSON object body into `ctx.state.body`, or `{}` when there is none.
  * The order of the checks is the order of the documented statuses: too large
  * (413), not JSON (415), nested too deeply or not parseable (400), not an
- * object (400). The depth is checked on the raw text, before anything recurses.
+ * object (422). The depth is checked on the raw text, before anything recurses.
  */
 export function jsonBody(limit: BodyLimit = DEFAULT_BODY_LIMIT_BYTES): Middleware {
   return async (ctx, next) => {
@@ -52,8 +52,9 @@ function parseObject(text: string): Record<string, unknown> {
   } catch {
     throw new BadRequestError();
   }
+  // Well-formed JSON of the wrong type is a validation failure (Laravel's 422), not a malformed body.
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw new BadRequestError('Request body must be a JSON object.');
+    throw ValidationError.of('body', 'The body must be a JSON object.');
   }
   return parsed as Record<string, unknown>;
 }

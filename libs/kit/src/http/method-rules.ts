@@ -3,6 +3,7 @@ import { MethodNotAllowedError } from '../errors.js';
 
 interface MatchedLayer {
   methods: string[];
+  paramNames: unknown[];
 }
 
 /**
@@ -16,8 +17,10 @@ interface MatchedLayer {
  */
 export function methodRules(): Middleware {
   return async (ctx, next) => {
-    const matched = (ctx as unknown as { matched?: MatchedLayer[] }).matched ?? [];
-    const allowed = [...new Set(matched.flatMap((layer) => layer.methods))];
+    const matched = ((ctx as unknown as { matched?: MatchedLayer[] }).matched ?? []).filter((layer) => layer.methods.length > 0);
+    // A literal path names its own resource: `/zones/import` is not `/zones/:id`.
+    const literal = matched.filter((layer) => layer.paramNames.length === 0);
+    const allowed = [...new Set((literal.length > 0 ? literal : matched).flatMap((layer) => layer.methods))];
     if (allowed.length === 0) return next();
     if (!allowed.includes('OPTIONS')) allowed.push('OPTIONS');
     ctx.set('Allow', allowed.join(', '));

@@ -50,6 +50,24 @@ describe('gateway: hostile requests', () => {
     });
   });
 
+  describe('POST /api/flight-requests with JSON that is not an object', () => {
+    it('when the body is 0, null or an array, then 422 names the body and no service is called', async () => {
+      for (const body of ['0', 'null', '[1]', '"text"']) {
+        const response = await fetch(`${gateway.url}/api/flight-requests`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+          body,
+        });
+        expect(response.status, body).to.equal(422);
+        expect(await response.json(), body).to.deep.equal({
+          message: 'The body must be a JSON object.',
+          errors: { body: ['The body must be a JSON object.'] },
+        });
+      }
+      expect(gateway.flights.calls).to.have.length(0);
+    });
+  });
+
   describe('a body shorter than its Content-Length', () => {
     it('when the rest never arrives, then a JSON 408 with X-Request-Id after the configured timeout', async () => {
       const started = Date.now();
