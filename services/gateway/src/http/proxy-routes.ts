@@ -36,6 +36,10 @@ export function proxyRoutes(deps: ProxyRouteDeps): Middleware {
 
 async function identifyCallerWithinLimits(ctx: Context, route: ProxyRoute, deps: ProxyRouteDeps): Promise<Principal> {
   try {
+    // An operator's keys take HTTP Basic or a key; both at once would let a wrong password ride on a good key.
+    if (route.publicKind === 'api-keys' && ctx.get('X-API-Key') !== '' && ctx.get('Authorization') !== '') {
+      throw new UnauthenticatedError();
+    }
     return await identifyCaller({ apiKey: ctx.get('X-API-Key'), publicRoute: route.public, requestId: ctx.state.requestId }, deps);
   } catch (error) {
     if (error instanceof UnauthenticatedError) await deps.rateLimits.countFailedAuthentication(ctx);

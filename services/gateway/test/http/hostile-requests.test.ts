@@ -95,6 +95,17 @@ describe('gateway: hostile requests', () => {
     });
   });
 
+  describe('GET /api/operators/{uuid}/api-keys with two credentials', () => {
+    it('when a valid key comes with an HTTP Basic header, then 401: one credential per request', async () => {
+      const response = await fetch(`${gateway.url}/api/operators/9b2f6c1e-3d4a-4f5b-8c6d-7e8f9a0b1c2d/api-keys`, {
+        headers: { 'x-api-key': apiKey, authorization: `Basic ${Buffer.from('a@b.example:wrong').toString('base64')}` },
+      });
+      expect(response.status).to.equal(401);
+      expect(await response.json()).to.deep.equal({ message: 'Unauthenticated.' });
+      expect(gateway.operators.calls.filter((call) => call.url.startsWith('/api/'))).to.have.length(0);
+    });
+  });
+
   describe('methods', () => {
     it('when a method Node does not know is sent, then a JSON 501', async () => {
       const answer = parseAnswer(await rawExchange(gateway.url, 'FROBNICATE /api/flight-requests HTTP/1.1\r\nHost: x\r\n\r\n'));
