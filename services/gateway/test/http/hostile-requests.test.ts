@@ -97,12 +97,13 @@ describe('gateway: hostile requests', () => {
 
   describe('GET /api/operators/{uuid}/api-keys with two credentials', () => {
     it('when a valid key comes with an HTTP Basic header, then 401: one credential per request', async () => {
+      const before = gateway.operators.calls.length;
       const response = await fetch(`${gateway.url}/api/operators/9b2f6c1e-3d4a-4f5b-8c6d-7e8f9a0b1c2d/api-keys`, {
         headers: { 'x-api-key': apiKey, authorization: `Basic ${Buffer.from('a@b.example:wrong').toString('base64')}` },
       });
       expect(response.status).to.equal(401);
       expect(await response.json()).to.deep.equal({ message: 'Unauthenticated.' });
-      expect(gateway.operators.calls.filter((call) => call.url.startsWith('/api/'))).to.have.length(0);
+      expect(gateway.operators.calls.slice(before).filter((call) => call.url.startsWith('/api/'))).to.have.length(0);
     });
   });
 
