@@ -139,6 +139,8 @@ run_step typescript-walkthrough bash -c "cd '$TS_DIR' && '$TSX' walkthrough.mts 
 OPERATOR_KEY="$(node "$SCRIPTS/operator-key.mjs" "$GATEWAY")" || die "could not register an operator for the fuzzer"
 fuzz() {
   local who="$1" key="$2"
+  # From the work directory: schemathesis keeps its cache of failures in the current one.
+  cd "$WORK"
   "$PY/st" --config-file "$SCRIPTS/schemathesis.toml" run "$WORK/openapi.json" --url "$GATEWAY" \
     --checks all \
     --header "X-API-Key: $key" \

@@ -24,7 +24,8 @@ export function jsonBody(limit: BodyLimit = DEFAULT_BODY_LIMIT_BYTES): Middlewar
     if (Number(ctx.get('Content-Length') || 0) > limitBytes) throw new PayloadTooLargeError();
     if (!ctx.is('application/json', '+json')) throw new UnsupportedMediaTypeError();
     const text = await readText(ctx.req, limitBytes);
-    if (text.trim() !== '') ctx.state.body = parseObject(text);
+    // Bytes were declared or streamed, so they must be JSON: whitespace alone is not.
+    if (text.length > 0) ctx.state.body = parseObject(text);
     return next();
   };
 }

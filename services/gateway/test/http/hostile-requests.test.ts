@@ -68,6 +68,18 @@ describe('gateway: hostile requests', () => {
     });
   });
 
+  describe('PATCH /api/operators/{uuid} with a body of whitespace only', () => {
+    it('when the declared bytes are not JSON, then 400 Malformed JSON body.', async () => {
+      const response = await fetch(`${gateway.url}/api/operators/9b2f6c1e-3d4a-4f5b-8c6d-7e8f9a0b1c2d`, {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+        body: '\r\n ',
+      });
+      expect(response.status).to.equal(400);
+      expect(await response.json()).to.deep.equal({ message: 'Malformed JSON body.' });
+    });
+  });
+
   describe('a body shorter than its Content-Length', () => {
     it('when the rest never arrives, then a JSON 408 with X-Request-Id after the configured timeout', async () => {
       const started = Date.now();
