@@ -69,7 +69,7 @@ describe('POST /api/operators', () => {
         body: registration(),
         headers: { 'X-Forwarded-Host': 'api.example.test', 'X-Forwarded-Proto': 'https' },
       });
-      expect(reply.headers.get('location')).to.equal(`https://api.example.test/api/operators/${reply.body.data.uuid}`);
+      expect(reply.headers.get('location')).to.equal(`https://api.example.test/api/v1/operators/${reply.body.data.uuid}`);
     });
 
     it('then timestamps are ISO 8601 with the numeric offset +00:00', async () => {
