@@ -5,7 +5,8 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import mongoose from 'mongoose';
-import { generateTokenKeys, testDependencies, uniqueName, waitFor } from '@dfc/kit/testing';
+import { queueName } from '@dfc/kit/broker';
+import { generateTokenKeys, removeBrokerTopology, testDependencies, uniqueName, waitFor } from '@dfc/kit/testing';
 
 /**
  * Starts the real system for end-to-end tests and benchmarks: each service is
@@ -17,6 +18,8 @@ export type ServiceName = 'gateway' | 'operator-service' | 'flight-request-servi
 const ALL_SERVICES: ServiceName[] = ['operator-service', 'flight-request-service', 'webhook-service', 'gateway'];
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const READY_TIMEOUT_MS = 60_000;
+/** The services' durable work queues (their other queues are per-connection), removed with the run. */
+const DURABLE_QUEUES = ['flight-request-service.operators', 'webhook-service.events'];
 const LOG_TAIL_LINES = 200;
 
 export interface SystemOptions {
@@ -161,6 +164,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
       processesToReap.delete(stop);
       await stop();
       await dropDatabases(mongoUrl, Object.values(databases));
+      await removeBrokerTopology(amqpUrl, exchange, DURABLE_QUEUES.map((purpose) => queueName(exchange, purpose)));
     },
   };
 }

@@ -20,3 +20,4 @@ export * from './flight-requests/zones.js';
 export * from './openapi/index.js';
 export * from './flight-requests/zone-admin.js';
 export * from './openapi/operators.js';
+export * from './openapi/examples.js';

@@ -61,6 +61,10 @@ export const commonConfig = {
   ),
   HOST: Type.String({ default: '127.0.0.1' }),
   SHUTDOWN_GRACE_MS: Type.Integer({ minimum: 0, default: 10_000 }),
+  /** A request whose headers and body have not all arrived within this time gets a JSON 408. */
+  REQUEST_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 15_000 }),
+  /** Request line and headers, in bytes; larger gets a JSON 431. */
+  MAX_HEADER_BYTES: Type.Integer({ minimum: 1024, default: 16 * 1024 }),
 };
 
 export const mongoConfig = {

@@ -1,10 +1,11 @@
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type Koa from 'koa';
 import type { Connection } from 'mongoose';
 import type { Registry } from 'prom-client';
 import { Broker } from './broker/broker.js';
 import { connectMongo } from './db/mongo.js';
 import { createMetricsRegistry } from './http/metrics.js';
+import { createHttpServer } from './http/server.js';
 import { createLogger, type Logger } from './logger.js';
 
 /**
@@ -63,6 +64,8 @@ export interface ServiceBaseConfig {
   HOST: string;
   LOG_LEVEL: string;
   SHUTDOWN_GRACE_MS: number;
+  REQUEST_TIMEOUT_MS: number;
+  MAX_HEADER_BYTES: number;
   AMQP_URL: string;
   AMQP_EXCHANGE: string;
 }
@@ -128,7 +131,7 @@ export async function runService<C extends ServiceBaseConfig>(name: string, load
     const opened = await openResources(name, config, log);
     const service = await create(opened.resources);
     await service.start();
-    const server = createServer(service.app.callback());
+    const server = createHttpServer(service.app, { requestTimeoutMs: config.REQUEST_TIMEOUT_MS, maxHeaderBytes: config.MAX_HEADER_BYTES });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.PORT, config.HOST, resolve);

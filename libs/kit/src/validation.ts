@@ -6,9 +6,12 @@ import { ValidationError, type FieldErrors } from './errors.js';
 // ajv-formats is CommonJS; under NodeNext its default export arrives wrapped.
 const addFormats = addFormatsPlugin as unknown as (ajv: Ajv) => Ajv;
 
+/** A schema's own message for its failures (an OpenAPI `x-` extension, so documents stay valid). */
+export const ERROR_MESSAGE_KEYWORD = 'x-error-message';
+
 /**
  * Bodies are checked strictly; query strings arrive as text and are coerced.
- * `verbose` gives errors their `parentSchema`, where a schema's `errorMessage` is read.
+ * `verbose` gives errors their `parentSchema`, where a schema's `x-error-message` is read.
  */
 const bodyAjv = addFormats(new Ajv({ allErrors: true, strict: false, verbose: true }));
 const queryAjv = addFormats(new Ajv({ allErrors: true, strict: false, verbose: true, coerceTypes: true, useDefaults: true }));
@@ -24,8 +27,31 @@ export function bodyValidator<T extends TSchema>(schema: T): Validator<T> {
   return toValidator<T>(bodyAjv.compile(schema));
 }
 
+/**
+ * Query strings: an unknown parameter, including PHP-style shapes such as
+ * `status[]` or `status[$ne]`, is a 422 rather than silently ignored, and an
+ * integer must be written as digits (`1e3` and `1.0` are refused like `1.5`).
+ */
 export function queryValidator<T extends TSchema>(schema: T): Validator<T> {
-  return toValidator<T>(queryAjv.compile(schema));
+  const validate = queryAjv.compile({ ...schema, additionalProperties: false });
+  const integers = integerPropertiesOf(schema);
+  return (input) => {
+    const notDigits = integers.filter((name) => typeof (input as Record<string, unknown>)[name] === 'string' && !INTEGER_TEXT.test((input as Record<string, string>)[name] ?? ''));
+    const valid = validate(input);
+    if (valid && notDigits.length === 0) return input as Static<T>;
+    const fields = valid ? {} : toFieldErrors(validate.errors ?? []);
+    for (const name of notDigits) fields[name] = [typeMessage(attribute(name), 'integer')];
+    throw new ValidationError(fields);
+  };
+}
+
+const INTEGER_TEXT = /^-?\d+$/;
+
+function integerPropertiesOf(schema: TSchema): string[] {
+  const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
+  return Object.entries(properties)
+    .filter(([, property]) => property.type === 'integer')
+    .map(([name]) => name);
 }
 
 /** Runs a schema check and returns the field errors instead of throwing, to merge with domain checks. */
@@ -58,6 +84,7 @@ function fieldOf(error: ErrorObject): string {
   const base = error.instancePath.split('/').slice(1).map(unescapePointer);
   if (error.keyword === 'required') base.push(String(error.params['missingProperty']));
   if (error.keyword === 'dependentRequired') base.push(String(error.params['property']));
+  if (error.keyword === 'additionalProperties') base.push(String(error.params['additionalProperty']));
   return base.join('.') || 'body';
 }
 
@@ -71,8 +98,8 @@ function attribute(field: string): string {
 }
 
 function messageFor(error: ErrorObject, field: string): string {
-  const custom = (error.parentSchema as { errorMessage?: string } | undefined)?.errorMessage;
-  if (custom && error.keyword !== 'required' && error.keyword !== 'type') return custom;
+  const custom = (error.parentSchema as Record<string, unknown> | undefined)?.[ERROR_MESSAGE_KEYWORD];
+  if (typeof custom === 'string' && error.keyword !== 'required' && error.keyword !== 'type') return custom;
   const name = attribute(field);
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
@@ -81,7 +108,8 @@ function messageFor(error: ErrorObject, field: string): string {
     case 'dependentRequired':
       return `The ${name} field is required when ${attribute(String(params['missingProperty'] ?? ''))} is present.`;
     case 'type':
-      return typeMessage(name, String(params['type']));
+      // Laravel's `required` fails on null: a null where a value must be is a missing value.
+      return error.data === null ? `The ${name} field is required.` : typeMessage(name, String(params['type']));
     case 'maxLength':
       return `The ${name} field must not be greater than ${params['limit']} characters.`;
     case 'minLength':
@@ -104,7 +132,7 @@ function messageFor(error: ErrorObject, field: string): string {
     case 'format':
       return formatMessage(name, String(params['format']));
     case 'additionalProperties':
-      return `The ${name} field contains an unknown field ${String(params['additionalProperty'])}.`;
+      return `The ${name} field is prohibited.`;
     default:
       return `The ${name} field format is invalid.`;
   }

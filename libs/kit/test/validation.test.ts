@@ -62,4 +62,28 @@ describe('queryValidator', () => {
     const validate = queryValidator(Type.Object({ page: Type.Integer({ minimum: 1, default: 1 }), per_page: Type.Integer({ default: 15 }) }));
     expect(validate({ page: '3' })).to.deep.equal({ page: 3, per_page: 15 });
   });
+
+  const List = Type.Object({ status: Type.Optional(Type.String()), page: Type.Integer({ minimum: 1, default: 1 }) });
+
+  it('when a parameter comes in an unknown shape (status[], status[$ne]) or is unknown, then 422 names it', () => {
+    const validate = queryValidator(List);
+    expect(errorsOf(() => validate({ 'status[$ne]': 'Pending' }))).to.deep.equal({ 'status[$ne]': ['The status[$ne] field is prohibited.'] });
+    expect(errorsOf(() => validate({ 'status[]': 'Pending', colour: 'red' }))).to.have.keys('status[]', 'colour');
+    expect(errorsOf(() => validate({ status: ['Pending', 'Approved'] }))).to.deep.equal({ status: ['The status field must be a string.'] });
+  });
+
+  it('when an integer is not written as digits (1e3, 1.0, 0x10), then 422 like 1.5', () => {
+    const validate = queryValidator(List);
+    for (const page of ['1e3', '1.0', '0x10', '1.5', ' 2']) {
+      expect(errorsOf(() => validate({ page })), page).to.deep.equal({ page: ['The page field must be an integer.'] });
+    }
+  });
+});
+
+describe('bodyValidator: null', () => {
+  it('when a required field is null, then "is required" as Laravel says, not "must be a string"', () => {
+    expect(errorsOf(() => bodyValidator(Body)({ company_name: null, email: 'a@b.example' }))).to.deep.equal({
+      company_name: ['The company name field is required.'],
+    });
+  });
 });

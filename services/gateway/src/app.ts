@@ -1,9 +1,10 @@
 import Koa, { type Next } from 'koa';
 import type { Registry } from 'prom-client';
-import { errorMiddleware, httpMetrics, operationsRouter, requestContext, type ReadinessCheck } from '@dfc/kit/http';
+import type { OpenApiDocument } from '@dfc/contracts';
+import { errorMiddleware, httpMetrics, methodRules, operationsRouter, requestContext, type ReadinessCheck } from '@dfc/kit/http';
 import { type Logger } from '@dfc/kit/logging';
 import { canonicalPath } from './domain/routing.js';
-import { docsAllowedMethods, docsRouter, isDocumentPath } from './http/docs.js';
+import { docsRouter, isDocumentPath } from './http/docs.js';
 import { proxyRoutes, type ProxyRouteDeps } from './http/proxy-routes.js';
 import { closeUnfinishedRequests } from './http/unfinished-requests.js';
 
@@ -12,7 +13,7 @@ export interface GatewayDeps extends ProxyRouteDeps {
   registry: Registry;
   /** The broker (revocation events); upstreams are not required to be ready. */
   readiness: ReadinessCheck[];
-  openApiDocument: object;
+  openApiDocument: OpenApiDocument;
 }
 
 /**
@@ -41,7 +42,7 @@ export function buildApp(deps: GatewayDeps): Koa {
     return next();
   });
   app.use(onlyFor(isDocumentPath, docs.routes()));
-  app.use(onlyFor(isDocumentPath, docsAllowedMethods(docs)));
+  app.use(onlyFor(isDocumentPath, methodRules()));
   app.use(proxyRoutes(deps));
   return app;
 }

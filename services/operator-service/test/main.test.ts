@@ -4,7 +4,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { InternalTokenSigner } from '@dfc/kit/http';
-import { generateTokenKeys, testDependencies, uniqueName, waitFor } from '@dfc/kit/testing';
+import { generateTokenKeys, removeBrokerTopology, testDependencies, uniqueName, waitFor } from '@dfc/kit/testing';
 import { INTERNAL_TOKEN_HEADER } from '@dfc/contracts';
 import { generateApiKey } from '../src/security/api-key-secrets.js';
 
@@ -69,12 +69,13 @@ describe('operator-service main (a real process)', function () {
     const database = uniqueName('test_operators_main');
     const migration = run({ MONGO_URL: mongoUrl, MONGO_DB: database }, 'src/migrate.ts');
     expect(await migration.exited, migration.output()).to.equal(0);
+    const exchange = uniqueName('test_operator_main');
     const service = run({
       PORT: String(port),
       MONGO_URL: mongoUrl,
       MONGO_DB: database,
       AMQP_URL: amqpUrl,
-      AMQP_EXCHANGE: uniqueName('test_operator_main'),
+      AMQP_EXCHANGE: exchange,
       INTERNAL_TOKEN_PUBLIC_KEY: keys.publicKeyPem,
       ADMIN_API_KEY: adminKey,
       LOG_LEVEL: 'info',
@@ -99,6 +100,7 @@ describe('operator-service main (a real process)', function () {
     expect(lines.map((line) => line.msg)).to.include.members(['listening', 'shutting down', 'stopped']);
     expect(lines.every((line) => line.service === 'operator-service')).to.equal(true);
     await dropDatabase(mongoUrl, database);
+    await removeBrokerTopology(amqpUrl, exchange);
   });
 });
 

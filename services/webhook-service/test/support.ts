@@ -1,12 +1,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import { connect as amqpConnect } from 'amqplib';
 import type { Connection } from 'mongoose';
 import { Broker, newEvent } from '@dfc/kit/broker';
 import { connectMongo, syncIndexes } from '@dfc/kit/db';
 import { createLogger, type Logger } from '@dfc/kit/logging';
 import { createMetricsRegistry, InternalTokenSigner } from '@dfc/kit/http';
-import { generateTokenKeys, listen, testDependencies, uniqueName, type Listening } from '@dfc/kit/testing';
+import { generateTokenKeys, listen, removeBrokerTopology, testDependencies, uniqueName, type Listening } from '@dfc/kit/testing';
 import {
   INTERNAL_TOKEN_HEADER,
   RoutingKeys,
@@ -97,14 +96,7 @@ export async function cleanUp(names: Names): Promise<void> {
   const connection = await connectMongo(mongoUrl, names.db, log, 3);
   await connection.dropDatabase().catch(() => undefined);
   await connection.close();
-  const amqp = await amqpConnect(amqpUrl);
-  const channel = await amqp.createChannel();
-  await channel.deleteQueue(eventsQueueName({ AMQP_EXCHANGE: names.exchange })).catch(() => undefined);
-  await channel.deleteQueue(attemptsQueueName({ AMQP_EXCHANGE: names.exchange })).catch(() => undefined);
-  await channel.deleteQueue(`${names.exchange}.dead-letters`).catch(() => undefined);
-  await channel.deleteExchange(names.exchange).catch(() => undefined);
-  await channel.deleteExchange(`${names.exchange}.dlx`).catch(() => undefined);
-  await amqp.close().catch(() => undefined);
+  await removeBrokerTopology(amqpUrl, names.exchange, [eventsQueueName({ AMQP_EXCHANGE: names.exchange }), attemptsQueueName({ AMQP_EXCHANGE: names.exchange })]);
 }
 
 export function operator(operatorUuid: string = randomUUID()): Principal {

@@ -18,38 +18,50 @@ export const GeoJsonPosition = Type.Array(Type.Number(), {
 /** A closed ring: at least 4 positions, the first repeated as the last. */
 export const GeoJsonLinearRing = Type.Array(GeoJsonPosition, { minItems: 4 });
 
-export const GeoJsonPolygon = Type.Object({
-  type: Type.Literal('Polygon'),
-  coordinates: Type.Array(GeoJsonLinearRing, {
-    minItems: 1,
-    description: 'the exterior ring first, then holes; stored with the right-hand rule (exterior counter-clockwise)',
-  }),
-});
+export const GeoJsonPolygon = Type.Object(
+  {
+    type: Type.Literal('Polygon'),
+    coordinates: Type.Array(GeoJsonLinearRing, {
+      minItems: 1,
+      description:
+        'the exterior ring first, then holes; stored with the right-hand rule (exterior counter-clockwise). ' +
+        'A ring may not cross the antimeridian: split such an area into a MultiPolygon (RFC 7946 §3.1.9).',
+    }),
+  },
+  { $id: 'GeoJsonPolygon' },
+);
 export type GeoJsonPolygon = Static<typeof GeoJsonPolygon>;
 
-export const GeoJsonMultiPolygon = Type.Object({
-  type: Type.Literal('MultiPolygon'),
-  coordinates: Type.Array(Type.Array(GeoJsonLinearRing, { minItems: 1 }), { minItems: 1 }),
-});
+export const GeoJsonMultiPolygon = Type.Object(
+  {
+    type: Type.Literal('MultiPolygon'),
+    coordinates: Type.Array(Type.Array(GeoJsonLinearRing, { minItems: 1 }), { minItems: 1 }),
+  },
+  { $id: 'GeoJsonMultiPolygon' },
+);
 export type GeoJsonMultiPolygon = Static<typeof GeoJsonMultiPolygon>;
 
-export const GeoJsonPoint = Type.Object({
-  type: Type.Literal('Point'),
-  coordinates: GeoJsonPosition,
-});
+/** In a flight area, the centre of a circle whose radius is the feature's `properties.radius_m`. */
+export const GeoJsonPoint = Type.Object(
+  { type: Type.Literal('Point'), coordinates: GeoJsonPosition },
+  { $id: 'GeoJsonPoint' },
+);
 
 /** A zone's geometry: a Polygon or a MultiPolygon, never a circle. */
 export const ZoneGeometry = Type.Union([GeoJsonPolygon, GeoJsonMultiPolygon]);
 export type ZoneGeometry = Static<typeof ZoneGeometry>;
 
 /** One feature of a flight area: a (Multi)Polygon, or a Point with `properties.radius_m` (a circle). */
-export const FlightAreaFeature = Type.Object({
-  type: Type.Literal('Feature'),
-  properties: Type.Record(Type.String(), Type.Unknown(), {
-    description: 'any object (may be empty); a Point feature needs radius_m, 1..5000 metres',
-  }),
-  geometry: Type.Union([GeoJsonPolygon, GeoJsonMultiPolygon, GeoJsonPoint]),
-});
+export const FlightAreaFeature = Type.Object(
+  {
+    type: Type.Literal('Feature'),
+    properties: Type.Record(Type.String(), Type.Unknown(), {
+      description: 'any object (may be empty); a Point feature needs radius_m, 1..5000 metres',
+    }),
+    geometry: Type.Union([GeoJsonPolygon, GeoJsonMultiPolygon, GeoJsonPoint]),
+  },
+  { $id: 'FlightAreaFeature' },
+);
 
 /** `flight_area`: 1..50 features, at most 10,000 positions and 1,000 km² in all (PRODUCT.md defaults). */
 export const FlightArea = Type.Object(
@@ -58,6 +70,7 @@ export const FlightArea = Type.Object(
     features: Type.Array(FlightAreaFeature, { minItems: 1, maxItems: 50 }),
   },
   {
+    $id: 'FlightArea',
     examples: [
       {
         type: 'FeatureCollection',

@@ -1,11 +1,12 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, PageQuery, Timestamp, Uuid } from '../schema-helpers.js';
 import { FlightRequestStatus } from './status.js';
+import { FlightArea } from './geojson.js';
 import { ReviewItemRecord } from './reviews.js';
 
-/** PRODUCT.md "Rules": the kinds of aircraft a request may name (compared case-insensitively, stored lower-case). */
-export const AIRCRAFT_TYPES = ['multirotor', 'fixed_wing', 'vtol', 'helicopter', 'airship', 'other'] as const;
-export type AircraftType = (typeof AIRCRAFT_TYPES)[number];
+/** PRODUCT.md "Rules": the category screening derives from the free-text `aircraft_type`. */
+export const AIRCRAFT_CATEGORIES = ['multirotor', 'fixed_wing', 'vtol', 'helicopter', 'airship', 'other'] as const;
+export type AircraftCategory = (typeof AIRCRAFT_CATEGORIES)[number];
 
 /** RFC 3339 in UTC with a trailing `Z`; whether it is a real instant is checked in the domain. */
 export const UTC_TIMESTAMP_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?Z$';
@@ -13,8 +14,7 @@ export const UTC_TIMESTAMP_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}
 function utcTimestamp(attribute: string) {
   return Type.String({
     pattern: UTC_TIMESTAMP_PATTERN,
-    errorMessage: `The ${attribute} field must be an RFC 3339 UTC timestamp ending in Z, e.g. 2026-12-01T10:00:00Z.`,
-    examples: ['2026-12-01T10:00:00Z'],
+    'x-error-message': `The ${attribute} field must be an RFC 3339 UTC timestamp ending in Z, e.g. 2026-12-01T10:00:00Z.`,
   });
 }
 
@@ -22,7 +22,7 @@ const optionalText = Type.Optional(Nullable(Type.String({ maxLength: 255 })));
 
 /**
  * POST /api/flight-requests. Bounds that come from configuration (max_altitude,
- * the time rules) and the membership of aircraft_type are checked in the domain,
+ * the time rules) and blank texts (aircraft_type, purpose) are checked in the domain,
  * so this schema only fixes the shape; flight_area is checked by the geometry rules.
  */
 export const FlightRequestCreate = Type.Object(
@@ -37,11 +37,12 @@ export const FlightRequestCreate = Type.Object(
     end_time: utcTimestamp('end time'),
     max_altitude: Type.Integer({ description: 'metres above ground, 1..500 by default (configurable)', examples: [120] }),
     aircraft_type: Type.String({
-      maxLength: 50,
-      description: `one of ${AIRCRAFT_TYPES.join(', ')} (case-insensitive)`,
-      examples: ['multirotor'],
+      minLength: 1,
+      maxLength: 100,
+      description: 'a kind of aircraft, free text (not blank); stored as sent, its category is derived for screening',
+      examples: ['DJI Matrice 300'],
     }),
-    purpose: Type.String({ minLength: 1, maxLength: 1000 }),
+    purpose: Type.String({ minLength: 1, maxLength: 1000, description: 'not blank', examples: ['Roof inspection'] }),
     flight_area: Type.Unknown({
       description:
         'GeoJSON FeatureCollection of 1..50 Polygon/MultiPolygon features (or Point with properties.radius_m 1..5000), at most 10,000 positions and 1,000 km² in all',
@@ -94,10 +95,11 @@ export const FlightRequestRecord = Type.Object(
     start_time: Type.String({ examples: ['2026-12-01T10:00:00Z'] }),
     end_time: Type.String({ examples: ['2026-12-01T12:00:00Z'] }),
     max_altitude: Type.Integer(),
-    aircraft_type: Type.String(),
+    aircraft_type: Type.String({ description: 'as submitted' }),
+    aircraft_category: Type.String({ enum: [...AIRCRAFT_CATEGORIES], description: 'derived from aircraft_type; what screening reads' }),
     purpose: Type.String(),
     area: FlightAreaSummary,
-    flight_area: Type.Optional(Type.Unknown({ description: 'only with include_geometry=true; right-hand rule winding' })),
+    flight_area: Type.Optional(FlightArea),
     review: Type.Object({
       findings: Type.Array(FindingRecord),
       items: Type.Array(ReviewItemRecord),
@@ -118,7 +120,7 @@ export const FlightRequestGetQuery = Type.Object({
     Type.Unsafe<'true' | 'false' | '1' | '0'>({
       type: 'string',
       enum: ['true', 'false', '1', '0'],
-      errorMessage: 'The include geometry field must be true or false.',
+      'x-error-message': 'The include geometry field must be true or false.',
     }),
   ),
 });

@@ -58,7 +58,7 @@ export const ReviewDecision = Type.Object(
     decision: Type.Unsafe<'approve' | 'reject'>({
       type: 'string',
       enum: ['approve', 'reject'],
-      errorMessage: 'The decision field must be one of: approve, reject.',
+      'x-error-message': 'The decision field must be one of: approve, reject.',
     }),
     reason: Type.String({ minLength: 1, maxLength: 1000 }),
   },

@@ -11,9 +11,8 @@ export const ZoneListQuery = Type.Object({
 export type ZoneListQuery = Static<typeof ZoneListQuery>;
 
 /** POST /api/zones/import → 200 `{ data: ... }`: how many zones were new and how many replaced. */
-export const ZoneImportResult = Type.Object({
-  created: Type.Integer(),
-  updated: Type.Integer(),
-  total: Type.Integer(),
-});
+export const ZoneImportResult = Type.Object(
+  { created: Type.Integer(), updated: Type.Integer(), total: Type.Integer() },
+  { $id: 'ZoneImportResult' },
+);
 export type ZoneImportResult = Static<typeof ZoneImportResult>;

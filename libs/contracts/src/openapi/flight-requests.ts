@@ -11,6 +11,7 @@ import { ReviewDecision, ReviewListQuery, ReviewQueueEntry } from '../flight-req
 import { ZoneImportResult, ZoneListQuery } from '../flight-requests/zone-admin.js';
 import { GeoZoneInput, GeoZoneRecord, ZONE_ID_PATTERN, ZoneImport } from '../flight-requests/zones.js';
 import { DataEnvelope, ErrorBody, Paginated, Uuid, ValidationErrorBody } from '../schema-helpers.js';
+import { cancelFlightRequestExample, submitFlightRequestExample } from './examples.js';
 
 /**
  * OpenAPI 3.1 path items of the flight-request-service: flight requests,
@@ -19,7 +20,7 @@ import { DataEnvelope, ErrorBody, Paginated, Uuid, ValidationErrorBody } from '.
  */
 type PathItem = Record<string, unknown>;
 
-const json = (schema: TSchema) => ({ 'application/json': { schema } });
+const json = (schema: TSchema, example?: unknown) => ({ 'application/json': { schema, ...(example === undefined ? {} : { example }) } });
 
 function response(description: string, schema?: TSchema, headers?: Record<string, unknown>): PathItem {
   return { description, ...(headers ? { headers } : {}), ...(schema ? { content: json(schema) } : {}) };
@@ -50,7 +51,36 @@ const idempotencyKey = {
 
 const submitBody = { ...FlightRequestCreate, properties: { ...FlightRequestCreate.properties, flight_area: FlightArea } };
 
-export const flightRequestPaths: Record<string, PathItem> = {
+const getFlightRequest = (operationId: string, alias: string) => ({
+  tags: ['Flight requests'],
+  operationId,
+  summary: 'Get a flight request',
+  description:
+    `${alias} With \`include_geometry=true\` (or \`1\`) the record carries the stored \`flight_area\` ` +
+    '(right-hand rule); otherwise only the `area` summary.',
+  parameters: queryParameters(FlightRequestGetQuery),
+  responses: { '200': response('The flight request.', DataEnvelope(FlightRequestRecord)), '404': notFound, '422': invalid },
+});
+
+const cancelFlightRequest = (operationId: string) => ({
+  tags: ['Flight requests'],
+  operationId,
+  summary: 'Cancel a flight request',
+  description:
+    'From Pending or Approved while the flight window has not ended; pending review items are withdrawn. ' +
+    'Operator (own requests) or admin keys.',
+  requestBody: { required: true, content: json(CancelBody, cancelFlightRequestExample) },
+  responses: {
+    '200': response('The cancelled request.', DataEnvelope(FlightRequestRecord)),
+    '403': forbidden,
+    '404': notFound,
+    '409': conflict('Not cancellable in its state (e.g. "A Rejected flight request cannot be cancelled.") or its window has ended.'),
+    '422': invalid,
+  },
+});
+
+/** Built per document so the submission example's window lies ahead of `now`. The spec's `/api/v1` form of the record's route is documented too. */
+export const flightRequestPaths = (now: Date): Record<string, PathItem> => ({
   '/api/flight-requests': {
     post: {
       tags: ['Flight requests'],
@@ -59,13 +89,15 @@ export const flightRequestPaths: Record<string, PathItem> = {
       description:
         'Operator keys name their own `operator_uuid`; admins may name any registered operator (reviewers: 403). ' +
         'Times are RFC 3339 UTC with `Z`; the end is after the start, the start at most 5 minutes in the past and ' +
-        '90 days ahead, the window at most 24 h; `max_altitude` 1..500 m; `aircraft_type` one of multirotor, ' +
-        'fixed_wing, vtol, helicopter, airship, other (any case; stored lower-case); `purpose` 1..1000 characters. ' +
+        '90 days ahead, the window at most 24 h; `max_altitude` 1..500 m; `aircraft_type` any kind of aircraft ' +
+        '(free text up to 100 characters, stored as sent; `aircraft_category` in the record is derived from it); ' +
+        '`purpose` 1..1000 characters, not blank. A ring crossing the antimeridian is refused: split the area there ' +
+        'into a MultiPolygon (RFC 7946 §3.1.9). ' +
         'Screening runs at once: a PROHIBITED zone rejects, authorisation zones, altitude above 120 m and overlap ' +
         "with another operator's approved flight open review items, otherwise the request is approved. " +
         'The answer shows the outcome in `status`, `review` and `status_history`.',
       parameters: [idempotencyKey],
-      requestBody: { required: true, content: json(submitBody) },
+      requestBody: { required: true, content: json(submitBody, submitFlightRequestExample(now)) },
       responses: {
         '201': response('Created (or an idempotent replay of the first answer).', DataEnvelope(FlightRequestRecord), location),
         '403': response('An operator key naming another operator, or a reviewer key.', ErrorBody),
@@ -88,32 +120,13 @@ export const flightRequestPaths: Record<string, PathItem> = {
   },
   '/api/flight-requests/{uuid}': {
     parameters: [flightRequestUuid],
-    get: {
-      tags: ['Flight requests'],
-      operationId: 'getFlightRequest',
-      summary: 'Get a flight request',
-      description:
-        'The spec shows this route as `/api/v1/flight-requests/{uuid}`. With `include_geometry=true` (or `1`) the ' +
-        'record carries the stored `flight_area` (right-hand rule); otherwise only the `area` summary.',
-      parameters: queryParameters(FlightRequestGetQuery),
-      responses: { '200': response('The flight request.', DataEnvelope(FlightRequestRecord)), '404': notFound, '422': invalid },
-    },
-    delete: {
-      tags: ['Flight requests'],
-      operationId: 'cancelFlightRequest',
-      summary: 'Cancel a flight request',
-      description:
-        'From Pending or Approved while the flight window has not ended; pending review items are withdrawn. ' +
-        'Operator (own requests) or admin keys.',
-      requestBody: { required: true, content: json(CancelBody) },
-      responses: {
-        '200': response('The cancelled request.', DataEnvelope(FlightRequestRecord)),
-        '403': forbidden,
-        '404': notFound,
-        '409': conflict('Not cancellable in its state (e.g. "A Rejected flight request cannot be cancelled.") or its window has ended.'),
-        '422': invalid,
-      },
-    },
+    get: getFlightRequest('getFlightRequest', 'The spec shows this route as `/api/v1/flight-requests/{uuid}`.'),
+    delete: cancelFlightRequest('cancelFlightRequest'),
+  },
+  '/api/v1/flight-requests/{uuid}': {
+    parameters: [flightRequestUuid],
+    get: getFlightRequest('getFlightRequestV1', 'The route as the spec shows it; the same as `/api/flight-requests/{uuid}`.'),
+    delete: cancelFlightRequest('cancelFlightRequestV1'),
   },
   '/api/reviews': {
     get: {
@@ -196,4 +209,4 @@ export const flightRequestPaths: Record<string, PathItem> = {
       responses: { '204': response('Deleted.'), '403': forbidden, '404': notFound },
     },
   },
-};
+});

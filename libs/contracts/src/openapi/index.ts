@@ -1,4 +1,5 @@
 import { ErrorBody, ValidationErrorBody } from '../schema-helpers.js';
+import { forClientGenerators, withoutDefaults } from './client-compat.js';
 import { flightRequestPaths } from './flight-requests.js';
 import { operatorPaths } from './operators.js';
 import { webhookEvents, webhookPaths } from './webhooks.js';
@@ -52,7 +53,6 @@ const STANDARD_RESPONSES: Record<string, JsonObject> = {
   Unauthenticated: errorResponse('Missing, malformed, unknown or revoked API key (`{"message":"Unauthenticated."}`).'),
   Forbidden: errorResponse('The key\'s role may not do this.'),
   NotFound: errorResponse('No such resource (or another operator\'s).'),
-  MethodNotAllowed: errorResponse('The path exists, the method does not.'),
   Conflict: errorResponse('The change is not allowed in the resource\'s current state.'),
   PayloadTooLarge: errorResponse('The body is over the limit (1 MiB; 16 MiB for zone imports).'),
   UnsupportedMediaType: errorResponse('The body is not `application/json`.'),
@@ -81,8 +81,16 @@ function errorResponse(description: string): JsonObject {
   };
 }
 
-export function buildOpenApiDocument(): OpenApiDocument {
-  return assembleOpenApiDocument([operatorPaths, flightRequestPaths, webhookPaths], webhookEvents);
+/** Where the document says the API is when no request tells (the gateway serves it with its own address). */
+export const DEFAULT_SERVER_URL = 'http://127.0.0.1:8080';
+
+export function buildOpenApiDocument(now: Date = new Date()): OpenApiDocument {
+  return assembleOpenApiDocument([operatorPaths, flightRequestPaths(now), webhookPaths], webhookEvents);
+}
+
+/** The document as served at `serverUrl` (scheme, host and port): generators need an absolute server URL. */
+export function servedAt(document: OpenApiDocument, serverUrl: string): OpenApiDocument {
+  return { ...document, servers: [{ url: serverUrl, description: 'This gateway; every path is also served under /api/v1' }] };
 }
 
 /** Assembles the document from slices of path items (exported for tests). */
@@ -94,7 +102,7 @@ export function assembleOpenApiDocument(slices: ReadonlyArray<Record<string, unk
   const paths: Record<string, JsonObject> = {};
   for (const slice of slices) {
     for (const [path, item] of Object.entries(slice)) {
-      paths[path] = documentGatewayBehaviour(path, hoist(item) as JsonObject);
+      paths[path] = documentGatewayBehaviour(path, hoist(forClientGenerators(withoutRequestDefaults(item as JsonObject))) as JsonObject);
     }
   }
   // The requests this API sends (OpenAPI 3.1 `webhooks`), hoisted with the same schema components.
@@ -104,9 +112,10 @@ export function assembleOpenApiDocument(slices: ReadonlyArray<Record<string, unk
     info: {
       title: 'Drone flight clearance API',
       version: '1.0.0',
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       description: DESCRIPTION,
     },
-    servers: [{ url: '/', description: 'This gateway (every path also under /api/v1)' }],
+    servers: [{ url: DEFAULT_SERVER_URL, description: 'Local development; the gateway serves this document with its own address' }],
     security: [{ ApiKeyAuth: [] }],
     paths: resolveBareRefs(sortedByPath(paths), schemas) as Record<string, JsonObject>,
     webhooks: resolveBareRefs(hoistedWebhooks, schemas) as Record<string, JsonObject>,
@@ -122,6 +131,17 @@ export function assembleOpenApiDocument(slices: ReadonlyArray<Record<string, unk
       },
     },
   };
+}
+
+/** Request bodies only: parameters keep their defaults (`page`, `per_page`). */
+function withoutRequestDefaults(item: JsonObject): JsonObject {
+  const copy: JsonObject = { ...item };
+  for (const method of HTTP_METHODS) {
+    const operation = item[method];
+    if (typeof operation !== 'object' || operation === null || !('requestBody' in operation)) continue;
+    copy[method] = { ...operation, requestBody: withoutDefaults((operation as JsonObject)['requestBody']) };
+  }
+  return copy;
 }
 
 function sortedByPath(paths: Record<string, JsonObject>): Record<string, JsonObject> {
@@ -179,12 +199,12 @@ function documentGatewayBehaviour(path: string, item: JsonObject): JsonObject {
   for (const method of HTTP_METHODS) {
     const operation = item[method];
     if (typeof operation !== 'object' || operation === null) continue;
-    documented[method] = documentOperation(path, method, operation as JsonObject);
+    documented[method] = documentOperation(path, method, operation as JsonObject, item['parameters']);
   }
   return documented;
 }
 
-function documentOperation(path: string, method: string, operation: JsonObject): JsonObject {
+function documentOperation(path: string, method: string, operation: JsonObject, pathParameters: unknown): JsonObject {
   const publicSecurity = securityOfPublicRoute(path, method);
   const responses: JsonObject = { ...((operation['responses'] as JsonObject | undefined) ?? {}) };
   const add = (status: string, name: string) => {
@@ -196,11 +216,19 @@ function documentOperation(path: string, method: string, operation: JsonObject):
     add('413', 'PayloadTooLarge');
     add('415', 'UnsupportedMediaType');
   }
+  if (operation['requestBody'] !== undefined || takesQuery(operation['parameters']) || takesQuery(pathParameters)) {
+    add('422', 'ValidationFailed');
+  }
   add('429', 'TooManyRequests');
   add('503', 'ServiceUnavailable');
   const documented: JsonObject = { ...operation, responses };
   if (publicSecurity !== undefined && operation['security'] === undefined) documented['security'] = publicSecurity;
   return documented;
+}
+
+/** Query parameters are validated like bodies: a bad or unknown one is a 422. */
+function takesQuery(parameters: unknown): boolean {
+  return Array.isArray(parameters) && parameters.some((parameter) => (parameter as JsonObject)['in'] === 'query');
 }
 
 /** Public routes (docs/architecture.md): registration needs nothing, an operator's keys need Basic. */

@@ -9,6 +9,7 @@ import {
 } from '../operators/api-keys.js';
 import { OperatorCreate, OperatorRecord, OperatorUpdate } from '../operators/schemas.js';
 import { DataEnvelope, ErrorBody, Paginated, Uuid, ValidationErrorBody } from '../schema-helpers.js';
+import { issueOperatorApiKeyExample, registerOperatorExample } from './examples.js';
 
 /**
  * OpenAPI 3.1 path items of the operator-service (operators and API keys).
@@ -17,7 +18,7 @@ import { DataEnvelope, ErrorBody, Paginated, Uuid, ValidationErrorBody } from '.
  */
 type PathItem = Record<string, unknown>;
 
-const json = (schema: TSchema) => ({ 'application/json': { schema } });
+const json = (schema: TSchema, example?: unknown) => ({ 'application/json': { schema, ...(example === undefined ? {} : { example }) } });
 
 function response(description: string, schema?: TSchema, headers?: Record<string, unknown>): PathItem {
   return { description, ...(headers ? { headers } : {}), ...(schema ? { content: json(schema) } : {}) };
@@ -63,7 +64,7 @@ export const operatorPaths: Record<string, PathItem> = {
         'is stored as an argon2id hash and never returned. `ctr_exemption_number` is required when ' +
         '`exemption_for_ctr` is true; `timezone` is an IANA name (`Area/City`) or `UTC`.',
       security: [],
-      requestBody: { required: true, content: json(OperatorCreate) },
+      requestBody: { required: true, content: json(OperatorCreate, registerOperatorExample) },
       responses: { '201': created(OperatorRecord, true), '422': invalid },
     },
   },
@@ -105,7 +106,7 @@ export const operatorPaths: Record<string, PathItem> = {
       summary: 'Issue an API key to the operator',
       description: 'HTTP Basic with the operator\'s email and password. The key is in the answer once, and never again.',
       security: [{ BasicAuth: [] }],
-      requestBody: { required: false, content: json(OperatorApiKeyCreate) },
+      requestBody: { required: false, content: json(OperatorApiKeyCreate, issueOperatorApiKeyExample) },
       responses: { '201': created(IssuedApiKey), '401': basicRefused, '404': notFound, '422': invalid },
     },
     get: {

@@ -97,11 +97,15 @@ const deliveryCallback = {
   webhookDelivery: {
     '{$request.body#/url}': {
       post: {
+        operationId: 'receiveWebhookDelivery',
         summary: 'A webhook delivery (sent by the service to your endpoint)',
         description: SIGNATURE_DESCRIPTION,
         parameters: deliveryHeaders,
         requestBody: body({ oneOf: Object.values(WEBHOOK_PAYLOAD_SCHEMAS) }),
-        responses: { '2XX': { description: 'Received. Anything else is retried.' } },
+        responses: {
+          '2XX': { description: 'Received.' },
+          '4XX': { description: 'Refused: retried on the schedule (410 disables the endpoint).' },
+        },
       },
     },
   },
@@ -111,6 +115,7 @@ export const webhookPaths: Record<string, unknown> = {
   '/api/webhooks': {
     post: {
       tags: [TAG],
+      operationId: 'createWebhook',
       summary: 'Register a webhook endpoint',
       description: `Operator keys register for their own operator; admin keys name one with \`operator_uuid\`. The url must be an absolute https URL (at most 2048 characters, no credentials, not a private, loopback, link-local or cloud-metadata address). The signing secret is in this answer only.\n\n${SIGNATURE_DESCRIPTION}`,
       parameters: [operatorUuidQuery],
@@ -127,6 +132,7 @@ export const webhookPaths: Record<string, unknown> = {
     },
     get: {
       tags: [TAG],
+      operationId: 'listWebhooks',
       summary: 'List webhook endpoints',
       description: 'Newest first. Admin keys see every operator\'s endpoints unless `operator_uuid` is given.',
       parameters: [operatorUuidQuery, ...pageParams],
@@ -137,11 +143,13 @@ export const webhookPaths: Record<string, unknown> = {
     parameters: [idParam, operatorUuidQuery],
     get: {
       tags: [TAG],
+      operationId: 'getWebhook',
       summary: 'Get a webhook endpoint',
       responses: { '200': json(DataEnvelope(WebhookEndpointRecord), 'The endpoint (never its secret).'), ...common },
     },
     patch: {
       tags: [TAG],
+      operationId: 'updateWebhook',
       summary: 'Update a webhook endpoint',
       description: 'At least one of url, events, description, enabled (no body or `{}` is 422). Enabling a disabled endpoint clears `disabled_reason` and its failing streak; it replays nothing (use redeliver).',
       requestBody: body(WebhookEndpointUpdate),
@@ -149,6 +157,7 @@ export const webhookPaths: Record<string, unknown> = {
     },
     delete: {
       tags: [TAG],
+      operationId: 'deleteWebhook',
       summary: 'Delete a webhook endpoint and its delivery log',
       responses: { '204': { description: 'Deleted.' }, ...common },
     },
@@ -157,6 +166,7 @@ export const webhookPaths: Record<string, unknown> = {
     parameters: [idParam, operatorUuidQuery],
     post: {
       tags: [TAG],
+      operationId: 'rotateWebhookSecret',
       summary: 'Rotate the signing secret',
       description: 'The new secret is shown in this answer only. The previous one keeps signing, next to the new one, for 24 hours.',
       responses: {
@@ -170,6 +180,7 @@ export const webhookPaths: Record<string, unknown> = {
     parameters: [idParam, operatorUuidQuery],
     post: {
       tags: [TAG],
+      operationId: 'testWebhook',
       summary: 'Send a test `ping` event',
       description: 'Goes through the normal delivery path (signed, retried, logged).',
       responses: { '202': json(DataEnvelope(DeliveryRecord), 'The ping delivery, scheduled now.'), ...common, '409': ref('Conflict') },
@@ -179,6 +190,7 @@ export const webhookPaths: Record<string, unknown> = {
     parameters: [idParam, operatorUuidQuery],
     get: {
       tags: [TAG],
+      operationId: 'listWebhookDeliveries',
       summary: 'The delivery log of an endpoint',
       description: 'Newest first; every attempt with its time, status code, error, latency and the first 1 KiB of the answer.',
       parameters: [
@@ -192,6 +204,7 @@ export const webhookPaths: Record<string, unknown> = {
     parameters: [idParam, deliveryIdParam, operatorUuidQuery],
     post: {
       tags: [TAG],
+      operationId: 'redeliverWebhookDelivery',
       summary: 'Send a delivery again',
       description: 'A failed or succeeded delivery is scheduled again now, with a fresh round of retries (same event id). 409 when it is still pending or the endpoint is disabled.',
       responses: {

@@ -11,7 +11,7 @@ export const WEBHOOK_RESPONSE_EXCERPT_BYTES = 1024;
 const SubscribableKind = Type.Unsafe<SubscribableWebhookKind>({
   type: 'string',
   enum: [...WEBHOOK_EVENT_KINDS],
-  errorMessage: `The selected event is invalid (allowed: ${WEBHOOK_EVENT_KINDS.join(', ')}).`,
+  'x-error-message': `The selected event is invalid (allowed: ${WEBHOOK_EVENT_KINDS.join(', ')}).`,
 });
 
 const WebhookUrl = Type.String({

@@ -73,6 +73,11 @@ export class Broker {
     return this.exchange;
   }
 
+  /** The durable queues this broker declared for its subscriptions (broadcast queues go with the connection). */
+  durableQueues(): string[] {
+    return this.subscriptions.filter((subscription) => !subscription.broadcast).map((subscription) => subscription.queue);
+  }
+
   /** Resolves once the broker has confirmed the message; throws 503 when it cannot. */
   async publish(event: EventEnvelope): Promise<void> {
     const channel = this.publishChannel;
@@ -178,14 +183,18 @@ export class Broker {
   }
 }
 
-function deadLetterExchange(exchange: string): string {
+export function deadLetterExchange(exchange: string): string {
   return `${exchange}.dlx`;
+}
+
+export function deadLetterQueue(exchange: string): string {
+  return `${exchange}.dead-letters`;
 }
 
 async function assertTopology(channel: Channel, exchange: string): Promise<void> {
   await channel.assertExchange(exchange, 'topic', { durable: true });
   await channel.assertExchange(deadLetterExchange(exchange), 'fanout', { durable: true });
-  const deadLetters = `${exchange}.dead-letters`;
+  const deadLetters = deadLetterQueue(exchange);
   await channel.assertQueue(deadLetters, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
   await channel.bindQueue(deadLetters, deadLetterExchange(exchange), '');
 }

@@ -2,12 +2,12 @@ import Koa from 'koa';
 import type Router from '@koa/router';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { MethodNotAllowedError } from '../errors.js';
 import { requireInternalToken, type InternalTokenVerifier } from '../auth/internal-token.js';
 import { errorMiddleware } from './errors.js';
 import { operationsRouter, type ReadinessCheck } from './health.js';
 import { jsonBody, DEFAULT_BODY_LIMIT_BYTES, type BodyLimit } from './json-body.js';
 import { httpMetrics } from './metrics.js';
+import { methodRules } from './method-rules.js';
 import { requestContext } from './request-context.js';
 
 export interface ServiceAppOptions {
@@ -38,9 +38,7 @@ export function createServiceApp(options: ServiceAppOptions): Koa {
   app.use(operations.routes());
   app.use(jsonBody(options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES));
   app.use(requireInternalToken(options.verifier));
-  for (const router of options.routers) {
-    app.use(router.routes());
-    app.use(router.allowedMethods({ throw: true, methodNotAllowed: () => new MethodNotAllowedError() }));
-  }
+  for (const router of options.routers) app.use(router.routes());
+  app.use(methodRules());
   return app;
 }

@@ -7,3 +7,5 @@ export * from './metrics.js';
 export * from './pagination.js';
 export * from './request-context.js';
 export * from '../auth/internal-token.js';
+export * from './server.js';
+export * from './method-rules.js';

@@ -1,6 +1,7 @@
 import type { Middleware } from 'koa';
 import getRawBody from 'raw-body';
-import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../errors.js';
+import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '../errors.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js';
 
 export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -12,7 +13,8 @@ const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /**
  * Reads a JSON object body into `ctx.state.body`, or `{}` when there is none.
  * The order of the checks is the order of the documented statuses: too large
- * (413), not JSON (415), not parseable (400), not an object (400).
+ * (413), not JSON (415), nested too deeply or not parseable (400), not an
+ * object (422). The depth is checked on the raw text, before anything recurses.
  */
 export function jsonBody(limit: BodyLimit = DEFAULT_BODY_LIMIT_BYTES): Middleware {
   return async (ctx, next) => {
@@ -22,7 +24,8 @@ export function jsonBody(limit: BodyLimit = DEFAULT_BODY_LIMIT_BYTES): Middlewar
     if (Number(ctx.get('Content-Length') || 0) > limitBytes) throw new PayloadTooLargeError();
     if (!ctx.is('application/json', '+json')) throw new UnsupportedMediaTypeError();
     const text = await readText(ctx.req, limitBytes);
-    if (text.trim() !== '') ctx.state.body = parseObject(text);
+    // Bytes were declared or streamed, so they must be JSON: whitespace alone is not.
+    if (text.length > 0) ctx.state.body = parseObject(text);
     return next();
   };
 }
@@ -41,14 +44,18 @@ async function readText(req: NodeJS.ReadableStream, limit: number): Promise<stri
 }
 
 function parseObject(text: string): Record<string, unknown> {
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+    throw new BadRequestError(`Request body nests deeper than ${MAX_JSON_DEPTH} levels.`);
+  }
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {
     throw new BadRequestError();
   }
+  // Well-formed JSON of the wrong type is a validation failure (Laravel's 422), not a malformed body.
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw new BadRequestError('Request body must be a JSON object.');
+    throw ValidationError.of('body', 'The body must be a JSON object.');
   }
   return parsed as Record<string, unknown>;
 }

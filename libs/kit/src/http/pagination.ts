@@ -11,10 +11,18 @@ export interface PageLinks {
   next: string | null;
 }
 
+/** One entry of `meta.links`, Laravel's page links for rendering a pager. */
+export interface PagerLink {
+  url: string | null;
+  label: string;
+  active: boolean;
+}
+
 export interface PageMeta {
   current_page: number;
   from: number | null;
   last_page: number;
+  links: PagerLink[];
   path: string;
   per_page: number;
   to: number | null;
@@ -51,24 +59,42 @@ export function paginate<T>(
     return `${path}?${params.toString()}`;
   };
   const from = items.length > 0 ? skipFor(request) + 1 : null;
+  const prev = request.page > 1 ? link(Math.min(request.page - 1, lastPage)) : null;
+  const next = request.page < lastPage ? link(request.page + 1) : null;
   return {
     data: items,
-    links: {
-      first: link(1),
-      last: link(lastPage),
-      prev: request.page > 1 ? link(Math.min(request.page - 1, lastPage)) : null,
-      next: request.page < lastPage ? link(request.page + 1) : null,
-    },
+    links: { first: link(1), last: link(lastPage), prev, next },
     meta: {
       current_page: request.page,
       from,
       last_page: lastPage,
+      links: [
+        { url: prev, label: '&laquo; Previous', active: false },
+        ...pagerWindow(request.page, lastPage).map((page) =>
+          page === GAP ? { url: null, label: '...', active: false } : { url: link(page), label: String(page), active: page === request.page },
+        ),
+        { url: next, label: 'Next &raquo;', active: false },
+      ],
       path,
       per_page: request.per_page,
       to: from === null ? null : from + items.length - 1,
       total,
     },
   };
+}
+
+const GAP = 0;
+/** Laravel's `UrlWindow` with its default of 3 pages on each side of the current one. */
+const ON_EACH_SIDE = 3;
+
+/** The page numbers Laravel's pager shows, with GAP where it writes "...". */
+export function pagerWindow(current: number, lastPage: number): number[] {
+  const range = (first: number, last: number) => Array.from({ length: Math.max(0, last - first + 1) }, (_, i) => first + i);
+  if (lastPage < ON_EACH_SIDE * 2 + 8) return range(1, lastPage);
+  const window = ON_EACH_SIDE + 4;
+  if (current <= window) return [...range(1, window + ON_EACH_SIDE), GAP, lastPage - 1, lastPage];
+  if (current > lastPage - window) return [1, 2, GAP, ...range(lastPage - (window + ON_EACH_SIDE - 1), lastPage)];
+  return [1, 2, GAP, ...range(current - ON_EACH_SIDE, current + ON_EACH_SIDE), GAP, lastPage - 1, lastPage];
 }
 
 /**
@@ -81,9 +107,18 @@ export function publicPath(ctx: { protocol: string; host: string; path: string }
 }
 
 /**
- * An absolute URL of `path` at the gateway, e.g. for `Location`. (Koa 3's
- * `ctx.origin` is the request's Origin header, not this.)
+ * An absolute URL of `path` at the gateway. (Koa 3's `ctx.origin` is the
+ * request's Origin header, not this.)
  */
 export function publicUrl(ctx: { protocol: string; host: string }, path: string): string {
   return `${ctx.protocol}://${ctx.host}${path}`;
+}
+
+/**
+ * The one rule for `Location` on every create: the absolute gateway URL under
+ * the current version, `/api/v1` + the resource path (e.g. `/operators/<uuid>`),
+ * as the spec writes the flight request route.
+ */
+export function resourceLocation(ctx: { protocol: string; host: string }, resourcePath: string): string {
+  return publicUrl(ctx, `/api/v1${resourcePath}`);
 }

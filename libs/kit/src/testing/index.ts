@@ -1,6 +1,7 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type Koa from 'koa';
+import { createHttpServer, DEFAULT_HTTP_SERVER_LIMITS, type HttpServerLimits } from '../http/server.js';
 
 /**
  * Test support shared by every workspace. Integration tests use the real
@@ -56,9 +57,9 @@ export interface Listening {
   close(): Promise<void>;
 }
 
-/** Serves a koa app on a free loopback port. */
-export async function listen(app: Koa): Promise<Listening> {
-  const server = createServer(app.callback());
+/** Serves a koa app on a free loopback port, on the same server setup as production. */
+export async function listen(app: Koa, limits: HttpServerLimits = DEFAULT_HTTP_SERVER_LIMITS): Promise<Listening> {
+  const server = createHttpServer(app, limits);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('no port');
@@ -84,3 +85,4 @@ export async function waitFor<T>(check: () => Promise<T | undefined | false> | T
   }
 }
 export * from './events.js';
+export * from './broker-topology.js';

@@ -4,7 +4,7 @@ import { RoutingKeys } from '@dfc/contracts';
 import { Broker, newEvent, OutboxRelay, outboxOnCreate, outboxSchemaFields, withOutbox, type OutboxFields } from '@dfc/kit/broker';
 import { connectMongo } from '@dfc/kit/db';
 import { createLogger } from '@dfc/kit/logging';
-import { captureEvents, testDependencies, uniqueName, waitFor, type CapturedEvents } from '@dfc/kit/testing';
+import { captureEvents, removeBrokerTopology, testDependencies, uniqueName, waitFor, type CapturedEvents } from '@dfc/kit/testing';
 
 interface Thing extends OutboxFields {
   name: string;
@@ -16,10 +16,11 @@ describe('OutboxRelay (real database and broker)', () => {
   let broker: Broker;
   let captured: CapturedEvents;
   let Things: Model<Thing>;
+  let exchange: string;
 
   before(async () => {
     const { mongoUrl, amqpUrl } = await testDependencies();
-    const exchange = uniqueName('kit_outbox');
+    exchange = uniqueName('kit_outbox');
     connection = await connectMongo(mongoUrl, uniqueName('kit_outbox'), log);
     Things = connection.model<Thing>('Thing', new Schema<Thing>({ name: String, ...outboxSchemaFields }));
     broker = await Broker.connect(amqpUrl, exchange, log);
@@ -29,6 +30,7 @@ describe('OutboxRelay (real database and broker)', () => {
   after(async () => {
     await captured.close();
     await broker.close();
+    await removeBrokerTopology((await testDependencies()).amqpUrl, exchange);
     await connection.dropDatabase();
     await connection.close();
   });

@@ -4,7 +4,7 @@ import { Broker, newEvent, OutboxRelay, outboxSchemaFields } from '@dfc/kit/brok
 import { AggregateStore, connectMongo, isDuplicateKey, type Aggregate } from '@dfc/kit/db';
 import { ConflictError, NotFoundError } from '@dfc/kit/errors';
 import { createLogger } from '@dfc/kit/logging';
-import { captureEvents, testDependencies, uniqueName, type CapturedEvents } from '@dfc/kit/testing';
+import { captureEvents, removeBrokerTopology, testDependencies, uniqueName, type CapturedEvents } from '@dfc/kit/testing';
 
 interface Counter extends Aggregate {
   count: number;
@@ -18,10 +18,11 @@ describe('AggregateStore (real database and broker)', () => {
   let captured: CapturedEvents;
   let relay: OutboxRelay;
   let counters: AggregateStore<Counter>;
+  let exchange: string;
 
   before(async () => {
     const { mongoUrl, amqpUrl } = await testDependencies();
-    const exchange = uniqueName('kit_aggregate');
+    exchange = uniqueName('kit_aggregate');
     connection = await connectMongo(mongoUrl, uniqueName('kit_aggregate'), log);
     const schema = new Schema<Counter>(
       { _id: String, version: Number, count: Number, label: { type: String, default: null }, ...outboxSchemaFields },
@@ -38,6 +39,7 @@ describe('AggregateStore (real database and broker)', () => {
     await relay.stop();
     await captured.close();
     await broker.close();
+    await removeBrokerTopology((await testDependencies()).amqpUrl, exchange);
     await connection.dropDatabase();
     await connection.close();
   });

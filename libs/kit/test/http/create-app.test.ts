@@ -122,8 +122,16 @@ describe('createServiceApp', () => {
     expect(await response.json()).to.deep.equal({ message: 'Service Unavailable.' });
   });
 
-  it('when the method is not routed, then 405; when the path is unknown, then 404', async () => {
-    expect((await call('/api/conflict', { method: 'PUT' })).status).to.equal(405);
+  it('when the method is not routed, then 405 with Allow; when the path is unknown, then 404', async () => {
+    for (const method of ['PUT', 'PROPFIND', 'PURGE']) {
+      const refused = await call('/api/conflict', { method });
+      expect(refused.status, method).to.equal(405);
+      expect(refused.headers.get('allow'), method).to.equal('HEAD, GET, OPTIONS');
+      expect(await refused.json(), method).to.deep.equal({ message: 'Method Not Allowed.' });
+    }
+    const options = await call('/api/conflict', { method: 'OPTIONS' });
+    expect(options.status).to.equal(204);
+    expect(options.headers.get('allow')).to.equal('HEAD, GET, OPTIONS');
     const missing = await call('/api/nothing-here');
     expect(missing.status).to.equal(404);
     expect(await missing.json()).to.deep.equal({ message: 'Not Found.' });

@@ -1,5 +1,5 @@
 import Router from '@koa/router';
-import { paginate, publicPath, requireRole, type KitState, publicUrl } from '@dfc/kit/http';
+import { paginate, publicPath, requireRole, resourceLocation, type KitState } from '@dfc/kit/http';
 import { queryValidator } from '@dfc/kit/validation';
 import { FlightRequestGetQuery, FlightRequestListQuery } from '@dfc/contracts';
 import type { UseCaseDeps } from '../use-cases/deps.js';
@@ -24,7 +24,7 @@ export function flightRequestsRouter(deps: UseCaseDeps): Router<KitState> {
       requestId: ctx.state.requestId,
     });
     ctx.status = 201;
-    ctx.set('Location', publicUrl(ctx, `/api/v1/flight-requests/${request._id}`));
+    ctx.set('Location', resourceLocation(ctx, `/flight-requests/${request._id}`));
     ctx.body = { data: flightRequestRecord(request) };
   });
 

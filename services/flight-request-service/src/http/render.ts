@@ -1,5 +1,6 @@
-import type { FlightRequestRecord, ReviewItemRecord, ReviewQueueEntry } from '@dfc/contracts';
+import type { FlightArea, FlightRequestRecord, ReviewItemRecord, ReviewQueueEntry } from '@dfc/contracts';
 import type { ReviewItem } from '../domain/review/review-group.js';
+import { aircraftCategoryOf } from '../domain/submission/aircraft-category.js';
 import { toUtcZ } from '../domain/time-format.js';
 import type { FlightRequestDoc } from '../store/flight-request-store.js';
 import { toOffsetTimestamp, toOffsetTimestampOrNull } from '@dfc/contracts';
@@ -19,9 +20,10 @@ export function flightRequestRecord(doc: FlightRequestDoc, includeGeometry = fal
     end_time: toUtcZ(doc.end_time),
     max_altitude: doc.max_altitude,
     aircraft_type: doc.aircraft_type,
+    aircraft_category: aircraftCategoryOf(doc.aircraft_type),
     purpose: doc.purpose,
     area: doc.area,
-    ...(includeGeometry ? { flight_area: JSON.parse(doc.flight_area_json) as unknown } : {}),
+    ...(includeGeometry ? { flight_area: JSON.parse(doc.flight_area_json) as FlightArea } : {}),
     review: {
       findings: doc.review.findings,
       items: doc.review.items.map(reviewItemRecord),

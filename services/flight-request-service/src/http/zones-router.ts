@@ -1,5 +1,5 @@
 import Router from '@koa/router';
-import { paginate, publicPath, requireRole, type KitState, publicUrl } from '@dfc/kit/http';
+import { paginate, publicPath, requireRole, resourceLocation, type KitState } from '@dfc/kit/http';
 import { queryValidator } from '@dfc/kit/validation';
 import { ZoneListQuery, type GeoZoneRecord, toOffsetTimestamp } from '@dfc/contracts';
 import type { ZoneDoc } from '../store/zone-store.js';
@@ -28,7 +28,7 @@ export function zonesRouter(deps: UseCaseDeps): Router<KitState> {
   router.post('/', async (ctx) => {
     const zone = await createZone(deps, ctx.state.body, ctx.state.requestId);
     ctx.status = 201;
-    ctx.set('Location', publicUrl(ctx, `/api/v1/zones/${zone.id}`));
+    ctx.set('Location', resourceLocation(ctx, `/zones/${zone.id}`));
     ctx.body = { data: zoneRecord(zone) };
   });
 

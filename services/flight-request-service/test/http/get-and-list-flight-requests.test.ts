@@ -188,6 +188,15 @@ describe('GET /api/flight-requests', function () {
       ]);
     });
 
+    it('when status comes in another shape (status[], status[$ne], repeated), then 422 and no unfiltered list', async () => {
+      for (const query of ['?status[]=Pending', '?status[$ne]=Pending', '?status=Pending&status=Approved']) {
+        const response = await mine(query);
+        expect(response.status, query).to.equal(422);
+        expect(Object.keys(response.body.errors), query).to.have.length(1);
+      }
+      expect((await mine('?status[$ne]=Pending')).body.errors).to.deep.equal({ 'status[$ne]': ['The status[$ne] field is prohibited.'] });
+    });
+
     it('when a reviewer lists, then it sees requests with an item of its authority only', async () => {
       const national = await list('?per_page=100', reviewerPrincipal('NATIONAL'));
       expect(national.body.data.length).to.be.greaterThan(0);

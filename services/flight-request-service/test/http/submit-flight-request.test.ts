@@ -108,6 +108,12 @@ describe('POST /api/flight-requests', () => {
       expect(long.body.errors.end_time).to.deep.equal(['The flight window must not be longer than 24 hours.']);
     });
 
+    it('when start_time is null, then 422 "is required"', async () => {
+      const response = await submit(submission(operatorUuid, { start_time: null }));
+      expect(response.status).to.equal(422);
+      expect(response.body.errors.start_time).to.deep.equal(['The start time field is required.']);
+    });
+
     it('when a time lacks the Z form, then 422 explains the format', async () => {
       const response = await submit(submission(operatorUuid, { start_time: '2026-12-01T10:00:00+01:00' }));
       expect(response.status).to.equal(422);
@@ -138,22 +144,41 @@ describe('POST /api/flight-requests', () => {
   });
 
   describe('aircraft_type', () => {
-    it('when it differs only in case, then 201 and it is stored lower-case', async () => {
-      const response = await submit(submission(operatorUuid, { aircraft_type: 'Fixed_WING' }));
-      expect(response.status).to.equal(201);
-      expect(response.body.data.aircraft_type).to.equal('fixed_wing');
-    });
+    for (const [sent, category] of [
+      ['Quadcopter', 'multirotor'],
+      ['DJI Matrice 300', 'multirotor'],
+      ['fixed_wing', 'fixed_wing'],
+      ['Wingtra tail-sitter VTOL', 'vtol'],
+      ['Robinson R44 helicopter', 'helicopter'],
+      ['Kite', 'other'],
+    ] as const) {
+      it(`when it is "${sent}", then 201, stored as sent, category ${category}`, async () => {
+        const response = await submit(submission(operatorUuid, { aircraft_type: sent }));
+        expect(response.status).to.equal(201);
+        expect(response.body.data.aircraft_type).to.equal(sent);
+        expect(response.body.data.aircraft_category).to.equal(category);
+      });
+    }
 
-    it('when it is unknown, then 422 listing the allowed values', async () => {
-      const response = await submit(submission(operatorUuid, { aircraft_type: 'glider' }));
-      expect(response.status).to.equal(422);
-      expect(response.body.errors.aircraft_type).to.deep.equal([
-        'The selected aircraft type is invalid. Allowed values: multirotor, fixed_wing, vtol, helicopter, airship, other.',
-      ]);
+    it('when it is blank or over 100 characters, then 422 names it', async () => {
+      for (const [value, message] of [
+        ['   ', 'The aircraft type field is required.'],
+        ['x'.repeat(101), 'The aircraft type field must not be greater than 100 characters.'],
+      ]) {
+        const response = await submit(submission(operatorUuid, { aircraft_type: value }));
+        expect(response.status).to.equal(422);
+        expect(response.body.errors.aircraft_type).to.deep.equal([message]);
+      }
     });
   });
 
   describe('purpose', () => {
+    it('when it is only spaces, then 422 "is required"', async () => {
+      const response = await submit(submission(operatorUuid, { purpose: '   ' }));
+      expect(response.status).to.equal(422);
+      expect(response.body.errors.purpose).to.deep.equal(['The purpose field is required.']);
+    });
+
     for (const [length, status] of [[0, 422], [1, 201], [1000, 201], [1001, 422]] as const) {
       it(`when it has ${length} characters, then ${status}`, async () => {
         const response = await submit(submission(operatorUuid, { purpose: 'p'.repeat(length) }));
@@ -186,7 +211,7 @@ describe('POST /api/flight-requests', () => {
           operator_email: 'not-an-email',
           operator_phone: 'x'.repeat(51),
           max_altitude: 900,
-          aircraft_type: 'kite',
+          aircraft_type: ' ',
           flight_area: featureCollection(openRing),
         }),
       );

@@ -4,7 +4,7 @@ import { Broker } from '@dfc/kit/broker';
 import { connectMongo, syncIndexes } from '@dfc/kit/db';
 import { createLogger } from '@dfc/kit/logging';
 import { createMetricsRegistry, InternalTokenSigner } from '@dfc/kit/http';
-import { captureEvents, generateTokenKeys, listen, testDependencies, uniqueName, type CapturedEvents } from '@dfc/kit/testing';
+import { captureEvents, generateTokenKeys, listen, removeBrokerTopology, testDependencies, uniqueName, type CapturedEvents } from '@dfc/kit/testing';
 import type { Principal } from '@dfc/contracts';
 import { loadFlightRequestServiceConfig } from '../../src/config.js';
 import { createFlightRequestService, type FlightRequestService } from '../../src/service.js';
@@ -129,7 +129,10 @@ export async function startTestService(
       await server.close();
       await service.stop();
       await broker.close();
-      if (!options.shared) await connection.db?.dropDatabase().catch(() => undefined);
+      if (!options.shared) {
+        await connection.db?.dropDatabase().catch(() => undefined);
+        await removeBrokerTopology(shared.amqpUrl, shared.exchange, broker.durableQueues());
+      }
       await connection.close();
     },
   };

@@ -10,8 +10,13 @@ export interface ProxyRoute {
   label: string;
   /** Reachable without an API key (the call goes on as `anonymous`). */
   public: boolean;
+  /** Which per-IP budget a public route draws on: each has its own (PRODUCT.md, rate limits). */
+  publicKind: PublicRouteKind | undefined;
   bodyLimitBytes: number;
 }
+
+/** Registration (`POST /api/operators`), or an operator's keys managed with HTTP Basic. */
+export type PublicRouteKind = 'registration' | 'api-keys';
 
 export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
 /** Bulk geo-zone imports carry whole FeatureCollections. */
@@ -50,15 +55,23 @@ export function resolveProxyRoute(method: string, path: string): ProxyRoute | un
   const entry = PREFIXES.find(([prefix]) => path === prefix || path.startsWith(`${prefix}/`));
   if (!entry) return undefined;
   const [label, upstream] = entry;
+  const publicKind = publicKindOf(method, path);
   return {
     upstream,
     label,
-    public: isPublic(method, path),
+    public: publicKind !== undefined,
+    publicKind,
     bodyLimitBytes: method === 'POST' && path === '/api/zones/import' ? ZONE_IMPORT_BODY_LIMIT_BYTES : DEFAULT_BODY_LIMIT_BYTES,
   };
 }
 
 /** Registration and everything under an operator's api-keys (docs/architecture.md, public routes). */
 export function isPublic(method: string, path: string): boolean {
-  return (method === 'POST' && path === '/api/operators') || API_KEYS_OF_OPERATOR.test(path);
+  return publicKindOf(method, path) !== undefined;
+}
+
+function publicKindOf(method: string, path: string): PublicRouteKind | undefined {
+  if (method === 'POST' && path === '/api/operators') return 'registration';
+  if (API_KEYS_OF_OPERATOR.test(path)) return 'api-keys';
+  return undefined;
 }

@@ -2,7 +2,12 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import Router from '@koa/router';
-import { MethodNotAllowedError, NotFoundError } from '@dfc/kit/errors';
+import { servedAt, type OpenApiDocument } from '@dfc/contracts';
+import { NotFoundError } from '@dfc/kit/errors';
+import { publicUrl } from '@dfc/kit/http';
+
+/** Host headers are the client's to choose: only so many serialised copies are kept. */
+const MAX_SERVED_ADDRESSES = 16;
 
 /** swagger-ui-dist's files the page needs, served from node_modules (no CDN). */
 const ASSETS: Record<string, string> = {
@@ -47,14 +52,26 @@ export function isDocumentPath(path: string): boolean {
   return path === '/api/openapi.json' || path === '/api/docs' || path.startsWith('/api/docs/');
 }
 
-/** `/api/openapi.json` (the assembled OpenAPI 3.1 document) and the `/api/docs` page. */
-export function docsRouter(openApiDocument: object): Router {
-  const document = JSON.stringify(openApiDocument);
+/**
+ * `/api/openapi.json` (the assembled OpenAPI 3.1 document) and the `/api/docs`
+ * page. The document names the gateway as the client reached it (its
+ * `servers` URL is absolute, as client generators need), one copy per address.
+ */
+export function docsRouter(openApiDocument: OpenApiDocument): Router {
+  const documents = new Map<string, string>();
+  const documentFor = (serverUrl: string) => {
+    let document = documents.get(serverUrl);
+    if (document === undefined) {
+      document = JSON.stringify(servedAt(openApiDocument, serverUrl));
+      if (documents.size < MAX_SERVED_ADDRESSES) documents.set(serverUrl, document);
+    }
+    return document;
+  };
   const assets = new AssetFiles(swaggerUiDirectory());
   const router = new Router();
   router.get('/api/openapi.json', (ctx) => {
     ctx.type = 'application/json';
-    ctx.body = document;
+    ctx.body = documentFor(publicUrl(ctx, ''));
   });
   router.get('/api/docs', (ctx) => {
     ctx.type = 'text/html; charset=utf-8';
@@ -73,10 +90,6 @@ export function docsRouter(openApiDocument: object): Router {
     ctx.body = await assets.read(name);
   });
   return router;
-}
-
-export function docsAllowedMethods(router: Router) {
-  return router.allowedMethods({ throw: true, methodNotAllowed: () => new MethodNotAllowedError() });
 }
 
 /** Read once, on first request, then served from memory. */

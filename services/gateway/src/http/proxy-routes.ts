@@ -18,7 +18,7 @@ export interface ProxyRouteDeps extends CallerIdentification {
 
 /**
  * Every API call the gateway passes on, in the order of the documented
- * statuses: no such route 404 → too many bad keys 429 → who calls 401 → too many calls 429 → body
+ * statuses: no such route 404 → who calls 401 (429 past too many failures) → too many calls 429 → body
  * rules 413/415/400 → the service's own answer (or 503 when it does not).
  */
 export function proxyRoutes(deps: ProxyRouteDeps): Middleware {
@@ -35,8 +35,11 @@ export function proxyRoutes(deps: ProxyRouteDeps): Middleware {
 }
 
 async function identifyCallerWithinLimits(ctx: Context, route: ProxyRoute, deps: ProxyRouteDeps): Promise<Principal> {
-  await deps.rateLimits.refuseKeyGuessing(ctx);
   try {
+    // An operator's keys take HTTP Basic or a key; both at once would let a wrong password ride on a good key.
+    if (route.publicKind === 'api-keys' && ctx.get('X-API-Key') !== '' && ctx.get('Authorization') !== '') {
+      throw new UnauthenticatedError();
+    }
     return await identifyCaller({ apiKey: ctx.get('X-API-Key'), publicRoute: route.public, requestId: ctx.state.requestId }, deps);
   } catch (error) {
     if (error instanceof UnauthenticatedError) await deps.rateLimits.countFailedAuthentication(ctx);

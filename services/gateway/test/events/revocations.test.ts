@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { RoutingKeys } from '@dfc/contracts';
 import { Broker, newEvent } from '@dfc/kit/broker';
 import { createLogger } from '@dfc/kit/logging';
-import { testDependencies, uniqueName, waitFor } from '@dfc/kit/testing';
+import { removeBrokerTopology, testDependencies, uniqueName, waitFor } from '@dfc/kit/testing';
 import { consumeRevocations } from '../../src/events/revocations.js';
 import { grantOperatorKey, startTestGateway, type TestGateway } from '../support/gateway.js';
 
@@ -33,6 +33,7 @@ describe('api_key.revoked → gateway key cache', () => {
       await broker.close();
     }
     await publisher.close();
+    await removeBrokerTopology((await testDependencies()).amqpUrl, exchange);
   });
 
   it('when a cached key is revoked, then every replica refuses it within 2 s although its cache TTL is 30 s', async () => {

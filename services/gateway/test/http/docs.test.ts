@@ -14,7 +14,9 @@ describe('GET /api/openapi.json and /api/docs', () => {
       const response = await fetch(`${gateway.url}${path}`);
       expect(response.status, path).to.equal(200);
       expect(response.headers.get('content-type')).to.match(/^application\/json/);
-      expect(await response.json()).to.have.property('openapi', '3.1.0');
+      const document = (await response.json()) as { openapi: string; servers: Array<{ url: string }> };
+      expect(document.openapi).to.equal('3.1.0');
+      expect(document.servers.map((server) => server.url), 'an absolute server URL, as generators need').to.deep.equal([gateway.url]);
     }
   });
 

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import type { Principal } from '@dfc/contracts';
+import { buildOpenApiDocument, type Principal } from '@dfc/contracts';
 import { createLogger } from '@dfc/kit/logging';
 import { createMetricsRegistry, InternalTokenSigner, InternalTokenVerifier, type ReadinessCheck } from '@dfc/kit/http';
 import { generateTokenKeys, listen, type Listening } from '@dfc/kit/testing';
+import type { HttpServerLimits } from '@dfc/kit/http';
 import { buildApp } from '../../src/app.js';
 import { RateLimits, type RateLimitSettings } from '../../src/http/rate-limit.js';
 import { KeyCache } from '../../src/store/key-cache.js';
@@ -37,6 +38,7 @@ export interface TestGatewayOptions {
   readiness?: ReadinessCheck[];
   timeoutMs?: number;
   trustProxy?: boolean;
+  serverLimits?: HttpServerLimits;
 }
 
 /**
@@ -76,7 +78,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     log,
     registry: createMetricsRegistry('gateway'),
     readiness: options.readiness ?? [],
-    openApiDocument: { openapi: '3.1.0', info: { title: 'test', version: '0' }, paths: {} },
+    openApiDocument: buildOpenApiDocument(),
     keys,
     verify: operatorServiceKeyVerifier(operators.url, tokens, 2_000, log),
     rateLimits: new RateLimits({ perKeyPerMinute: 600, publicPerIpPerMinute: 20, failedAuthPerIpPerMinute: 30, ...options.rateLimits }),
@@ -84,7 +86,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     upstreams,
     trustProxy: options.trustProxy ?? false,
   });
-  const listening = await listen(app);
+  const listening = await listen(app, options.serverLimits);
   return {
     ...listening,
     operators,

@@ -1,5 +1,5 @@
 import Router from '@koa/router';
-import { publicPath, type KitState } from '@dfc/kit/http';
+import { resourceLocation, type KitState } from '@dfc/kit/http';
 import { getOperator } from '../use-cases/get-operator.js';
 import { registerOperator } from '../use-cases/register-operator.js';
 import { updateOperator } from '../use-cases/update-operator.js';
@@ -14,7 +14,7 @@ export function operatorsRouter(deps: UseCaseDeps): Router<KitState> {
   router.post('/api/operators', async (ctx) => {
     const operator = await registerOperator(deps, ctx.state.body, callerOf(ctx.state));
     ctx.status = 201;
-    ctx.set('Location', `${publicPath(ctx)}/${operator._id}`);
+    ctx.set('Location', resourceLocation(ctx, `/operators/${operator._id}`));
     ctx.body = { data: operatorResource(operator) };
   });
 

@@ -60,7 +60,7 @@ describe('POST /api/operators', () => {
         ctr_exemption_number: null,
         timezone: 'Europe/Berlin',
       });
-      expect(reply.headers.get('location')).to.equal(`${service.url}/api/operators/${record.uuid}`);
+      expect(reply.headers.get('location')).to.equal(`${service.url}/api/v1/operators/${record.uuid}`);
       expect(JSON.stringify(reply.body)).not.to.include(String(body['password']));
     });
 
@@ -69,7 +69,7 @@ describe('POST /api/operators', () => {
         body: registration(),
         headers: { 'X-Forwarded-Host': 'api.example.test', 'X-Forwarded-Proto': 'https' },
       });
-      expect(reply.headers.get('location')).to.equal(`https://api.example.test/api/operators/${reply.body.data.uuid}`);
+      expect(reply.headers.get('location')).to.equal(`https://api.example.test/api/v1/operators/${reply.body.data.uuid}`);
     });
 
     it('then timestamps are ISO 8601 with the numeric offset +00:00', async () => {

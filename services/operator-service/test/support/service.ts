@@ -5,7 +5,7 @@ import { Broker } from '@dfc/kit/broker';
 import { connectMongo, syncIndexes } from '@dfc/kit/db';
 import { createMetricsRegistry, InternalTokenSigner } from '@dfc/kit/http';
 import { REDACTED_PATHS, type Logger } from '@dfc/kit/logging';
-import { generateTokenKeys, listen, testDependencies, uniqueName } from '@dfc/kit/testing';
+import { generateTokenKeys, listen, removeBrokerTopology, testDependencies, uniqueName } from '@dfc/kit/testing';
 import { INTERNAL_TOKEN_HEADER, type Principal } from '@dfc/contracts';
 import type { Registry } from 'prom-client';
 import { loadServiceConfig } from '../../src/config.js';
@@ -113,6 +113,7 @@ export async function startService(options: { logStream?: Writable } = {}): Prom
       await server.close();
       await service.stop();
       await broker.close();
+      await removeBrokerTopology(amqpUrl, exchange, broker.durableQueues());
       await connection.dropDatabase().catch(() => undefined);
       await connection.close();
     },

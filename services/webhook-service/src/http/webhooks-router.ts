@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import { paginate, publicPath, requireRole, type KitState, publicUrl } from '@dfc/kit/http';
+import { paginate, publicPath, requireRole, resourceLocation, type KitState } from '@dfc/kit/http';
 import { queryValidator } from '@dfc/kit/validation';
 import { DeliveryListQuery, WebhookListQuery, WebhookScopeQuery } from '@dfc/contracts';
 import { ownerScope, type OwnerScope } from '../domain/owner-scope.js';
@@ -30,7 +30,7 @@ export function webhooksRouter(deps: WebhookDeps): Router {
   router.post('/', async (ctx: WebhookContext) => {
     const created = await createEndpoint(deps, scopeOf(ctx), ctx.state.body);
     ctx.status = 201;
-    ctx.set('Location', publicUrl(ctx, `/api/webhooks/${created.endpoint._id}`));
+    ctx.set('Location', resourceLocation(ctx, `/webhooks/${created.endpoint._id}`));
     ctx.body = { data: renderEndpointWithSecret(created) };
   });
 

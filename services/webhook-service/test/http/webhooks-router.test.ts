@@ -27,7 +27,7 @@ describe('webhook endpoints API (/api/webhooks)', () => {
       expect(data.secret).to.match(/^whsec_[A-Za-z0-9+/]{43}=$/);
       expect(data.id).to.match(/^[0-9a-f-]{36}$/);
       expect(data.created_at).to.match(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00$/);
-      expect(response.headers.get('location')).to.match(new RegExp(`^http://127\\.0\\.0\\.1:\\d+/api/webhooks/${data.id}$`));
+      expect(response.headers.get('location')).to.match(new RegExp(`^http://127\\.0\\.0\\.1:\\d+/api/v1/webhooks/${data.id}$`));
     });
 
     it('when the secret is stored, then the raw database document holds no plaintext and nothing readable of it', async () => {

@@ -85,7 +85,28 @@ export function readRing(value: unknown, path: string, errors: FieldErrorBag): R
     errors.add(path, `The ${attribute(path)} ring must be closed (first and last positions equal).`);
     return null;
   }
+  if (jumpsAcrossAntimeridian(ring)) {
+    errors.add(
+      path,
+      `The ${attribute(path)} ring crosses the antimeridian: split it at longitude 180 into a MultiPolygon ` +
+        '(one polygon each side), as RFC 7946 section 3.1.9 requires.',
+    );
+    return null;
+  }
   return ring;
+}
+
+/**
+ * RFC 7946 edges are straight in longitude/latitude, so an edge from 179° to
+ * -179° runs 358° the long way round: such a ring is almost always a shape
+ * meant to cross the antimeridian, which the RFC says must be split instead.
+ * Refusing it beats reading it as a band around the globe.
+ */
+function jumpsAcrossAntimeridian(ring: Ring): boolean {
+  for (let i = 1; i < ring.length; i += 1) {
+    if (Math.abs((ring[i]?.[0] ?? 0) - (ring[i - 1]?.[0] ?? 0)) > 180) return true;
+  }
+  return false;
 }
 
 export function readPolygon(value: unknown, path: string, errors: FieldErrorBag): PolygonRings | null {

@@ -1,6 +1,6 @@
 import { schemaErrors } from '@dfc/kit/validation';
 import { type FieldErrors } from '@dfc/kit/errors';
-import { AIRCRAFT_TYPES, FlightRequestCreate, type AircraftType } from '@dfc/contracts';
+import { FlightRequestCreate } from '@dfc/contracts';
 import { checkFlightArea, type CheckedFlightArea } from '../geometry/flight-area.js';
 import type { SubmissionLimits } from './limits.js';
 import { checkTimeWindow } from './time-window.js';
@@ -16,7 +16,8 @@ export interface ValidSubmission {
   start_time: Date;
   end_time: Date;
   max_altitude: number;
-  aircraft_type: AircraftType;
+  /** As sent; its category is derived where it is read (`aircraftCategoryOf`). */
+  aircraft_type: string;
   purpose: string;
   area: CheckedFlightArea;
 }
@@ -38,11 +39,8 @@ export function checkSubmission(body: unknown, limits: SubmissionLimits, now: Da
   if (typeof altitude === 'number' && (altitude < 1 || altitude > limits.maxAltitudeM)) {
     merge(errors, { max_altitude: [`The max altitude field must be between 1 and ${limits.maxAltitudeM}.`] });
   }
-  const aircraftType = asString(valid('aircraft_type'))?.toLowerCase();
-  if (aircraftType !== undefined && !isAircraftType(aircraftType)) {
-    merge(errors, {
-      aircraft_type: [`The selected aircraft type is invalid. Allowed values: ${AIRCRAFT_TYPES.join(', ')}.`],
-    });
+  for (const field of ['aircraft_type', 'purpose']) {
+    if (asString(valid(field))?.trim() === '') merge(errors, { [field]: [`The ${field.replace(/_/g, ' ')} field is required.`] });
   }
   const area = 'flight_area' in input ? checkFlightArea(input['flight_area'], limits.flightArea, 'flight_area') : undefined;
   if (area && !area.ok) merge(errors, area.errors);
@@ -60,15 +58,11 @@ export function checkSubmission(body: unknown, limits: SubmissionLimits, now: Da
       start_time: window.start,
       end_time: window.end,
       max_altitude: altitude as number,
-      aircraft_type: aircraftType as AircraftType,
+      aircraft_type: input['aircraft_type'] as string,
       purpose: input['purpose'] as string,
       area: area.area,
     },
   };
-}
-
-function isAircraftType(value: string): value is AircraftType {
-  return (AIRCRAFT_TYPES as readonly string[]).includes(value);
 }
 
 function asString(value: unknown): string | undefined {

@@ -163,6 +163,18 @@ describe('checkFlightArea', () => {
       });
     });
 
+    it('when a ring crosses the antimeridian, then it is refused with how to split it (RFC 7946 §3.1.9)', () => {
+      const crossing = [[179.9, 0], [-179.9, 0], [-179.9, 0.1], [179.9, 0.1], [179.9, 0]];
+      expect(refused(collection(feature(polygon(crossing))))).to.deep.equal({
+        [ring0]: [
+          'The flight area.features.0.geometry.coordinates.0 ring crosses the antimeridian: split it at longitude 180 ' +
+            'into a MultiPolygon (one polygon each side), as RFC 7946 section 3.1.9 requires.',
+        ],
+      });
+      const split = { type: 'MultiPolygon', coordinates: [[rectangle(179.9, 0, 180, 0.1)], [rectangle(-180, 0, -179.9, 0.1)]] };
+      expect(accepted(collection(feature(split))).summary.area_m2).to.be.within(2.4e8, 2.6e8);
+    });
+
     it('when a ring has 3 positions, then it needs at least 4', () => {
       const errors = refused(collection(feature(polygon([[0, 0], [1, 0], [0, 0]]))));
       expect(errors).to.deep.equal({ [ring0]: ['The flight area.features.0.geometry.coordinates.0 ring must have at least 4 positions.'] });

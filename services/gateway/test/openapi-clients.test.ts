@@ -1,0 +1,117 @@
+import { expect } from 'chai';
+import type { TSchema } from '@sinclair/typebox';
+import { buildOpenApiDocument, type JsonObject } from '@dfc/contracts';
+import { schemaErrors } from '@dfc/kit/validation';
+const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
+
+/** Every object in the document with the JSON pointer where it sits. */
+function objectsOf(value: unknown, at = '#'): Array<[JsonObject, string]> {
+  if (Array.isArray(value)) return value.flatMap((child, index) => objectsOf(child, `${at}/${index}`));
+  if (typeof value !== 'object' || value === null) return [];
+  return [[value as JsonObject, at], ...Object.entries(value).flatMap(([key, child]) => objectsOf(child, `${at}/${key}`))];
+}
+
+/** The schema with every `#/components/schemas/...` reference replaced by the component (the document has no cycles). */
+function inlined(schema: unknown, components: Record<string, JsonObject>): unknown {
+  if (Array.isArray(schema)) return schema.map((child) => inlined(child, components));
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const ref = (schema as JsonObject)['$ref'];
+  if (typeof ref === 'string') return inlined(components[ref.replace('#/components/schemas/', '')], components);
+  return Object.fromEntries(Object.entries(schema).map(([key, child]) => [key, inlined(child, components)]));
+}
+
+function operations(document: ReturnType<typeof buildOpenApiDocument>): Array<[string, string, JsonObject]> {
+  return Object.entries(document.paths).flatMap(([path, item]) =>
+    METHODS.filter((method) => method in item).map((method) => [path, method, item[method] as JsonObject] as [string, string, JsonObject]),
+  );
+}
+
+describe('the OpenAPI document for client generators', () => {
+  const document = buildOpenApiDocument();
+  const components = document.components.schemas;
+  const everything = objectsOf(document);
+
+  it('when a schema lists allowed strings, then it is type string + enum, never an anyOf of consts', () => {
+    const constUnions = everything.filter(([node]) => Array.isArray(node['anyOf']) && (node['anyOf'] as JsonObject[]).some((member) => 'const' in member));
+    expect(constUnions.map(([, at]) => at)).to.deep.equal([]);
+    const status = (components['FlightRequestRecord']?.['properties'] as JsonObject)['status'];
+    expect(status).to.deep.equal({ type: 'string', enum: ['Pending', 'Approved', 'Rejected', 'Cancelled', 'Expired'] });
+  });
+
+  it('when a record combines schemas (IssuedApiKey, WebhookEndpointWithSecret), then it is one object that keeps its nulls', () => {
+    expect(everything.filter(([node]) => 'allOf' in node).map(([, at]) => at)).to.deep.equal([]);
+    for (const name of ['IssuedApiKey', 'WebhookEndpointWithSecret']) {
+      const schema = components[name] as { type: string; properties: Record<string, { type: unknown }>; required: string[] };
+      expect(schema.type, name).to.equal('object');
+      expect(schema.required, name).to.include('created_at');
+    }
+    const issued = components['IssuedApiKey'] as { properties: Record<string, { type: unknown }> };
+    expect(issued.properties['key']?.type).to.equal('string');
+    expect(issued.properties['last_used_at']?.type).to.deep.equal(['string', 'null']);
+  });
+
+  it('when keywords are not OpenAPI ones, then they are x- extensions; arrays are never Sets', () => {
+    expect(everything.filter(([node]) => 'errorMessage' in node || 'uniqueItems' in node).map(([, at]) => at)).to.deep.equal([]);
+    expect(JSON.stringify(document)).to.include('"x-error-message"');
+  });
+
+  it('when operations and the delivery callback are listed, then each has an operationId', () => {
+    const missing = everything
+      .filter(([node, at]) => 'responses' in node && /\/(get|put|post|delete|patch)$/.test(at) && typeof node['operationId'] !== 'string')
+      .map(([, at]) => at);
+    expect(missing).to.deep.equal([]);
+    expect(JSON.stringify(document)).to.include('"operationId":"receiveWebhookDelivery"');
+  });
+
+  it('when an answer is wrapped in data or a page, then the wrapper is a named component', () => {
+    const getOperator = document.paths['/api/operators/{uuid}']?.['get'] as { responses: Record<string, JsonObject> };
+    expect(JSON.stringify(getOperator.responses['200'])).to.include('#/components/schemas/OperatorRecordResponse');
+    expect(components).to.include.keys('FlightRequestRecordPage', 'PageMeta', 'PageLinks', 'PagerLink', 'WebhookEndpointWithSecretResponse');
+  });
+
+  it('when geometry is documented, then flight_area and its variants are named schemas', () => {
+    const record = components['FlightRequestRecord']?.['properties'] as JsonObject;
+    expect(record['flight_area']).to.deep.equal({ $ref: '#/components/schemas/FlightArea' });
+    expect(components).to.include.keys('FlightAreaFeature', 'GeoJsonPolygon', 'GeoJsonMultiPolygon', 'GeoJsonPoint');
+  });
+
+  it('when the spec\'s /api/v1 retrieval path is looked for, then it is documented', () => {
+    expect((document.paths['/api/v1/flight-requests/{uuid}']?.['get'] as JsonObject)['operationId']).to.equal('getFlightRequestV1');
+  });
+
+  it('when a request body field has a default (exemption_for_ctr), then it is optional and the default is described', () => {
+    const property = (components['OperatorCreate']?.['properties'] as Record<string, JsonObject>)['exemption_for_ctr'];
+    expect(property).to.not.have.property('default');
+    expect(property?.['description']).to.include('Defaults to false.');
+    expect(components['OperatorCreate']?.['required']).to.not.include('exemption_for_ctr');
+  });
+
+  it('when an operation takes a body or query parameters (webhooks too), then its 422 is documented', () => {
+    for (const [path, method, operation] of operations(document)) {
+      const item = document.paths[path] as JsonObject;
+      const parameters = [...((operation['parameters'] as JsonObject[] | undefined) ?? []), ...((item['parameters'] as JsonObject[] | undefined) ?? [])];
+      if (operation['requestBody'] === undefined && !parameters.some((parameter) => parameter['in'] === 'query')) continue;
+      expect(operation['responses'], `${method} ${path}`).to.have.property('422');
+    }
+  });
+
+  it('when a request documents examples (whole bodies or fields), then every one is valid against its schema', () => {
+    let checked = 0;
+    for (const [path, method, operation] of operations(document)) {
+      const media = ((operation['requestBody'] as JsonObject | undefined)?.['content'] as Record<string, JsonObject> | undefined)?.['application/json'];
+      if (media === undefined) continue;
+      const schema = inlined(media['schema'], components) as JsonObject;
+      if (media['example'] !== undefined) {
+        checked += 1;
+        expect(schemaErrors(schema as TSchema, media['example']), `${method} ${path} example`).to.deep.equal({});
+      }
+      for (const [node, at] of objectsOf(schema)) {
+        for (const example of (node['examples'] as unknown[] | undefined) ?? []) {
+          checked += 1;
+          expect(schemaErrors(node as TSchema, example), `${method} ${path} ${at}: ${JSON.stringify(example)}`).to.deep.equal({});
+        }
+      }
+    }
+    expect(checked).to.be.greaterThan(10);
+  });
+});
