@@ -43,7 +43,7 @@ export class WebhookMetrics {
       registers: [registry],
     });
     new Gauge({
-      name: 'webhook_backlog_age_seconds',
+      name: 'webhook_backlog_oldest_due_seconds',
       help: 'How long the longest-waiting due delivery has been due (0 when none): the alert on a stuck or slow pipeline',
       registers: [registry],
       async collect() {

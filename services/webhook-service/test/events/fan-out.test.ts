@@ -234,7 +234,7 @@ describe('events from the broker → webhook deliveries', () => {
       expect(text).to.match(/webhook_attempts_total\{outcome="succeeded",service="webhook-service"\} [1-9]/);
       expect(text).to.include('webhook_attempt_duration_seconds_bucket');
       expect(text).to.match(/webhook_delivery_latency_seconds_count\{service="webhook-service"\} [1-9]/);
-      expect(text).to.match(/webhook_backlog_age_seconds\{service="webhook-service"\} [\d.]+/);
+      expect(text).to.match(/webhook_backlog_oldest_due_seconds\{service="webhook-service"\} [\d.]+/);
       expect(text).to.match(/webhook_endpoints_cooling_off\{service="webhook-service"\} \d+/);
     });
   });
