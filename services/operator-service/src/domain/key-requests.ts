@@ -28,10 +28,15 @@ export function checkStaffKey(body: unknown): CheckedKeyRequest<StaffApiKeyCreat
   if (input['role'] === 'reviewer' && input['authority'] === undefined) {
     rules['authority'] = [StaffKeyMessages.authorityRequired];
   }
-  if (input['role'] === 'admin' && input['authority'] !== undefined) {
+  // Even a blank authority is refused for an admin key: the schema documents it as a non-empty string.
+  if (input['role'] === 'admin' && sentNonNull(body, 'authority')) {
     rules['authority'] = [StaffKeyMessages.authorityProhibited];
   }
   return { value: input as StaffApiKeyCreate, errors: mergeFieldErrors(schemaErrors(StaffApiKeyCreate, input), rules) };
+}
+
+function sentNonNull(body: unknown, field: string): boolean {
+  return typeof body === 'object' && body !== null && (body as Record<string, unknown>)[field] != null;
 }
 
 function withoutNulls(input: Record<string, unknown>, fields: string[]): Record<string, unknown> {

@@ -70,6 +70,12 @@ describe('/api/api-keys (admins)', () => {
       expect(reply.body.errors).to.deep.equal({ authority: ['The authority field is prohibited when role is admin.'] });
     });
 
+    it('when an admin key names a blank authority, then 422 names authority', async () => {
+      const reply = await issue({ role: 'admin', authority: '' });
+      expect(reply.status).to.equal(422);
+      expect(reply.body.errors).to.deep.equal({ authority: ['The authority field is prohibited when role is admin.'] });
+    });
+
     it('when the role is missing or not a staff role, then 422 names role', async () => {
       expect((await issue({})).body.errors).to.deep.equal({ role: ['The role field is required.'] });
       expect((await issue({ role: 'operator' })).body.errors).to.deep.equal({ role: ['The selected role is invalid.'] });
