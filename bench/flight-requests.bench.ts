@@ -67,12 +67,16 @@ interface Figures {
 
 export default async function flightRequestsBench(): Promise<BenchSummary> {
   const figures = [...(process.env['BENCH_SKIP_THROUGHPUT'] === '1' ? [] : [await throughputFigures()]), await persistenceFigures()];
-  const lines = figures.flatMap((figure) => figure.lines);
-  for (const line of lines) LOG(line);
-  return { lines, goalsMet: figures.every((figure) => figure.goalsMet) };
+  return { lines: figures.flatMap((figure) => figure.lines), goalsMet: figures.every((figure) => figure.goalsMet) };
 }
 
 const verdict = (ok: boolean) => (ok ? 'OK' : 'MISSED');
+
+/** Printed as soon as measured, so a run that fails later still shows them. */
+function logged(figures: Figures): Figures {
+  for (const line of figures.lines) LOG(line);
+  return figures;
+}
 
 async function throughputFigures(): Promise<Figures> {
   const none = await withSystem({}, async (system, client) => measureSubmissions('zones0, publishing on', system, client));
@@ -91,7 +95,7 @@ async function throughputFigures(): Promise<Figures> {
     `publish-on/publish-off throughput ratio = ${round(publishRatio)} (goal >= ${GOAL_RATIO}) ${verdict(publishRatio >= GOAL_RATIO)}` +
       ` [${round(none.requestsPerSecond, 0)} vs ${round(unpublished.requestsPerSecond, 0)} req/s]`,
   ];
-  return { lines, goalsMet: zonesRatio >= GOAL_RATIO && publishRatio >= GOAL_RATIO };
+  return logged({ lines, goalsMet: zonesRatio >= GOAL_RATIO && publishRatio >= GOAL_RATIO });
 }
 
 const SERVICES = ['operator-service', 'flight-request-service', 'gateway'] as const;
@@ -365,7 +369,7 @@ async function countCommands(hosted: HostedService, operator: Principal, operato
     return { line, met: most <= GOAL_COMMANDS[operation] };
   });
   return {
-    figures: { lines: perOperation.map((entry) => entry.line), goalsMet: perOperation.every((entry) => entry.met) },
+    figures: logged({ lines: perOperation.map((entry) => entry.line), goalsMet: perOperation.every((entry) => entry.met) }),
     collection,
     template,
     listCommands,
@@ -407,13 +411,13 @@ async function measureList(hosted: HostedService, operator: Principal, listComma
   driver.sort((a, b) => a - b);
   const ratio = percentile(service, 0.5) / percentile(driver, 0.5);
   const met = ratio <= GOAL_LIST_RATIO;
-  return {
+  return logged({
     lines: [
       `list at ${stored} stored requests (${first.body.meta?.total} the operator's, ${service.length} samples): service p50 ${round(percentile(service, 0.5))} ms, ` +
         `p99 ${round(percentile(service, 0.99))} ms; driver p50 ${round(percentile(driver, 0.5))} ms; ratio ${round(ratio)} (goal <= ${GOAL_LIST_RATIO}) ${verdict(met)}`,
     ],
     goalsMet: met,
-  };
+  });
 }
 
 function unservedQueries(commandLog: string): string[] {

@@ -132,9 +132,21 @@ export function isOutboxRelayCommand(sent: SentCommand): boolean {
   );
 }
 
-/** Sends commands recorded from a service again, straight to the driver, all at once (as a service sends a page and its count). */
+/**
+ * Sends commands recorded from a service again, straight to the driver, all
+ * at once (as a service sends a page and its count). A cursor left open by
+ * an answer is killed, as the driver would, so no server-side cursor (and,
+ * on the local engine, no pooled backend connection) is left behind.
+ */
 export async function replayCommands(db: mongo.Db, commands: SentCommand[]): Promise<void> {
-  await Promise.all(commands.map((sent) => db.command(withoutSession(sent.command))));
+  await Promise.all(
+    commands.map(async (sent) => {
+      const reply = await db.command(withoutSession(sent.command));
+      const id = (reply['cursor'] as { id?: unknown } | undefined)?.id;
+      const open = id instanceof mongo.Long ? !id.isZero() : typeof id === 'number' && id !== 0;
+      if (open) await db.command({ killCursors: sent.command[sent.name], cursors: [id] });
+    }),
+  );
 }
 
 /** The command without what the driver adds per session (`lsid`, `$clusterTime`, `$db`, …). */
