@@ -17,4 +17,5 @@ export * from './flight-requests/geojson.js';
 export * from './flight-requests/zones.js';
 export * from './openapi/index.js';
 export * from './flight-requests/zone-admin.js';
+export * from './flight-requests/authorisation.js';
 export * from './openapi/operators.js';

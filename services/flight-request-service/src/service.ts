@@ -4,6 +4,7 @@ import { OutboxRelay } from '@dfc/kit/broker';
 import type { Service, ServiceResources } from '@dfc/kit/service';
 import { buildApp } from './app.js';
 import type { FlightRequestServiceConfig } from './config.js';
+import { AuthorisationKeys } from './domain/authorisation/signing-keys.js';
 import { DEFAULT_FLIGHT_AREA_LIMITS } from './domain/geometry/flight-area.js';
 import { ZoneIndex } from './domain/zones/zone-index.js';
 import { subscribeOperatorProjection, subscribeZoneChanges } from './events/consumers.js';
@@ -68,6 +69,7 @@ export function createFlightRequestService(resources: ServiceResources<FlightReq
     },
     rules: { altitudeReviewAboveM: config.ALTITUDE_REVIEW_ABOVE_M, nationalAuthority: config.NATIONAL_AUTHORITY },
     metrics,
+    authorisationKeys: AuthorisationKeys.fromPem(config.AUTHORISATION_SIGNING_KEY, config.AUTHORISATION_PREVIOUS_PUBLIC_KEYS),
     now: resources.now ?? (() => new Date()),
   };
   const app = buildApp({

@@ -1,4 +1,5 @@
 import { ErrorBody, ValidationErrorBody } from '../schema-helpers.js';
+import { authorisationPaths } from './authorisations.js';
 import { flightRequestPaths } from './flight-requests.js';
 import { operatorPaths } from './operators.js';
 import { webhookPaths } from './webhooks.js';
@@ -80,7 +81,7 @@ function errorResponse(description: string): JsonObject {
 }
 
 export function buildOpenApiDocument(): OpenApiDocument {
-  return assembleOpenApiDocument([operatorPaths, flightRequestPaths, webhookPaths]);
+  return assembleOpenApiDocument([operatorPaths, flightRequestPaths, webhookPaths, authorisationPaths]);
 }
 
 /** Assembles the document from slices of path items (exported for tests). */
@@ -185,7 +186,8 @@ function documentOperation(path: string, method: string, operation: JsonObject):
   const add = (status: string, name: string) => {
     if (!(status in responses)) responses[status] = { $ref: `${RESPONSE_REF}${name}` };
   };
-  if (publicSecurity === undefined) add('401', 'Unauthenticated');
+  const explicitlyPublic = Array.isArray(operation['security']) && operation['security'].length === 0;
+  if (publicSecurity === undefined && !explicitlyPublic) add('401', 'Unauthenticated');
   if (METHODS_WITH_BODY.has(method) && operation['requestBody'] !== undefined) {
     add('400', 'BadRequest');
     add('413', 'PayloadTooLarge');

@@ -17,6 +17,9 @@ export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
 /** Bulk geo-zone imports carry whole FeatureCollections. */
 export const ZONE_IMPORT_BODY_LIMIT_BYTES = 16 * 1024 * 1024;
 
+/** The public keys of signed flight authorisations (the flight-request-service holds and rotates them). */
+export const JWKS_PATH = '/.well-known/jwks.json';
+
 const PREFIXES: ReadonlyArray<readonly [string, UpstreamName]> = [
   ['/api/operators', 'operator-service'],
   ['/api/api-keys', 'operator-service'],
@@ -24,11 +27,15 @@ const PREFIXES: ReadonlyArray<readonly [string, UpstreamName]> = [
   ['/api/zones', 'flight-request-service'],
   ['/api/reviews', 'flight-request-service'],
   ['/api/webhooks', 'webhook-service'],
+  ['/api/authorisations', 'flight-request-service'],
+  [JWKS_PATH, 'flight-request-service'],
 ];
 
 const VERSION_PREFIX = '/api/v1';
 /** Key issuance, listing and revocation: the operator-service checks HTTP Basic there. */
 const API_KEYS_OF_OPERATOR = /^\/api\/operators\/[^/]+\/api-keys(?:\/[^/]+)?$/;
+/** Anyone holding a flight authorisation may ask whether it still stands. */
+const AUTHORISATION_STATUS = /^\/api\/authorisations\/[^/]+$/;
 /**
  * `.` / `..` segments and encoded (back)slashes: a path must never climb out of
  * its prefix into a service's `/internal` or operations routes.
@@ -58,7 +65,12 @@ export function resolveProxyRoute(method: string, path: string): ProxyRoute | un
   };
 }
 
-/** Registration and everything under an operator's api-keys (docs/architecture.md, public routes). */
+/**
+ * Registration, everything under an operator's api-keys (docs/architecture.md,
+ * public routes), and what outside verifiers of authorisations read: the key
+ * set and a token's status. All of them are limited per client IP.
+ */
 export function isPublic(method: string, path: string): boolean {
+  if (method === 'GET' && (path === JWKS_PATH || AUTHORISATION_STATUS.test(path))) return true;
   return (method === 'POST' && path === '/api/operators') || API_KEYS_OF_OPERATOR.test(path);
 }
