@@ -3,7 +3,7 @@ import { createHash, generateKeyPairSync, randomUUID } from 'node:crypto';
 import { calculateJwkThumbprint, decodeProtectedHeader, importJWK, jwtVerify } from 'jose';
 import { generateTokenKeys } from '@dfc/kit/testing';
 import type { StatusHistoryEntry } from '../../../src/domain/state-machine/transitions.js';
-import { authorisationClaims, currentApproval, parseAuthorisationId, type AuthorisableRequest } from '../../../src/domain/authorisation/claims.js';
+import { authorisationClaims, currentApproval, parseAuthorisationId } from '../../../src/domain/authorisation/claims.js';
 import { flightAreaDigest } from '../../../src/domain/authorisation/flight-area-digest.js';
 import { AuthorisationKeys } from '../../../src/domain/authorisation/signing-keys.js';
 import { authorisationStatus, type RevocableRequest } from '../../../src/domain/authorisation/status.js';
