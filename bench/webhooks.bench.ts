@@ -139,6 +139,7 @@ function statusData(operatorUuid: string): FlightRequestStatusChanged {
     reason: null,
     actor: 'screening',
     changed_at: new Date().toISOString(),
+    sequence: 2,
   };
 }
 

@@ -84,8 +84,10 @@ describe('flight requests through the gateway', function () {
 
     const pending = await submit(client, flightRequestBody(client, {}, 5.2));
     expect(pending.body.data.status).to.equal('Pending');
-    const queue = await send('GET', '/api/reviews', reviewer);
-    const item = queue.body.data.find((entry: { flight_request: { uuid: string } }) => entry.flight_request.uuid === pending.body.data.uuid);
+    // The review queue is a projection of the requests' events: the item appears a moment after the submission.
+    const item = await waitFor(async () =>
+      (await send('GET', '/api/reviews', reviewer)).body.data.find((entry: { flight_request: { uuid: string } }) => entry.flight_request.uuid === pending.body.data.uuid),
+    );
     expect(item).to.include({ authority: 'LVNL', status: 'pending' });
     const decided = await send('POST', `/api/reviews/${item.id}/decision`, reviewer, { decision: 'approve', reason: 'Coordinated with the tower' });
     expect(decided.status).to.equal(200);

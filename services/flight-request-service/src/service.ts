@@ -7,34 +7,19 @@ import type { FlightRequestServiceConfig } from './config.js';
 import { AuthorisationKeys } from './domain/authorisation/signing-keys.js';
 import { DEFAULT_FLIGHT_AREA_LIMITS } from './domain/geometry/flight-area.js';
 import { ZoneIndex } from './domain/zones/zone-index.js';
-import { subscribeOperatorProjection, subscribeZoneChanges } from './events/consumers.js';
+import { subscribeOperatorProjection, subscribeReviewQueueProjection, subscribeZoneChanges } from './events/consumers.js';
 import { createFlightRequestMetrics } from './metrics.js';
-import { flightRequestModel, reviewItemPointerModel } from './store/flight-request-model.js';
+import { flightRequestModel } from './store/flight-request-model.js';
 import { FlightRequestStore } from './store/flight-request-store.js';
 import { operatorProjectionModel } from './store/operator-model.js';
 import { OperatorStore } from './store/operator-store.js';
-import { zoneChangeModel, zoneModel } from './store/zone-model.js';
-import { changeModel } from './store/change-model.js';
+import { reviewQueueModel } from './store/review-item-model.js';
+import { ReviewQueueStore } from './store/review-queue-store.js';
+import { zoneModel } from './store/zone-model.js';
 import { ZoneStore } from './store/zone-store.js';
 import type { UseCaseDeps } from './use-cases/deps.js';
 import { expirePendingRequests } from './use-cases/expire-pending-requests.js';
 import { ZoneIndexSync } from './use-cases/zone-index-sync.js';
-
-/** Changes recorded but not applied this long are taken to be orphaned by a crash and applied by the repair. */
-const CHANGE_REPAIR_GRACE_MS = 5000;
-const CHANGE_REPAIR_INTERVAL_MS = 5000;
-/**
- * Change records are kept an hour after they are applied and published (long
- * past any writer still deciding on the version they name), then dropped, so
- * the relay's sweep never reads an ever-growing collection.
- */
-const CHANGE_RETENTION_MS = 3_600_000;
-const CHANGE_CLEANUP_INTERVAL_MS = 60_000;
-
-async function forgetDoneChanges(requests: FlightRequestStore, zones: ZoneStore, before: Date): Promise<void> {
-  await requests.forgetDoneChanges(before);
-  await zones.forgetDoneChanges(before);
-}
 
 export interface FlightRequestService extends Service {
   deps: UseCaseDeps;
@@ -44,22 +29,22 @@ export interface FlightRequestService extends Service {
 /** Wires the stores, the use cases and the background work of one replica. */
 export function createFlightRequestService(resources: ServiceResources<FlightRequestServiceConfig>): FlightRequestService {
   const { config, connection, broker, log, registry } = resources;
-  const requests = new FlightRequestStore(flightRequestModel(connection), changeModel(connection), reviewItemPointerModel(connection));
+  // OUTBOX_PUBLISH=false leaves every event in its outbox (a crash between write and publish, for tests).
+  const relay = new OutboxRelay(broker, log, { registry, publishing: config.OUTBOX_PUBLISH });
+  const requests = new FlightRequestStore(flightRequestModel(connection), relay);
+  const reviewQueue = new ReviewQueueStore(reviewQueueModel(connection));
   const operators = new OperatorStore(operatorProjectionModel(connection));
-  const zones = new ZoneStore(zoneModel(connection), zoneChangeModel(connection));
-  const relay = new OutboxRelay(broker, log, { registry });
-  relay.watch(requests.outboxModel);
-  relay.watch(zones.outboxModel);
+  const zones = new ZoneStore(zoneModel(connection), relay);
   const metrics = createFlightRequestMetrics(registry);
   const zoneIndex = new ZoneIndex();
   const zoneSync = new ZoneIndexSync(zones, zoneIndex, metrics.zonesLoaded, log);
   const deps: UseCaseDeps = {
     requests,
+    reviewQueue,
     operators,
     zones,
     zoneIndex,
     zoneSync,
-    outbox: config.OUTBOX_PUBLISH ? relay : null,
     limits: {
       maxAltitudeM: config.MAX_ALTITUDE_M,
       maxDurationHours: config.MAX_DURATION_HOURS,
@@ -98,14 +83,13 @@ export function createFlightRequestService(resources: ServiceResources<FlightReq
     zoneSync,
     async start() {
       await syncIndexes(connection);
-      await requests.applyStaleChanges(new Date(Date.now() - CHANGE_REPAIR_GRACE_MS));
       await zoneSync.reloadAll();
       await subscribeOperatorProjection(broker, operators);
-      await subscribeZoneChanges(broker, (zoneId) => (zoneId === null ? void zoneSync.reloadAll() : zoneSync.changed(zoneId)));
-      if (config.OUTBOX_PUBLISH) relay.start();
+      await subscribeReviewQueueProjection(broker, reviewQueue);
+      await subscribeZoneChanges(broker, (zoneId) => zoneSync.changed(zoneId));
+      relay.start();
       every(config.EXPIRY_SWEEP_INTERVAL_MS, () => expirePendingRequests(deps), 'expiry sweep');
-      every(CHANGE_REPAIR_INTERVAL_MS, () => requests.applyStaleChanges(new Date(Date.now() - CHANGE_REPAIR_GRACE_MS)), 'change repair');
-      every(CHANGE_CLEANUP_INTERVAL_MS, () => forgetDoneChanges(requests, zones, new Date(Date.now() - CHANGE_RETENTION_MS)), 'change cleanup');
+      // The safety net of the zone events: a replica that missed some (its broadcast queue lives with its connection) catches up.
       every(config.ZONE_RELOAD_INTERVAL_MS, () => zoneSync.reloadAll(), 'zone reload');
     },
     async stop() {

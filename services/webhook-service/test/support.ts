@@ -191,6 +191,7 @@ export function statusChanged(operatorUuid: string, data: Partial<FlightRequestS
     reason: null,
     actor: 'screening',
     changed_at: new Date().toISOString(),
+    sequence: 2,
     ...data,
   });
 }

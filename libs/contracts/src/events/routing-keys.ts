@@ -7,6 +7,8 @@ export const RoutingKeys = {
   flightRequestStatusChanged: 'flight_request.status_changed',
   flightRequestCascadeRejection: 'flight_request.cascade_rejection',
   flightRequestReviewCompleted: 'flight_request.review_completed',
+  /** Internal to the flight-request-service: the review items of one request, for its review queue projection. */
+  flightRequestReviewItemsChanged: 'flight_request.review_items_changed',
   zoneChanged: 'zone.changed',
 } as const;
 

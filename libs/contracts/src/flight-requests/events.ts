@@ -24,6 +24,7 @@ export const FlightRequestStatusChanged = Type.Object({
   reason: Nullable(Type.String()),
   actor: Type.String({ description: 'operator, reviewer:<authority>, screening, system' }),
   changed_at: Type.String({ format: 'date-time' }),
+  sequence: Type.Integer({ minimum: 1, description: 'The 1-based position of this entry in status_history (the first, Pending, is 1)' }),
 });
 export type FlightRequestStatusChanged = Static<typeof FlightRequestStatusChanged>;
 

@@ -6,7 +6,8 @@ import { toUtcZ } from '../domain/time-format.js';
 
 /** The request as the events see it. */
 export interface EventSubject {
-  uuid: string;
+  /** The request's uuid. */
+  _id: string;
   operator_uuid: string;
   status: FlightRequestStatus;
   start_time: Date;
@@ -18,7 +19,7 @@ export function submitted(subject: EventSubject, requestId?: string): EventEnvel
     RoutingKeys.flightRequestSubmitted,
     subject.operator_uuid,
     {
-      flight_request_uuid: subject.uuid,
+      flight_request_uuid: subject._id,
       operator_uuid: subject.operator_uuid,
       status: subject.status,
       start_time: toUtcZ(subject.start_time),
@@ -28,31 +29,33 @@ export function submitted(subject: EventSubject, requestId?: string): EventEnvel
   );
 }
 
-/** One per history entry, each naming the status it left (null for the first). */
+/**
+ * One per new history entry, each naming the status it left (null for the
+ * first) and its 1-based position in the history (`sequence`).
+ */
 export function statusChanges(
   subject: EventSubject,
-  previous: FlightRequestStatus | null,
+  earlier: StatusHistoryEntry[],
   entries: StatusHistoryEntry[],
   requestId?: string,
 ): EventEnvelope<FlightRequestStatusChanged>[] {
-  let before = previous;
-  return entries.map((entry) => {
-    const event = newEvent<FlightRequestStatusChanged>(
+  return entries.map((entry, index) => {
+    const previous = index === 0 ? earlier.at(-1) : entries[index - 1];
+    return newEvent<FlightRequestStatusChanged>(
       RoutingKeys.flightRequestStatusChanged,
       subject.operator_uuid,
       {
-        flight_request_uuid: subject.uuid,
+        flight_request_uuid: subject._id,
         operator_uuid: subject.operator_uuid,
-        previous_status: before,
+        previous_status: previous?.status ?? null,
         status: entry.status,
         reason: entry.reason,
         actor: entry.actor,
         changed_at: toOffsetTimestamp(entry.at),
+        sequence: earlier.length + index + 1,
       },
       requestId,
     );
-    before = entry.status;
-    return event;
   });
 }
 
@@ -66,7 +69,7 @@ export function cascadeRejection(
     RoutingKeys.flightRequestCascadeRejection,
     subject.operator_uuid,
     {
-      flight_request_uuid: subject.uuid,
+      flight_request_uuid: subject._id,
       operator_uuid: subject.operator_uuid,
       rejected_item: itemSummary(rejected),
       cascaded_items: cascaded.map(itemSummary),
@@ -89,7 +92,7 @@ export function reviewCompleted(
     RoutingKeys.flightRequestReviewCompleted,
     subject.operator_uuid,
     {
-      flight_request_uuid: subject.uuid,
+      flight_request_uuid: subject._id,
       operator_uuid: subject.operator_uuid,
       outcome,
       items: items.map(itemSummary),

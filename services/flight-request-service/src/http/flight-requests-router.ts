@@ -24,7 +24,7 @@ export function flightRequestsRouter(deps: UseCaseDeps): Router<KitState> {
       requestId: ctx.state.requestId,
     });
     ctx.status = 201;
-    ctx.set('Location', publicUrl(ctx, `/api/v1/flight-requests/${request.uuid}`));
+    ctx.set('Location', publicUrl(ctx, `/api/v1/flight-requests/${request._id}`));
     ctx.body = { data: flightRequestRecord(request) };
   });
 

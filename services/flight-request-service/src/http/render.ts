@@ -7,7 +7,7 @@ import { toOffsetTimestamp, toOffsetTimestampOrNull } from '@dfc/contracts';
 /** The public record; the full flight_area only when asked for (it can be large). */
 export function flightRequestRecord(doc: FlightRequestDoc, includeGeometry = false): FlightRequestRecord {
   return {
-    uuid: doc.uuid,
+    uuid: doc._id,
     operator_uuid: doc.operator_uuid,
     status: doc.status,
     operator_name: doc.operator_name,
@@ -63,7 +63,7 @@ export function reviewQueueEntry(doc: FlightRequestDoc, itemId: string): ReviewQ
   return {
     ...reviewItemRecord(item),
     flight_request: {
-      uuid: doc.uuid,
+      uuid: doc._id,
       operator_uuid: doc.operator_uuid,
       status: doc.status,
       start_time: toUtcZ(doc.start_time),

@@ -1,4 +1,5 @@
 import { Schema, type Connection, type Model } from 'mongoose';
+import { outboxSchemaFields } from '@dfc/kit/broker';
 import type { FlightRequestStatus } from '@dfc/contracts';
 import type { AreaSummary } from '../domain/geometry/flight-area.js';
 import type { Finding } from '../domain/screening/screen.js';
@@ -6,11 +7,10 @@ import type { ReviewItem } from '../domain/review/review-group.js';
 import type { StatusHistoryEntry } from '../domain/state-machine/transitions.js';
 import type { ValidSubmission } from '../domain/submission/check-submission.js';
 
-/** A flight request as stored: one document holds the request, its review group and history (its events travel in change records). */
+/** A flight request as stored: one document (an aggregate) holds the request, its review group, its history and its outbox. */
 export interface StoredFlightRequest extends Omit<ValidSubmission, 'area'> {
-  /** The uuid again: FerretDB answers only `_id` lookups without reading the whole collection. */
+  /** The request's uuid. */
   _id: string;
-  uuid: string;
   status: FlightRequestStatus;
   area: AreaSummary;
   /** Flat copies of area.bbox so deconfliction prefilters with plain range conditions. */
@@ -19,15 +19,14 @@ export interface StoredFlightRequest extends Omit<ValidSubmission, 'area'> {
   bbox_east: number;
   bbox_north: number;
   /**
-   * The stored FeatureCollection and the screening polygons as JSON text: a
-   * client's feature properties may hold keys the database refuses ($, dots),
-   * and nothing ever queries inside them.
+   * The stored FeatureCollection and the screening polygons as JSON text: the
+   * local engine refuses nested arrays, a client's feature properties may hold
+   * keys the database refuses ($, dots), and nothing ever queries inside them.
    */
   flight_area_json: string;
   polygons_json: string;
   review: { findings: Finding[]; items: ReviewItem[]; complete: boolean };
-  /** Authorities with a pending item (review queue) and with any item (who may read the request). */
-  pending_authorities: string[];
+  /** Authorities with any item on the request: who may read it, and a reviewer's list. */
   review_authorities: string[];
   cancellation: { reason: string; cancelled_at: Date } | null;
   status_history: StatusHistoryEntry[];
@@ -43,7 +42,6 @@ export type FlightRequestModel = Model<StoredFlightRequest>;
 const flightRequestSchema = new Schema<StoredFlightRequest>(
   {
     _id: { type: String, required: true },
-    uuid: { type: String, required: true },
     operator_uuid: { type: String, required: true },
     status: { type: String, required: true },
     operator_name: String,
@@ -64,7 +62,6 @@ const flightRequestSchema = new Schema<StoredFlightRequest>(
     flight_area_json: String,
     polygons_json: String,
     review: { type: Schema.Types.Mixed, required: true },
-    pending_authorities: { type: [String], default: [] },
     review_authorities: { type: [String], default: [] },
     cancellation: { type: Schema.Types.Mixed, default: null },
     status_history: { type: [Object], default: [] },
@@ -72,36 +69,25 @@ const flightRequestSchema = new Schema<StoredFlightRequest>(
     version: { type: Number, required: true },
     created_at: { type: Date, required: true },
     updated_at: { type: Date, required: true },
+    ...outboxSchemaFields,
   },
   { collection: 'flight_requests', versionKey: false, minimize: false },
 );
 
-flightRequestSchema.index({ uuid: 1 }, { unique: true });
-// Lists: an operator's own, newest first, with or without a status filter; admins' unfiltered list.
-flightRequestSchema.index({ operator_uuid: 1, created_at: -1 });
-flightRequestSchema.index({ operator_uuid: 1, status: 1, created_at: -1 });
-flightRequestSchema.index({ created_at: -1 });
-// Expiry sweep (Pending, start passed) and deconfliction (Approved, overlapping window).
+// Lists, newest first, `_id` breaking ties for stable pages (the README lists query → index).
+flightRequestSchema.index({ created_at: -1, _id: -1 });
+flightRequestSchema.index({ status: 1, created_at: -1, _id: -1 });
+flightRequestSchema.index({ operator_uuid: 1, created_at: -1, _id: -1 });
+flightRequestSchema.index({ operator_uuid: 1, status: 1, created_at: -1, _id: -1 });
+flightRequestSchema.index({ review_authorities: 1, created_at: -1, _id: -1 });
+flightRequestSchema.index({ review_authorities: 1, status: 1, created_at: -1, _id: -1 });
+// Expiry sweep: Pending, start passed, oldest start first.
 flightRequestSchema.index({ status: 1, start_time: 1 });
-// Reviewers' queue and visibility by authority.
-flightRequestSchema.index({ pending_authorities: 1, created_at: 1 });
-flightRequestSchema.index({ review_authorities: 1, created_at: -1 });
+// Deconfliction: Approved flights not yet ended (the range stays small however long the history grows).
+flightRequestSchema.index({ status: 1, end_time: 1 });
+// A review decision finds the request that owns the item.
+flightRequestSchema.index({ 'review.items.id': 1 });
 
 export function flightRequestModel(connection: Connection): FlightRequestModel {
   return connection.models['FlightRequest'] ?? connection.model<StoredFlightRequest>('FlightRequest', flightRequestSchema);
-}
-
-/**
- * Review item id → request uuid, written once with the items (items are only
- * ever created at submission), so a decision finds its request by `_id`.
- */
-export interface ReviewItemPointer {
-  _id: string;
-  uuid: string;
-}
-
-const pointerSchema = new Schema<ReviewItemPointer>({ _id: { type: String, required: true }, uuid: { type: String, required: true } }, { collection: 'review_item_pointers', versionKey: false });
-
-export function reviewItemPointerModel(connection: Connection): Model<ReviewItemPointer> {
-  return connection.models['ReviewItemPointer'] ?? connection.model<ReviewItemPointer>('ReviewItemPointer', pointerSchema);
 }

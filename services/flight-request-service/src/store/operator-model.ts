@@ -11,13 +11,14 @@ export interface OperatorProjection {
   source_at: Date;
 }
 
-export type OperatorProjectionModel = Model<OperatorProjection>;
+/** Stored under `_id` = the operator's uuid. */
+export type StoredOperator = Omit<OperatorProjection, 'uuid'> & { _id: string };
 
-/** Stored under `_id` = uuid: FerretDB answers `_id` lookups without reading the whole collection. */
-const operatorSchema = new Schema<OperatorProjection & { _id: string }>(
+export type OperatorProjectionModel = Model<StoredOperator>;
+
+const operatorSchema = new Schema<StoredOperator>(
   {
     _id: { type: String, required: true },
-    uuid: { type: String, required: true },
     timezone: { type: String, default: null },
     exemption_for_ctr: { type: Boolean, default: false },
     registration_number: { type: String, default: null },
@@ -27,5 +28,5 @@ const operatorSchema = new Schema<OperatorProjection & { _id: string }>(
 );
 
 export function operatorProjectionModel(connection: Connection): OperatorProjectionModel {
-  return connection.models['OperatorProjection'] ?? connection.model<OperatorProjection>('OperatorProjection', operatorSchema as unknown as Schema<OperatorProjection>);
+  return connection.models['OperatorProjection'] ?? connection.model<StoredOperator>('OperatorProjection', operatorSchema);
 }

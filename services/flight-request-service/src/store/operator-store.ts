@@ -1,28 +1,27 @@
-import type { OperatorProjection, OperatorProjectionModel } from './operator-model.js';
-
-const DUPLICATE_KEY = 11000;
+import { isDuplicateKey } from '@dfc/kit/db';
+import type { OperatorProjection, OperatorProjectionModel, StoredOperator } from './operator-model.js';
 
 export class OperatorStore {
   constructor(readonly model: OperatorProjectionModel) {}
 
-  find(uuid: string): Promise<OperatorProjection | null> {
-    return this.model.findById(uuid, { _id: 0 }).lean<OperatorProjection>().exec();
+  async find(uuid: string): Promise<OperatorProjection | null> {
+    const stored = await this.model.findById(uuid).lean<StoredOperator>().exec();
+    if (!stored) return null;
+    const { _id, ...fields } = stored;
+    return { uuid: _id, ...fields };
   }
 
   /**
    * Idempotent and order-tolerant: the upsert only matches a projection older
    * than the event; when a newer one exists the filter misses, the upsert's
-   * insert hits the unique uuid, and the stale event is dropped.
+   * insert hits the `_id`, and the stale event is dropped.
    */
   async apply(projection: OperatorProjection): Promise<void> {
+    const { uuid, ...fields } = projection;
     try {
-      await this.model.updateOne(
-        { _id: projection.uuid, source_at: { $lte: projection.source_at } },
-        { $set: projection },
-        { upsert: true },
-      );
+      await this.model.updateOne({ _id: uuid, source_at: { $lte: projection.source_at } }, { $set: fields }, { upsert: true });
     } catch (error) {
-      if ((error as { code?: number }).code !== DUPLICATE_KEY) throw error;
+      if (!isDuplicateKey(error)) throw error;
     }
   }
 }

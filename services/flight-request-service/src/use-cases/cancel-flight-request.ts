@@ -1,15 +1,14 @@
+import { NotFoundError } from '@dfc/kit/errors';
 import { bodyValidator } from '@dfc/kit/validation';
-import { CancelBody, type Principal } from '@dfc/contracts';
-import { isComplete, pendingAuthorities, withdrawPending } from '../domain/review/review-group.js';
+import { CancelBody, isUuid, type Principal } from '@dfc/contracts';
 import { cancellation } from '../domain/state-machine/transitions.js';
-import { statusChanges } from '../events/flight-request-events.js';
 import type { FlightRequestDoc } from '../store/flight-request-store.js';
 import { actorOf, visibleTo } from './access.js';
-import { publishSoon, type UseCaseDeps } from './deps.js';
-import { getFlightRequest } from './get-flight-request.js';
-import { untilUnchanged } from './optimistic.js';
+import { closing } from './closing.js';
+import type { UseCaseDeps } from './deps.js';
 
 const validateCancel = bodyValidator(CancelBody);
+const WITHDRAWN = 'The flight request was cancelled.';
 
 /**
  * DELETE /api/flight-requests/{uuid}: Pending or Approved, while the window
@@ -22,26 +21,16 @@ export async function cancelFlightRequest(
   body: unknown,
   requestId?: string,
 ): Promise<FlightRequestDoc> {
+  if (!isUuid(uuid)) throw new NotFoundError();
   const actor = actorOf(principal);
-  return untilUnchanged(async () => {
-    const current = await getFlightRequest(deps, principal, uuid);
+  const cancelled = await deps.requests.change(uuid.toLowerCase(), (current) => {
+    visibleTo(principal, current);
     const { reason } = validateCancel(body);
     const now = deps.now();
     const entry = cancellation(current, { actor, reason, at: now });
-    const items = withdrawPending(current.review.items, actor, now, 'The flight request was cancelled.');
-    const changes = {
-      status: entry.status,
-      cancellation: { reason, cancelled_at: now },
-      status_history: [...current.status_history, entry],
-      review: { ...current.review, items, complete: isComplete(items) },
-      pending_authorities: pendingAuthorities(items),
-      updated_at: now,
-    };
-    const events = statusChanges(current, current.status, [entry], requestId);
-    const changeId = await deps.requests.updateIfUnchanged(current, changes, events);
-    if (changeId === null) return undefined;
-    deps.metrics.requestsByStatus.inc({ status: entry.status });
-    publishSoon(deps, deps.requests.outboxModel, changeId);
-    return visibleTo(principal, await deps.requests.findByUuid(current.uuid));
+    const change = closing(current, entry, WITHDRAWN, requestId);
+    return { ...change, set: { ...change.set, cancellation: { reason, cancelled_at: now } } };
   });
+  deps.metrics.requestsByStatus.inc({ status: cancelled.status });
+  return visibleTo(principal, cancelled);
 }

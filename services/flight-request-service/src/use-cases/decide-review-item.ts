@@ -1,13 +1,14 @@
 import { ForbiddenError, NotFoundError } from '@dfc/kit/errors';
+import type { Change } from '@dfc/kit/db';
 import { bodyValidator } from '@dfc/kit/validation';
 import { ReviewDecision, type EventEnvelope, type Principal } from '@dfc/contracts';
-import { decideItem, pendingAuthorities, type DecisionOutcome } from '../domain/review/review-group.js';
+import { decideItem, type DecisionOutcome, type ItemDecision } from '../domain/review/review-group.js';
 import { transition, type StatusHistoryEntry } from '../domain/state-machine/transitions.js';
 import { cascadeRejection, reviewCompleted, statusChanges } from '../events/flight-request-events.js';
+import { reviewItemsChanged } from '../events/review-item-events.js';
 import type { FlightRequestDoc } from '../store/flight-request-store.js';
 import { actorOf } from './access.js';
-import { publishSoon, type UseCaseDeps } from './deps.js';
-import { untilUnchanged } from './optimistic.js';
+import type { UseCaseDeps } from './deps.js';
 
 const validateDecision = bodyValidator(ReviewDecision);
 
@@ -20,7 +21,8 @@ export interface DecidedItem {
  * POST /api/reviews/{id}/decision: a reviewer of the item's authority (or an
  * admin) approves or rejects it. A rejection rejects the request and
  * cascade-rejects its other pending items; the last decision completes the
- * group, and approving every item approves the request.
+ * group, and approving every item approves the request. The request that
+ * owns the item is found by the item id (indexed), then changed as a whole.
  */
 export async function decideReviewItem(
   deps: UseCaseDeps,
@@ -29,34 +31,39 @@ export async function decideReviewItem(
   body: unknown,
   requestId?: string,
 ): Promise<DecidedItem> {
+  const uuid = await deps.requests.uuidOfItem(itemId);
+  if (!uuid) throw new NotFoundError();
   const actor = actorOf(principal);
-  return untilUnchanged(async () => {
-    const current = await deps.requests.findByItemId(itemId);
-    const item = current?.review.items.find((candidate) => candidate.id === itemId);
-    if (!current || !item) throw new NotFoundError();
+  let settles: DecisionOutcome['settles'] = null;
+  const request = await deps.requests.change(uuid, (current) => {
+    const item = current.review.items.find((candidate) => candidate.id === itemId);
+    if (!item) throw new NotFoundError();
     if (principal.role !== 'admin' && item.authority !== principal.authority) {
       throw new ForbiddenError('This review item belongs to another authority.');
     }
-    const { decision, reason } = validateDecision(body);
-    const now = deps.now();
-    const outcome = decideItem(current.review.items, itemId, { decision, reason, actor, at: now });
-    const history = outcome.settles ? [transition(current.status, outcome.settles, { actor, reason, at: now })] : [];
-    const changes = {
+    const decision: ItemDecision = { ...validateDecision(body), actor, at: deps.now() };
+    const outcome = decideItem(current.review.items, itemId, decision);
+    settles = outcome.settles;
+    return decided(current, outcome, decision, requestId);
+  });
+  if (settles) deps.metrics.requestsByStatus.inc({ status: settles });
+  return { request, itemId };
+}
+
+function decided(current: FlightRequestDoc, outcome: DecisionOutcome, decision: ItemDecision, requestId?: string): Change<FlightRequestDoc> {
+  const history = outcome.settles ? [transition(current.status, outcome.settles, decision)] : [];
+  return {
+    set: {
       ...(outcome.settles ? { status: outcome.settles } : {}),
       status_history: [...current.status_history, ...history],
       review: { ...current.review, items: outcome.items, complete: outcome.completed },
-      pending_authorities: pendingAuthorities(outcome.items),
-      updated_at: now,
-    };
-    const events = decisionEvents(current, outcome, history, now, requestId);
-    const changeId = await deps.requests.updateIfUnchanged(current, changes, events);
-    if (changeId === null) return undefined;
-    if (outcome.settles) deps.metrics.requestsByStatus.inc({ status: outcome.settles });
-    publishSoon(deps, deps.requests.outboxModel, changeId);
-    const request = await deps.requests.findByUuid(current.uuid);
-    if (!request) throw new NotFoundError();
-    return { request, itemId };
-  });
+      updated_at: decision.at,
+    },
+    events: [
+      ...decisionEvents(current, outcome, history, decision.at, requestId),
+      reviewItemsChanged(current, current.version + 1, outcome.items, requestId),
+    ],
+  };
 }
 
 /** cascade_rejection (when other items fell with it), review_completed (when none is pending), then the status change. */
@@ -71,6 +78,6 @@ function decisionEvents(
   const events: EventEnvelope[] = [];
   if (outcome.cascaded.length > 0) events.push(cascadeRejection(subject, outcome.decided, outcome.cascaded, requestId));
   if (outcome.completed) events.push(reviewCompleted(subject, subject.status, outcome.items, at, requestId));
-  events.push(...statusChanges(subject, request.status, history, requestId));
+  events.push(...statusChanges(subject, request.status_history, history, requestId));
   return events;
 }

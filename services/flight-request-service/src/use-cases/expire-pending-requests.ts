@@ -1,8 +1,6 @@
-import { isComplete, pendingAuthorities, withdrawPending } from '../domain/review/review-group.js';
 import { canTransition, transition } from '../domain/state-machine/transitions.js';
-import { statusChanges } from '../events/flight-request-events.js';
-import type { FlightRequestDoc } from '../store/flight-request-store.js';
-import { publishSoon, type UseCaseDeps } from './deps.js';
+import { closing } from './closing.js';
+import type { UseCaseDeps } from './deps.js';
 
 const BATCH = 200;
 const ACTOR = 'system';
@@ -21,27 +19,20 @@ export async function expirePendingRequests(deps: UseCaseDeps): Promise<number> 
     const now = deps.now();
     const overdue = await deps.requests.overdue(now, BATCH);
     let changed = 0;
-    for (const request of overdue) if (await expire(deps, request, now)) changed++;
+    for (const request of overdue) if (await expire(deps, request._id, now)) changed++;
     expired += changed;
-    // A batch where every write lost its race would repeat forever; the next sweep retries those.
+    // A batch where every request was taken by someone else would repeat forever; the next sweep looks again.
     if (overdue.length < BATCH || changed === 0) return expired;
   }
 }
 
-async function expire(deps: UseCaseDeps, request: FlightRequestDoc, now: Date): Promise<boolean> {
-  if (!canTransition(request.status, 'Expired')) return false;
-  const entry = transition(request.status, 'Expired', { actor: ACTOR, reason: REASON, at: now });
-  const items = withdrawPending(request.review.items, ACTOR, now, REASON);
-  const changes = {
-    status: entry.status,
-    status_history: [...request.status_history, entry],
-    review: { ...request.review, items, complete: isComplete(items) },
-    pending_authorities: pendingAuthorities(items),
-    updated_at: now,
-  };
-  const changeId = await deps.requests.updateIfUnchanged(request, changes, statusChanges(request, request.status, [entry]));
-  if (changeId === null) return false;
-  deps.metrics.requestsByStatus.inc({ status: entry.status });
-  publishSoon(deps, deps.requests.outboxModel, changeId);
-  return true;
+async function expire(deps: UseCaseDeps, uuid: string, now: Date): Promise<boolean> {
+  let expired = false;
+  await deps.requests.change(uuid, (current) => {
+    expired = canTransition(current.status, 'Expired');
+    if (!expired) return null;
+    return closing(current, transition(current.status, 'Expired', { actor: ACTOR, reason: REASON, at: now }), REASON);
+  });
+  if (expired) deps.metrics.requestsByStatus.inc({ status: 'Expired' });
+  return expired;
 }

@@ -7,5 +7,5 @@ import type { UseCaseDeps } from './deps.js';
 /** GET /api/flight-requests/{uuid}: a malformed uuid names nothing, so it is a 404 like an unknown one. */
 export async function getFlightRequest(deps: UseCaseDeps, principal: Principal, uuid: string): Promise<FlightRequestDoc> {
   if (!isUuid(uuid)) throw new NotFoundError();
-  return visibleTo(principal, await deps.requests.findByUuid(uuid.toLowerCase()));
+  return visibleTo(principal, await deps.requests.find(uuid.toLowerCase()));
 }

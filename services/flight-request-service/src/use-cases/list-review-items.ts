@@ -1,7 +1,13 @@
 import { skipFor, type PageRequest } from '@dfc/kit/http';
 import type { Principal, ReviewListQuery } from '@dfc/contracts';
-import type { ReviewQueueRow } from '../store/flight-request-store.js';
+import type { FlightRequestDoc } from '../store/flight-request-store.js';
+import type { QueuedReviewItem } from '../store/review-item-model.js';
 import type { UseCaseDeps } from './deps.js';
+
+export interface ReviewQueueRow {
+  doc: FlightRequestDoc;
+  itemId: string;
+}
 
 export interface ReviewQueuePage {
   rows: ReviewQueueRow[];
@@ -9,10 +15,27 @@ export interface ReviewQueuePage {
   page: PageRequest;
 }
 
-/** GET /api/reviews: a reviewer's queue is its own authority's pending items, oldest request first; admins see every authority's, or one. */
+/**
+ * GET /api/reviews: a reviewer's queue is its own authority's pending items,
+ * oldest request first; admins see every authority's, or one. The page comes
+ * from the review queue projection's index; the requests it names are then
+ * read by `_id`, and they are the truth: an item decided a moment ago, whose
+ * event the projection has not caught up with yet, is left out.
+ */
 export async function listReviewItems(deps: UseCaseDeps, principal: Principal, query: ReviewListQuery): Promise<ReviewQueuePage> {
   const authority = principal.role === 'reviewer' ? (principal.authority ?? '') : (query.authority ?? null);
   const page = { page: query.page, per_page: query.per_page };
-  const { rows, total } = await deps.requests.reviewQueue(authority, skipFor(page), page.per_page);
-  return { rows, total, page };
+  const { rows, total } = await deps.reviewQueue.pending(authority, skipFor(page), page.per_page);
+  return { rows: await withRequests(deps, rows), total, page };
+}
+
+async function withRequests(deps: UseCaseDeps, queued: QueuedReviewItem[]): Promise<ReviewQueueRow[]> {
+  if (queued.length === 0) return [];
+  const requests = await deps.requests.findMany([...new Set(queued.map((row) => row.flight_request_uuid))]);
+  const byUuid = new Map(requests.map((request) => [request._id, request]));
+  return queued.flatMap((row) => {
+    const doc = byUuid.get(row.flight_request_uuid);
+    const item = doc?.review.items.find((candidate) => candidate.id === row._id);
+    return doc && item?.status === 'pending' ? [{ doc, itemId: row._id }] : [];
+  });
 }

@@ -16,7 +16,7 @@ export async function screenSubmission(
   const { bbox } = submission.area.summary;
   const candidates = await deps.requests.approvedOverlapping(submission.operator_uuid, submission.start_time, submission.end_time, bbox);
   const approvedFlights: ApprovedFlight[] = candidates.map((flight) => ({
-    uuid: flight.uuid,
+    uuid: flight._id,
     operator_uuid: flight.operator_uuid,
     start: flight.start_time,
     end: flight.end_time,

@@ -1,16 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { ValidationError } from '@dfc/kit/errors';
+import { isDuplicateKey } from '@dfc/kit/db';
 import type { Principal } from '@dfc/contracts';
 import { bodyDigest, checkIdempotencyKey, checkReplay, idempotentUuid } from '../domain/idempotency/idempotency.js';
-import { openItems, pendingAuthorities, reviewAuthorities, isComplete } from '../domain/review/review-group.js';
+import { openItems, reviewAuthorities, isComplete } from '../domain/review/review-group.js';
 import type { ScreeningResult } from '../domain/screening/screen.js';
 import { initialEntry, transition, type StatusHistoryEntry } from '../domain/state-machine/transitions.js';
 import { checkSubmission, type ValidSubmission } from '../domain/submission/check-submission.js';
 import { statusChanges, submitted } from '../events/flight-request-events.js';
+import { reviewItemsChanged } from '../events/review-item-events.js';
 import type { StoredFlightRequest } from '../store/flight-request-model.js';
 import type { FlightRequestDoc } from '../store/flight-request-store.js';
 import { actorOf, authoriseOperatorUuid } from './access.js';
-import { publishSoon, type UseCaseDeps } from './deps.js';
+import type { UseCaseDeps } from './deps.js';
 import { screenSubmission } from './screen-submission.js';
 
 export interface SubmitCommand {
@@ -23,7 +25,9 @@ export interface SubmitCommand {
 /**
  * POST /api/flight-requests: validate every rule, check the operator may be
  * named and is known, replay an idempotent retry, screen, then store the
- * request with its history, review items and events in one write.
+ * request with its history, review items and events in one write. Two
+ * retries with one Idempotency-Key race for one uuid: the loser answers with
+ * the winner's request.
  */
 export async function submitFlightRequest(deps: UseCaseDeps, command: SubmitCommand): Promise<FlightRequestDoc> {
   const now = deps.now();
@@ -37,7 +41,7 @@ export async function submitFlightRequest(deps: UseCaseDeps, command: SubmitComm
 
   const idempotency = command.idempotencyKey === undefined ? null : keyed(submission, command.idempotencyKey, command.body);
   if (idempotency) {
-    const earlier = await deps.requests.findByUuid(idempotency.uuid);
+    const earlier = await deps.requests.find(idempotency.uuid);
     if (earlier) return replay(earlier, idempotency.body_sha256, now);
   }
 
@@ -50,13 +54,17 @@ export async function submitFlightRequest(deps: UseCaseDeps, command: SubmitComm
   });
   const events = [
     submitted(request, command.requestId),
-    ...statusChanges(request, null, request.status_history, command.requestId),
+    ...statusChanges(request, [], request.status_history, command.requestId),
+    ...(request.review.items.length > 0 ? [reviewItemsChanged(request, 0, request.review.items, command.requestId)] : []),
   ];
-  const saved = await deps.requests.insert(request, events);
-  if (!saved) return replayAfterRace(deps, request.uuid, idempotency?.body_sha256, now);
-  deps.metrics.requestsByStatus.inc({ status: saved.doc.status });
-  publishSoon(deps, deps.requests.outboxModel, saved.changeId);
-  return saved.doc;
+  try {
+    const saved = await deps.requests.insert(request, events);
+    deps.metrics.requestsByStatus.inc({ status: saved.status });
+    return saved;
+  } catch (error) {
+    if (!idempotency || !isDuplicateKey(error)) throw error;
+    return replayAfterRace(deps, request._id, idempotency.body_sha256, now);
+  }
 }
 
 function keyed(submission: ValidSubmission, key: string, body: unknown) {
@@ -70,9 +78,9 @@ function replay(earlier: FlightRequestDoc, digest: string, now: Date): FlightReq
 }
 
 /** A concurrent retry with the same key won the insert: answer as its replay would. */
-async function replayAfterRace(deps: UseCaseDeps, uuid: string, digest: string | undefined, now: Date): Promise<FlightRequestDoc> {
-  const winner = await deps.requests.findByUuid(uuid);
-  if (!winner || digest === undefined) throw new Error(`flight request ${uuid} collided but cannot be read`);
+async function replayAfterRace(deps: UseCaseDeps, uuid: string, digest: string, now: Date): Promise<FlightRequestDoc> {
+  const winner = await deps.requests.find(uuid);
+  if (!winner) throw new Error(`flight request ${uuid} collided but cannot be read`);
   return replay(winner, digest, now);
 }
 
@@ -84,7 +92,7 @@ interface Identity {
 }
 
 /** The stored document of a new request: Pending, then screening's decision when it made one. */
-function newFlightRequest(submission: ValidSubmission, screening: ScreeningResult, identity: Identity): StoredFlightRequest {
+function newFlightRequest(submission: ValidSubmission, screening: ScreeningResult, identity: Identity): Omit<StoredFlightRequest, 'version'> {
   const history: StatusHistoryEntry[] = [initialEntry({ actor: identity.actor, reason: null, at: identity.now })];
   if (screening.outcome !== 'Pending') {
     history.push(transition('Pending', screening.outcome, { actor: 'screening', reason: decisionReason(screening), at: identity.now }));
@@ -95,7 +103,6 @@ function newFlightRequest(submission: ValidSubmission, screening: ScreeningResul
   return {
     ...fields,
     _id: identity.uuid,
-    uuid: identity.uuid,
     status: screening.outcome,
     area: area.summary,
     bbox_west: west,
@@ -105,12 +112,10 @@ function newFlightRequest(submission: ValidSubmission, screening: ScreeningResul
     flight_area_json: JSON.stringify(area.stored),
     polygons_json: JSON.stringify(area.polygons),
     review: { findings: screening.findings, items, complete: isComplete(items) },
-    pending_authorities: pendingAuthorities(items),
     review_authorities: reviewAuthorities(items),
     cancellation: null,
     status_history: history,
     idempotency: identity.idempotency,
-    version: 1,
     created_at: identity.now,
     updated_at: identity.now,
   };

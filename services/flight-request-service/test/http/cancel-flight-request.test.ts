@@ -26,7 +26,7 @@ describe('DELETE /api/flight-requests/{uuid}', () => {
   async function stored(status: FlightRequestStatus, start: Date, end: Date): Promise<string> {
     const request = storedRequest({ operatorUuid, status, start, end });
     await insertStored(t, request);
-    return request.uuid;
+    return request._id;
   }
 
   it('when a Pending request is cancelled, then 200 Cancelled, its items withdrawn and a status_changed event', async () => {

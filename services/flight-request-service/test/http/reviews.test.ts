@@ -31,12 +31,16 @@ describe('reviews', () => {
       items: authorities.map((authority) => ({ authority, kind: authority === 'NATIONAL' ? 'altitude' : 'zone_authorisation' })),
     });
     await insertStored(t, request);
-    return { uuid: request.uuid, itemIds: request.review.items.map((item) => item.id) };
+    return { uuid: request._id, itemIds: request.review.items.map((item) => item.id) };
   }
 
   const decide = (itemId: string, body: unknown, as = admin) => t.call('POST', `/api/reviews/${itemId}/decision`, { as, body });
   const record = async (uuid: string) => (await t.call('GET', `/api/flight-requests/${uuid}`, { as: admin })).body.data;
-  const eventsFor = (uuid: string) => events.events.filter((event) => (event.data as { flight_request_uuid?: string }).flight_request_uuid === uuid);
+  /** The request's public events (the review queue's internal review_items_changed left out). */
+  const eventsFor = (uuid: string) =>
+    events.events.filter(
+      (event) => event.type !== RoutingKeys.flightRequestReviewItemsChanged && (event.data as { flight_request_uuid?: string }).flight_request_uuid === uuid,
+    );
   const waitForEvent = (uuid: string, type: string) =>
     events.next((event) => event.type === type && (event.data as { flight_request_uuid?: string }).flight_request_uuid === uuid);
 

@@ -64,9 +64,10 @@ describe('POST /api/flight-requests', () => {
         ]);
 
         const changes = await waitForCount(events.events, (event) => event.type === RoutingKeys.flightRequestStatusChanged && hasUuid(event, record.uuid), 2);
-        expect(changes.map((event) => [(event.data as { previous_status: string | null }).previous_status, (event.data as { status: string }).status])).to.deep.equal([
-          [null, 'Pending'],
-          ['Pending', 'Approved'],
+        const change = (event: { data: unknown }) => event.data as { previous_status: string | null; status: string; sequence: number };
+        expect(changes.map((event) => [change(event).previous_status, change(event).status, change(event).sequence])).to.deep.equal([
+          [null, 'Pending', 1],
+          ['Pending', 'Approved', 2],
         ]);
         const submitted = await events.next((event) => event.type === RoutingKeys.flightRequestSubmitted && hasUuid(event, record.uuid));
         expect(submitted.operator_uuid).to.equal(operatorUuid);
@@ -247,7 +248,7 @@ describe('POST /api/flight-requests', () => {
       expect(first.status).to.equal(201);
       expect(second.status).to.equal(201);
       expect(second.body.data).to.deep.equal(first.body.data);
-      expect(await t.service.deps.requests.model.countDocuments({ uuid: first.body.data.uuid })).to.equal(1);
+      expect(await t.service.deps.requests.model.countDocuments({ _id: first.body.data.uuid })).to.equal(1);
     });
 
     it('when retries with one key race, then all answer with the one stored request', async () => {
@@ -272,7 +273,7 @@ describe('POST /api/flight-requests', () => {
       const key = `old-${randomUUID()}`;
       const body = submission(operatorUuid);
       const first = await submit(body, undefined, { 'Idempotency-Key': key });
-      await t.service.deps.requests.model.updateOne({ uuid: first.body.data.uuid }, { $set: { created_at: new Date(Date.now() - 25 * HOUR) } });
+      await t.service.deps.requests.change(first.body.data.uuid, () => ({ set: { created_at: new Date(Date.now() - 25 * HOUR) } }));
       const response = await submit(body, undefined, { 'Idempotency-Key': key });
       expect(response.status).to.equal(409);
       expect(response.body.message).to.contain('expired');

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { FlightRequestStatus } from '@dfc/contracts';
 import type { ReviewItem } from '../../src/domain/review/review-group.js';
-import { reviewItemPointerModel, type StoredFlightRequest } from '../../src/store/flight-request-model.js';
+import { waitFor } from '@dfc/kit/testing';
+import { reviewItemsChanged } from '../../src/events/review-item-events.js';
+import type { StoredFlightRequest } from '../../src/store/flight-request-model.js';
 import type { TestService } from './test-service.js';
 import { featureCollection, square } from './fixtures.js';
 
@@ -15,7 +17,7 @@ export function storedRequest(options: {
   start: Date;
   end: Date;
   items?: Array<Pick<ReviewItem, 'authority' | 'kind'>>;
-}): StoredFlightRequest {
+}): Omit<StoredFlightRequest, 'version'> {
   const created = new Date(options.start.getTime() - 3_600_000);
   const items: ReviewItem[] = (options.items ?? []).map((item) => ({
     id: randomUUID(),
@@ -33,7 +35,6 @@ export function storedRequest(options: {
   const uuid = randomUUID();
   return {
     _id: uuid,
-    uuid,
     operator_uuid: options.operatorUuid,
     status: options.status,
     operator_name: 'Jan de Vries',
@@ -54,20 +55,22 @@ export function storedRequest(options: {
     flight_area_json: JSON.stringify(area),
     polygons_json: JSON.stringify((area as { features: unknown[] }).features),
     review: { findings: [], items, complete: items.length === 0 },
-    pending_authorities: [...new Set(items.map((item) => item.authority))],
     review_authorities: [...new Set(items.map((item) => item.authority))],
     cancellation: null,
     status_history: [{ status: 'Pending', at: created, actor: 'operator', reason: null }],
     idempotency: null,
-    version: 1,
     created_at: created,
     updated_at: created,
   };
 }
 
-/** Writes a stored request as the service would: the document and its review items' pointers. */
-export async function insertStored(t: TestService, request: StoredFlightRequest): Promise<void> {
-  await t.service.deps.requests.model.create(request);
-  const pointers = request.review.items.map((item) => ({ _id: item.id, uuid: request.uuid }));
-  if (pointers.length > 0) await reviewItemPointerModel(t.connection).insertMany(pointers);
+/**
+ * Writes a stored request as the service would: through its store, with the
+ * event that puts its items into the review queue; waits until they are there.
+ */
+export async function insertStored(t: TestService, request: Omit<StoredFlightRequest, 'version'>): Promise<void> {
+  const { items } = request.review;
+  await t.service.deps.requests.insert(request, items.length > 0 ? [reviewItemsChanged(request, 0, items)] : []);
+  if (items.length === 0) return;
+  await waitFor(async () => (await t.service.deps.reviewQueue.model.countDocuments({ flight_request_uuid: request._id })) === items.length);
 }

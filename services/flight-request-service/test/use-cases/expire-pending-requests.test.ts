@@ -34,13 +34,13 @@ describe('expirePendingRequests (the expiry sweep)', () => {
     const overdue = await stored('Pending', -MINUTE);
     const upcoming = await stored('Pending', 30 * MINUTE);
     expect(await expirePendingRequests(t.service.deps)).to.be.at.least(1);
-    const expired = await record(overdue.uuid);
+    const expired = await record(overdue._id);
     expect(expired.status).to.equal('Expired');
     expect(expired.status_history.at(-1)).to.include({ status: 'Expired', actor: 'system' });
     expect(expired.review.items[0].status).to.equal('withdrawn');
-    expect((await record(upcoming.uuid)).status).to.equal('Pending');
+    expect((await record(upcoming._id)).status).to.equal('Pending');
     const event = await events.next(
-      (candidate) => candidate.type === RoutingKeys.flightRequestStatusChanged && (candidate.data as { flight_request_uuid: string }).flight_request_uuid === overdue.uuid,
+      (candidate) => candidate.type === RoutingKeys.flightRequestStatusChanged && (candidate.data as { flight_request_uuid: string }).flight_request_uuid === overdue._id,
     );
     expect(event.data).to.include({ previous_status: 'Pending', status: 'Expired', actor: 'system' });
   });
@@ -48,15 +48,15 @@ describe('expirePendingRequests (the expiry sweep)', () => {
   it('when the sweep runs again, then an Expired request is left alone', async () => {
     const overdue = await stored('Pending', -MINUTE);
     await expirePendingRequests(t.service.deps);
-    const once = await record(overdue.uuid);
+    const once = await record(overdue._id);
     expect(await expirePendingRequests(t.service.deps)).to.equal(0);
-    expect((await record(overdue.uuid)).status_history).to.deep.equal(once.status_history);
+    expect((await record(overdue._id)).status_history).to.deep.equal(once.status_history);
   });
 
   it('when an Approved request’s start has passed, then it stays Approved', async () => {
     const approved = await stored('Approved', -MINUTE);
     await expirePendingRequests(t.service.deps);
-    expect((await record(approved.uuid)).status).to.equal('Approved');
+    expect((await record(approved._id)).status).to.equal('Approved');
   });
 
   it('when a decision and the sweep race, then exactly one of them changes the request', async () => {
@@ -66,7 +66,7 @@ describe('expirePendingRequests (the expiry sweep)', () => {
       t.call('POST', `/api/reviews/${itemId}/decision`, { as: admin, body: { decision: 'approve', reason: 'late but fine' } }),
       expirePendingRequests(t.service.deps),
     ]);
-    const after = await record(overdue.uuid);
+    const after = await record(overdue._id);
     const history = after.status_history.map((entry: { status: string }) => entry.status);
     expect(history).to.have.length(2);
     if (decision.status === 200) expect(after.status).to.equal('Approved');
@@ -79,7 +79,7 @@ describe('expirePendingRequests (the expiry sweep)', () => {
   it('when two sweeps run at once (two replicas), then each request expires once', async () => {
     const overdue = await stored('Pending', -MINUTE);
     await Promise.all([expirePendingRequests(t.service.deps), expirePendingRequests(t.service.deps)]);
-    const history = (await record(overdue.uuid)).status_history.map((entry: { status: string }) => entry.status);
+    const history = (await record(overdue._id)).status_history.map((entry: { status: string }) => entry.status);
     expect(history).to.deep.equal(['Pending', 'Expired']);
   });
 });

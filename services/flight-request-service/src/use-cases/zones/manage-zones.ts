@@ -3,34 +3,37 @@ import { NotFoundError, ValidationError } from '@dfc/kit/errors';
 import { skipFor, type PageRequest } from '@dfc/kit/http';
 import type { ZoneListQuery } from '@dfc/contracts';
 import { checkZoneInput } from '../../domain/zones/check-zone-input.js';
-import type { GeoZone } from '../../domain/zones/geo-zone.js';
+import type { GeoZone, GeoZoneDraft } from '../../domain/zones/geo-zone.js';
 import { zoneChanged } from '../../events/zone-events.js';
 import type { ZoneDoc } from '../../store/zone-store.js';
-import { publishSoon, type UseCaseDeps } from '../deps.js';
+import type { UseCaseDeps } from '../deps.js';
 
 /** POST /api/zones: a checked zone under a new id; the index here is refreshed before answering. */
 export async function createZone(deps: UseCaseDeps, body: unknown, requestId?: string): Promise<ZoneDoc> {
   const zone: GeoZone = { id: randomUUID(), ...checked(body) };
-  const { doc, changeId } = await deps.zones.create(zone, zoneChanged(zone.id, 'created', requestId), deps.now());
-  await afterZoneWrite(deps, zone.id, changeId);
-  return doc;
+  const created = await deps.zones.insert(zone, deps.now(), [zoneChanged(zone.id, 'created', requestId)]);
+  await refreshIndex(deps, zone.id);
+  return created;
 }
 
 /** PUT /api/zones/{id}: replaces every field of a live zone. */
 export async function replaceZone(deps: UseCaseDeps, id: string, body: unknown, requestId?: string): Promise<ZoneDoc> {
-  await getZone(deps, id);
-  const zone: GeoZone = { id, ...checked(body) };
-  const replaced = await deps.zones.replace(zone, zoneChanged(id, 'updated', requestId), deps.now());
-  if (!replaced) throw new NotFoundError();
-  await afterZoneWrite(deps, id, replaced.changeId);
-  return replaced.doc;
+  const replaced = await deps.zones.change(id, (current) => {
+    live(current);
+    return { set: { ...checked(body), updated_at: deps.now() }, events: [zoneChanged(id, 'updated', requestId)] };
+  });
+  await refreshIndex(deps, id);
+  return replaced;
 }
 
-/** DELETE /api/zones/{id}: the zone stops applying at once; its document stays until the event is out. */
+/** DELETE /api/zones/{id}: the zone is marked deleted and stops applying at once; a re-import of its id revives it. */
 export async function deleteZone(deps: UseCaseDeps, id: string, requestId?: string): Promise<void> {
-  const changeId = await deps.zones.softDelete(id, zoneChanged(id, 'deleted', requestId), deps.now());
-  if (changeId === null) throw new NotFoundError();
-  await afterZoneWrite(deps, id, changeId);
+  await deps.zones.change(id, (current) => {
+    live(current);
+    const now = deps.now();
+    return { set: { deleted_at: now, updated_at: now }, events: [zoneChanged(id, 'deleted', requestId)] };
+  });
+  await refreshIndex(deps, id);
 }
 
 export async function getZone(deps: UseCaseDeps, id: string): Promise<ZoneDoc> {
@@ -49,15 +52,19 @@ export async function listZones(
   return { items, total, page };
 }
 
-function checked(body: unknown): Omit<GeoZone, 'id'> {
+function checked(body: unknown): GeoZoneDraft {
   const check = checkZoneInput(body);
   if (!check.ok) throw new ValidationError(check.errors);
   return check.zone;
 }
 
-/** Publish the zone.changed event (other replicas) and bring this replica's index up to date now. */
-async function afterZoneWrite(deps: UseCaseDeps, zoneId: string, changeId: unknown): Promise<void> {
-  publishSoon(deps, deps.zones.outboxModel, changeId);
+/** A deleted zone is gone for every route but the import. */
+function live(zone: ZoneDoc): void {
+  if (zone.deleted_at !== null) throw new NotFoundError();
+}
+
+/** Other replicas follow the zone.changed event; this one brings its index up to date before answering. */
+async function refreshIndex(deps: UseCaseDeps, zoneId: string): Promise<void> {
   deps.zoneSync.changed(zoneId);
   await deps.zoneSync.flush();
 }
