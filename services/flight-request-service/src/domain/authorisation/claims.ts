@@ -16,7 +16,8 @@ import { flightAreaDigest } from './flight-area-digest.js';
 
 /** What an authorisation is made of: the stored request's fields it names. */
 export interface AuthorisableRequest {
-  uuid: string;
+  /** The request's uuid. */
+  _id: string;
   operator_uuid: string;
   status: FlightRequestStatus;
   start_time: Date;
@@ -71,11 +72,11 @@ export function authorisationClaims(
   const [west = 0, south = 0, east = 0, north = 0] = request.area.bbox;
   return {
     iss: AUTHORISATION_ISSUER,
-    sub: request.uuid,
-    jti: authorisationId(request.uuid, approval.position),
+    sub: request._id,
+    jti: authorisationId(request._id, approval.position),
     iat: numericDate(approval.entry.at),
     exp: numericDate(request.end_time),
-    flight_request_uuid: request.uuid,
+    flight_request_uuid: request._id,
     operator_uuid: request.operator_uuid,
     operator_registration_number: operatorRegistrationNumber,
     start_time: toUtcZ(request.start_time),

@@ -18,7 +18,7 @@ export interface RevocableRequest extends AuthorisableRequest {
 export function authorisationStatus(request: RevocableRequest, position: number, now: Date): AuthorisationStatusRecord | null {
   const approval = approvalOf(request);
   if (!approval || approval.position !== position) return null;
-  const base = { jti: authorisationId(request.uuid, position), expires_at: toOffsetTimestamp(request.end_time) };
+  const base = { jti: authorisationId(request._id, position), expires_at: toOffsetTimestamp(request.end_time) };
   const withdrawal = request.status_history.slice(position + 1).find((entry) => REVOKING.has(entry.status));
   if (withdrawal) {
     return {

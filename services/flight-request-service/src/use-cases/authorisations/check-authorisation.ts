@@ -11,7 +11,7 @@ import type { UseCaseDeps } from '../deps.js';
  */
 export async function checkAuthorisation(deps: UseCaseDeps, jti: string): Promise<AuthorisationStatusRecord> {
   const id = parseAuthorisationId(jti.toLowerCase());
-  const request = id && (await deps.requests.findByUuid(id.requestUuid));
+  const request = id && (await deps.requests.find(id.requestUuid));
   const status = id && request ? authorisationStatus(request, id.position, deps.now()) : null;
   if (!status) throw new NotFoundError();
   return status;

@@ -15,7 +15,7 @@ const area = { type: 'FeatureCollection', features: [{ type: 'Feature', properti
 
 function approvedRequest(history: StatusHistoryEntry[] = []): RevocableRequest {
   return {
-    uuid: randomUUID(),
+    _id: randomUUID(),
     operator_uuid: randomUUID(),
     status: history.at(-1)?.status ?? 'Approved',
     start_time: new Date('2026-12-01T10:00:00Z'),
@@ -39,11 +39,11 @@ describe('signed authorisations (domain)', () => {
       expect(approval?.position).to.equal(1);
       const claims = authorisationClaims(request, approval!, 'NLDrp123');
       expect(claims).to.deep.include({
-        sub: request.uuid,
-        jti: `${request.uuid}.1`,
+        sub: request._id,
+        jti: `${request._id}.1`,
         iat: approvedAt.getTime() / 1000,
         exp: request.end_time.getTime() / 1000,
-        flight_request_uuid: request.uuid,
+        flight_request_uuid: request._id,
         operator_uuid: request.operator_uuid,
         operator_registration_number: 'NLDrp123',
         start_time: '2026-12-01T10:00:00Z',
@@ -93,7 +93,7 @@ describe('signed authorisations (domain)', () => {
     it('when the request is still Approved and the window has not ended, then valid', () => {
       const request = approvedRequest();
       expect(authorisationStatus(request, 1, before)).to.deep.equal({
-        jti: `${request.uuid}.1`,
+        jti: `${request._id}.1`,
         status: 'valid',
         expires_at: '2026-12-01T11:00:00+00:00',
         revocation: null,
