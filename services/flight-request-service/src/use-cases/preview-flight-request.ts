@@ -22,7 +22,7 @@ export async function previewFlightRequest(deps: UseCaseDeps, principal: Princip
   return {
     status: screening.outcome,
     findings: screening.findings,
-    review_items: screening.items.map((item) => ({ ...item })),
+    review_items: screening.items,
     area: submission.area.summary,
   };
 }

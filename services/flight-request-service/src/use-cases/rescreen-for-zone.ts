@@ -86,7 +86,7 @@ function changeFor(
     case 'reject': {
       const target = outcome.effect === 'rescind' ? 'Rescinded' : 'Rejected';
       const entry = transition(current.status, target, { actor: ACTOR, reason: outcome.finding.message, at });
-      const closed = closing(current, entry, `The flight request was rejected: ${outcome.finding.message}`, requestId);
+      const closed = closing(current, entry, `The flight request was ${target.toLowerCase()}: ${outcome.finding.message}`, requestId);
       const findings = [...current.review.findings, outcome.finding];
       return {
         ...closed,
