@@ -51,6 +51,22 @@ chmod 600 "$PRIV" "$PUB"
 export INTERNAL_TOKEN_PRIVATE_KEY="$(cat "$PRIV")"
 export INTERNAL_TOKEN_PUBLIC_KEY="$(cat "$PUB")"
 
+# Ed25519 key that signs flight authorisations (its public half is served at /.well-known/jwks.json):
+# generated once and kept, so tokens handed out earlier keep verifying across restarts.
+AUTH_KEY="$KEY_DIR/authorisation-ed25519.key.pem"
+if [[ -z "${AUTHORISATION_SIGNING_KEY:-}${AUTHORISATION_SIGNING_KEY_FILE:-}" ]]; then
+  if [[ ! -s "$AUTH_KEY" ]]; then
+    log "generating the authorisation signing key in ${AUTH_KEY#"$ROOT/"}"
+    node -e '
+      const { generateKeyPairSync } = require("node:crypto");
+      const { privateKey } = generateKeyPairSync("ed25519", { privateKeyEncoding: { type: "pkcs8", format: "pem" } });
+      require("node:fs").writeFileSync(process.argv[1], privateKey, { mode: 0o600 });
+    ' "$AUTH_KEY" || die "could not generate the authorisation signing key"
+  fi
+  chmod 600 "$AUTH_KEY"
+  export AUTHORISATION_SIGNING_KEY_FILE="$AUTH_KEY"
+fi
+
 # Must match the API key format (dfc_<16 hex>_<43 base64url chars>) that operator-service validates.
 # AES-256-GCM key for webhook signing secrets at rest: generated once and kept, because
 # secrets stored with it cannot be read with another key.

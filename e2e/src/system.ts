@@ -78,6 +78,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
     AMQP_EXCHANGE: exchange,
     INTERNAL_TOKEN_PUBLIC_KEY: keys.publicKeyPem,
     INTERNAL_TOKEN_PRIVATE_KEY: keys.privateKeyPem,
+    AUTHORISATION_SIGNING_KEY: generateTokenKeys().privateKeyPem,
     ADMIN_API_KEY: adminKey,
     WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
     ALLOW_LOOPBACK_WEBHOOK_TARGETS: 'true',

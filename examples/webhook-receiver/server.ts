@@ -9,6 +9,7 @@
  */
 import { createServer } from 'node:http';
 import { verifyWebhookSignature, WEBHOOK_HEADERS } from '@dfc/contracts';
+import { FlightStatusTracker, isRescission, type StatusChange } from './flight-status.js';
 
 const port = Number(process.env['PORT'] ?? 4000);
 const secrets = (process.env['WEBHOOK_SECRET'] ?? '').split(',').map((secret) => secret.trim()).filter(Boolean);
@@ -18,6 +19,11 @@ if (secrets.length === 0) {
 }
 
 const MAX_BODY_BYTES = 1024 * 1024;
+/** Applies each request's status changes in `sequence` order; a Rescinded flight must not go ahead. */
+const statuses = new FlightStatusTracker((change) => {
+  if (isRescission(change)) console.warn(`RESCINDED ${change.flight_request_uuid}: ${change.reason ?? ''} — do not fly`);
+});
+
 /** Recently seen event ids: a retry of an event already handled is acknowledged, not handled twice. */
 const seen = new Set<string>();
 
@@ -51,6 +57,7 @@ const server = createServer((req, res) => {
     if (seen.size > 10_000) seen.delete(seen.values().next().value as string);
     const event = JSON.parse(rawBody.toString('utf8')) as { id: string; event: string; created_at: string; data: Record<string, unknown> };
     console.log(JSON.stringify({ received: event.event, id: event.id, created_at: event.created_at, data: event.data }));
+    if (event.event === 'status_change') statuses.accept(event.data as unknown as StatusChange);
     res.writeHead(200, { 'Content-Type': 'text/plain' }).end('ok');
   });
 });

@@ -19,5 +19,6 @@ export * from './flight-requests/geojson.js';
 export * from './flight-requests/zones.js';
 export * from './openapi/index.js';
 export * from './flight-requests/zone-admin.js';
+export * from './flight-requests/authorisation.js';
 export * from './openapi/operators.js';
 export * from './openapi/examples.js';

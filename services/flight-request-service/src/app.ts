@@ -3,7 +3,9 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { createServiceApp, DEFAULT_BODY_LIMIT_BYTES, type InternalTokenVerifier, type ReadinessCheck } from '@dfc/kit/http';
 import type { UseCaseDeps } from './use-cases/deps.js';
+import { authorisationsRouter } from './http/authorisations-router.js';
 import { flightRequestsRouter } from './http/flight-requests-router.js';
+import { previewRouter } from './http/preview-router.js';
 import { reviewsRouter } from './http/reviews-router.js';
 import { zonesRouter, ZONE_IMPORT_PATH } from './http/zones-router.js';
 
@@ -24,7 +26,13 @@ export function buildApp(deps: AppDeps): Koa {
     registry: deps.registry,
     readiness: deps.readiness,
     verifier: deps.verifier,
-    routers: [flightRequestsRouter(deps.useCases), reviewsRouter(deps.useCases), zonesRouter(deps.useCases)],
+    routers: [
+      previewRouter(deps.useCases),
+      flightRequestsRouter(deps.useCases),
+      authorisationsRouter(deps.useCases),
+      reviewsRouter(deps.useCases),
+      zonesRouter(deps.useCases),
+    ],
     bodyLimitBytes: (method, path) =>
       method === 'POST' && path === ZONE_IMPORT_PATH ? ZONE_IMPORT_BODY_LIMIT_BYTES : DEFAULT_BODY_LIMIT_BYTES,
   });

@@ -19,6 +19,10 @@ export const FlightRequestServiceConfig = Type.Object({
   START_GRACE_MINUTES: Type.Number({ minimum: 0, default: 5 }),
   ALTITUDE_REVIEW_ABOVE_M: Type.Integer({ minimum: 0, default: 120 }),
   NATIONAL_AUTHORITY: Type.String({ minLength: 1, default: 'NATIONAL' }),
+  /** Ed25519 private key (PEM, PKCS#8) that signs flight authorisations; a secret (use AUTHORISATION_SIGNING_KEY_FILE). */
+  AUTHORISATION_SIGNING_KEY: Type.String({ minLength: 1 }),
+  /** Public keys (PEM, SPKI, concatenated) of earlier signing keys, still published in the JWKS after a rotation. */
+  AUTHORISATION_PREVIOUS_PUBLIC_KEYS: Type.String({ default: '' }),
 });
 export type FlightRequestServiceConfig = Static<typeof FlightRequestServiceConfig>;
 

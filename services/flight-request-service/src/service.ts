@@ -4,9 +4,11 @@ import { OutboxRelay } from '@dfc/kit/broker';
 import type { Service, ServiceResources } from '@dfc/kit/service';
 import { buildApp } from './app.js';
 import type { FlightRequestServiceConfig } from './config.js';
+import { AuthorisationKeys } from './domain/authorisation/signing-keys.js';
 import { DEFAULT_FLIGHT_AREA_LIMITS } from './domain/geometry/flight-area.js';
 import { ZoneIndex } from './domain/zones/zone-index.js';
 import { subscribeOperatorProjection, subscribeReviewQueueProjection, subscribeZoneChanges } from './events/consumers.js';
+import { subscribeZoneRescreening } from './events/zone-rescreening-consumer.js';
 import { createFlightRequestMetrics } from './metrics.js';
 import { flightRequestModel } from './store/flight-request-model.js';
 import { FlightRequestStore } from './store/flight-request-store.js';
@@ -18,6 +20,7 @@ import { zoneModel } from './store/zone-model.js';
 import { ZoneStore } from './store/zone-store.js';
 import type { UseCaseDeps } from './use-cases/deps.js';
 import { expirePendingRequests } from './use-cases/expire-pending-requests.js';
+import { rescreenForZone } from './use-cases/rescreen-for-zone.js';
 import { ZoneIndexSync } from './use-cases/zone-index-sync.js';
 
 export interface FlightRequestService extends Service {
@@ -53,6 +56,7 @@ export function createFlightRequestService(resources: ServiceResources<FlightReq
     },
     rules: { altitudeReviewAboveM: config.ALTITUDE_REVIEW_ABOVE_M, nationalAuthority: config.NATIONAL_AUTHORITY },
     metrics,
+    authorisationKeys: AuthorisationKeys.fromPem(config.AUTHORISATION_SIGNING_KEY, config.AUTHORISATION_PREVIOUS_PUBLIC_KEYS),
     now: resources.now ?? (() => new Date()),
   };
   const app = buildApp({
@@ -85,6 +89,7 @@ export function createFlightRequestService(resources: ServiceResources<FlightReq
       await subscribeOperatorProjection(broker, operators);
       await subscribeReviewQueueProjection(broker, reviewQueue);
       await subscribeZoneChanges(broker, (zoneId) => zoneSync.changed(zoneId));
+      await subscribeZoneRescreening(broker, (zoneId, requestId) => rescreenForZone(deps, zoneId, requestId));
       relay.start();
       every(config.EXPIRY_SWEEP_INTERVAL_MS, () => expirePendingRequests(deps), 'expiry sweep');
       // The safety net of the zone events: a replica that missed some (its broadcast queue lives with its connection) catches up.

@@ -19,6 +19,8 @@ export const GatewayConfigSchema = Type.Object({
   /** Per replica and client IP, on registration and key issuance. */
   RATE_LIMIT_PUBLIC_PER_IP_PER_MINUTE: Type.Integer({ minimum: 1, default: 20 }),
   RATE_LIMIT_FAILED_AUTH_PER_IP_PER_MINUTE: Type.Integer({ minimum: 1, default: 30 }),
+  /** Public authorisation checks (`/api/v1/authorisations/{jti}`, `/.well-known/jwks.json`) per client IP. */
+  RATE_LIMIT_AUTHORISATION_CHECKS_PER_IP_PER_MINUTE: Type.Integer({ minimum: 1, default: 120 }),
   /** Trust X-Forwarded-For/Host/Proto from a load balancer in front (one hop) for the client's address. */
   TRUST_PROXY: Type.Boolean({ default: false }),
   UPSTREAM_TIMEOUT_MS: Type.Integer({ minimum: 1, default: 30_000 }),

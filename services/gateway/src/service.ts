@@ -34,6 +34,7 @@ export function createGatewayService({ config, broker, log, registry }: ServiceR
       perKeyPerMinute: config.RATE_LIMIT_PER_KEY_PER_MINUTE,
       publicPerIpPerMinute: config.RATE_LIMIT_PUBLIC_PER_IP_PER_MINUTE,
       failedAuthPerIpPerMinute: config.RATE_LIMIT_FAILED_AUTH_PER_IP_PER_MINUTE,
+      authorisationChecksPerIpPerMinute: config.RATE_LIMIT_AUTHORISATION_CHECKS_PER_IP_PER_MINUTE,
     }),
     tokens,
     upstreams,

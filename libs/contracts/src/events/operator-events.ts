@@ -12,6 +12,8 @@ export const OperatorChanged = Type.Object({
   timezone: Nullable(Type.String()),
   exemption_for_ctr: Type.Boolean(),
   ctr_exemption_number: Nullable(Type.String()),
+  /** Named in signed flight authorisations; absent in events from before it was carried. */
+  operator_registration_number: Type.Optional(Nullable(Type.String())),
 });
 export type OperatorChanged = Static<typeof OperatorChanged>;
 

@@ -106,6 +106,15 @@ export const FlightRequestRecord = Type.Object(
       complete: Type.Boolean({ description: 'true when no item is pending' }),
     }),
     cancellation: Type.Union([Type.Object({ reason: Type.String(), cancelled_at: Timestamp }), Type.Null()]),
+    rescission: Type.Union(
+      [
+        Type.Object(
+          { zone_id: Type.String(), zone_name: Type.String(), reason: Type.String(), rescinded_at: Timestamp },
+          { description: 'Set when a zone created or changed after the approval prohibits the flight (status Rescinded).' },
+        ),
+        Type.Null(),
+      ],
+    ),
     status_history: Type.Array(StatusHistoryRecord),
     created_at: Timestamp,
     updated_at: Timestamp,

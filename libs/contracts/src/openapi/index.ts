@@ -1,5 +1,6 @@
 import { ErrorBody, ValidationErrorBody } from '../schema-helpers.js';
 import { forClientGenerators, withoutDefaults } from './client-compat.js';
+import { authorisationPaths } from './authorisations.js';
 import { flightRequestPaths } from './flight-requests.js';
 import { operatorPaths } from './operators.js';
 import { webhookEvents, webhookPaths } from './webhooks.js';
@@ -85,7 +86,7 @@ function errorResponse(description: string): JsonObject {
 export const DEFAULT_SERVER_URL = 'http://127.0.0.1:8080';
 
 export function buildOpenApiDocument(now: Date = new Date()): OpenApiDocument {
-  return assembleOpenApiDocument([operatorPaths, flightRequestPaths(now), webhookPaths], webhookEvents);
+  return assembleOpenApiDocument([operatorPaths, flightRequestPaths(now), webhookPaths, authorisationPaths], webhookEvents);
 }
 
 /** The document as served at `serverUrl` (scheme, host and port): generators need an absolute server URL. */
@@ -210,7 +211,8 @@ function documentOperation(path: string, method: string, operation: JsonObject, 
   const add = (status: string, name: string) => {
     if (!(status in responses)) responses[status] = { $ref: `${RESPONSE_REF}${name}` };
   };
-  if (publicSecurity === undefined) add('401', 'Unauthenticated');
+  const explicitlyPublic = Array.isArray(operation['security']) && operation['security'].length === 0;
+  if (publicSecurity === undefined && !explicitlyPublic) add('401', 'Unauthenticated');
   if (METHODS_WITH_BODY.has(method) && operation['requestBody'] !== undefined) {
     add('400', 'BadRequest');
     add('413', 'PayloadTooLarge');

@@ -29,12 +29,28 @@ export interface StoredFlightRequest extends Omit<ValidSubmission, 'area'> {
   /** Authorities with any item on the request: who may read it, and a reviewer's list. */
   review_authorities: string[];
   cancellation: { reason: string; cancelled_at: Date } | null;
+  /** Set when a zone created or changed after the approval prohibits the flight (status Rescinded). */
+  rescission?: Rescission | null;
+  /** The zone versions this request was screened again against: a redelivered zone event changes nothing twice. */
+  zone_screenings?: ZoneScreening[];
   status_history: StatusHistoryEntry[];
   idempotency: { key: string; body_sha256: string } | null;
   /** Optimistic concurrency: every change is conditional on the version it was decided from. */
   version: number;
   created_at: Date;
   updated_at: Date;
+}
+
+export interface Rescission {
+  zone_id: string;
+  zone_name: string;
+  reason: string;
+  rescinded_at: Date;
+}
+
+export interface ZoneScreening {
+  zone_id: string;
+  version: number;
 }
 
 export type FlightRequestModel = Model<StoredFlightRequest>;
@@ -64,6 +80,8 @@ const flightRequestSchema = new Schema<StoredFlightRequest>(
     review: { type: Schema.Types.Mixed, required: true },
     review_authorities: { type: [String], default: [] },
     cancellation: { type: Schema.Types.Mixed, default: null },
+    rescission: { type: Schema.Types.Mixed, default: null },
+    zone_screenings: { type: [Object], default: [] },
     status_history: { type: [Object], default: [] },
     idempotency: { type: Schema.Types.Mixed, default: null },
     version: { type: Number, required: true },

@@ -6,6 +6,11 @@ import type { FlightRequestModel, StoredFlightRequest } from './flight-request-m
 
 export type FlightRequestDoc = StoredFlightRequest;
 
+export type RescreeningCandidate = Pick<
+  FlightRequestDoc,
+  '_id' | 'operator_uuid' | 'status' | 'start_time' | 'end_time' | 'max_altitude' | 'area' | 'polygons_json' | 'review' | 'zone_screenings'
+>;
+
 /** Who may see which requests in a list (the use case decides, the store turns it into a query). */
 export interface ListScope {
   operatorUuid?: string;
@@ -91,6 +96,31 @@ export class FlightRequestStore {
         { operator_uuid: 1, start_time: 1, end_time: 1, max_altitude: 1, polygons_json: 1 },
       )
       .lean<FlightRequestDoc[]>()
+      .exec();
+  }
+
+  /**
+   * Approved and Pending requests whose window has not ended by `after` and
+   * began before `before`, with a bounding box that meets `bbox`: what a zone
+   * created or changed may now affect, with what screening needs of them (no
+   * stored FeatureCollection). The `{ status, end_time }` index serves it.
+   */
+  liveOverlapping(bbox: [number, number, number, number], after: Date, before: Date | null): Promise<RescreeningCandidate[]> {
+    const [west, south, east, north] = bbox;
+    return this.model
+      .find(
+        {
+          status: { $in: ['Approved', 'Pending'] },
+          end_time: { $gt: after },
+          ...(before ? { start_time: { $lt: before } } : {}),
+          bbox_west: { $lte: east },
+          bbox_east: { $gte: west },
+          bbox_south: { $lte: north },
+          bbox_north: { $gte: south },
+        },
+        { operator_uuid: 1, status: 1, start_time: 1, end_time: 1, max_altitude: 1, area: 1, polygons_json: 1, review: 1, zone_screenings: 1 },
+      )
+      .lean<RescreeningCandidate[]>()
       .exec();
   }
 

@@ -5,6 +5,8 @@ export interface OperatorProjection {
   uuid: string;
   timezone: string | null;
   exemption_for_ctr: boolean;
+  /** The national operator registration number signed authorisations name. */
+  registration_number: string | null;
   /** occurred_at of the event the values come from: an older event never overwrites a newer one. */
   source_at: Date;
 }
@@ -19,6 +21,7 @@ const operatorSchema = new Schema<StoredOperator>(
     _id: { type: String, required: true },
     timezone: { type: String, default: null },
     exemption_for_ctr: { type: Boolean, default: false },
+    registration_number: { type: String, default: null },
     source_at: { type: Date, required: true },
   },
   { collection: 'operators', versionKey: false },

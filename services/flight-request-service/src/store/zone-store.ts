@@ -54,6 +54,12 @@ export class ZoneStore {
     return stored && stored.deleted_at === null ? toZone(stored) : null;
   }
 
+  /** A live zone with its version (what a rescreening is idempotent by), or null once deleted. */
+  async findLiveVersion(id: string): Promise<{ zone: GeoZone; version: number } | null> {
+    const stored = await this.aggregates.find(id);
+    return stored && stored.deleted_at === null ? { zone: toZone(stored), version: stored.version } : null;
+  }
+
   async page(filter: ZoneFilter, skip: number, limit: number): Promise<{ items: ZoneDoc[]; total: number }> {
     const query: Record<string, unknown> = { ...LIVE };
     if (filter.type) query['type'] = filter.type;

@@ -1,3 +1,4 @@
+import type { AuthorisationKeys } from '../domain/authorisation/signing-keys.js';
 import type { ZoneIndex } from '../domain/zones/zone-index.js';
 import type { ScreeningRules } from '../domain/screening/screen.js';
 import type { SubmissionLimits } from '../domain/submission/limits.js';
@@ -20,5 +21,7 @@ export interface UseCaseDeps {
   limits: SubmissionLimits;
   rules: ScreeningRules;
   metrics: FlightRequestMetrics;
+  /** Signs authorisations of Approved requests and publishes the JWKS. */
+  authorisationKeys: AuthorisationKeys;
   now: () => Date;
 }

@@ -18,7 +18,7 @@ export interface TestService {
   /** Calls the service as the gateway would, with an internal token for `principal`. */
   // Response bodies are arbitrary JSON the tests assert on field by field; `any` keeps those assertions readable.
   call(method: string, path: string, options?: CallOptions): Promise<{ status: number; body: any; headers: Headers }>;
-  seedOperator(operator?: Partial<{ uuid: string; timezone: string | null; exemption_for_ctr: boolean }>): Promise<string>;
+  seedOperator(operator?: Partial<{ uuid: string; timezone: string | null; exemption_for_ctr: boolean; registration_number: string | null }>): Promise<string>;
   captureEvents(): Promise<CapturedEvents>;
   close(): Promise<void>;
 }
@@ -29,13 +29,14 @@ export interface CallOptions {
   headers?: Record<string, string>;
 }
 
-/** What two replicas of one test system share: database, exchange, token keys. */
+/** What two replicas of one test system share: database, exchange, token keys, the authorisation signing key. */
 export interface SharedSetup {
   mongoUrl: string;
   amqpUrl: string;
   database: string;
   exchange: string;
   keys: { publicKeyPem: string; privateKeyPem: string };
+  authorisationKeys: { publicKeyPem: string; privateKeyPem: string };
 }
 
 export async function newSharedSetup(): Promise<SharedSetup> {
@@ -46,6 +47,7 @@ export async function newSharedSetup(): Promise<SharedSetup> {
     database: uniqueName('frs_test'),
     exchange: uniqueName('frs_events'),
     keys: generateTokenKeys(),
+    authorisationKeys: generateTokenKeys(),
   };
 }
 
@@ -74,6 +76,7 @@ export async function startTestService(
     AMQP_URL: shared.amqpUrl,
     AMQP_EXCHANGE: shared.exchange,
     INTERNAL_TOKEN_PUBLIC_KEY: shared.keys.publicKeyPem,
+    AUTHORISATION_SIGNING_KEY: shared.authorisationKeys.privateKeyPem,
     LOG_LEVEL: 'silent',
     ...options.env,
   });
@@ -120,6 +123,7 @@ export async function startTestService(
         uuid,
         timezone: operator.timezone ?? null,
         exemption_for_ctr: operator.exemption_for_ctr ?? false,
+        registration_number: operator.registration_number ?? null,
         source_at: new Date(),
       });
       return uuid;

@@ -16,11 +16,14 @@ export interface ProxyRoute {
 }
 
 /** Registration (`POST /api/operators`), or an operator's keys managed with HTTP Basic. */
-export type PublicRouteKind = 'registration' | 'api-keys';
+export type PublicRouteKind = 'registration' | 'api-keys' | 'authorisations';
 
 export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
 /** Bulk geo-zone imports carry whole FeatureCollections. */
 export const ZONE_IMPORT_BODY_LIMIT_BYTES = 16 * 1024 * 1024;
+
+/** The public keys of signed flight authorisations (the flight-request-service holds and rotates them). */
+export const JWKS_PATH = '/.well-known/jwks.json';
 
 const PREFIXES: ReadonlyArray<readonly [string, UpstreamName]> = [
   ['/api/operators', 'operator-service'],
@@ -29,11 +32,15 @@ const PREFIXES: ReadonlyArray<readonly [string, UpstreamName]> = [
   ['/api/zones', 'flight-request-service'],
   ['/api/reviews', 'flight-request-service'],
   ['/api/webhooks', 'webhook-service'],
+  ['/api/authorisations', 'flight-request-service'],
+  [JWKS_PATH, 'flight-request-service'],
 ];
 
 const VERSION_PREFIX = '/api/v1';
 /** Key issuance, listing and revocation: the operator-service checks HTTP Basic there. */
 const API_KEYS_OF_OPERATOR = /^\/api\/operators\/[^/]+\/api-keys(?:\/[^/]+)?$/;
+/** Anyone holding a flight authorisation may ask whether it still stands. */
+const AUTHORISATION_STATUS = /^\/api\/authorisations\/[^/]+$/;
 /**
  * `.` / `..` segments and encoded (back)slashes: a path must never climb out of
  * its prefix into a service's `/internal` or operations routes.
@@ -65,7 +72,11 @@ export function resolveProxyRoute(method: string, path: string): ProxyRoute | un
   };
 }
 
-/** Registration and everything under an operator's api-keys (docs/architecture.md, public routes). */
+/**
+ * Registration, everything under an operator's api-keys (docs/architecture.md,
+ * public routes), and what outside verifiers of authorisations read: the key
+ * set and a token's status. All of them are limited per client IP.
+ */
 export function isPublic(method: string, path: string): boolean {
   return publicKindOf(method, path) !== undefined;
 }
@@ -73,5 +84,6 @@ export function isPublic(method: string, path: string): boolean {
 function publicKindOf(method: string, path: string): PublicRouteKind | undefined {
   if (method === 'POST' && path === '/api/operators') return 'registration';
   if (API_KEYS_OF_OPERATOR.test(path)) return 'api-keys';
+  if (method === 'GET' && (path === JWKS_PATH || AUTHORISATION_STATUS.test(path))) return 'authorisations';
   return undefined;
 }

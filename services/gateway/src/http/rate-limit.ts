@@ -9,6 +9,8 @@ export interface RateLimitSettings {
   /** Per client IP, for registrations and for key management, each its own budget. */
   publicPerIpPerMinute: number;
   failedAuthPerIpPerMinute: number;
+  /** Per client IP, for the public authorisation status and JWKS. */
+  authorisationChecksPerIpPerMinute: number;
 }
 
 /**
@@ -34,6 +36,7 @@ export class RateLimits {
     this.publicPerIp = {
       registration: new RateLimiterMemory({ keyPrefix: 'registration', points: settings.publicPerIpPerMinute, duration: 60 }),
       'api-keys': new RateLimiterMemory({ keyPrefix: 'api-keys', points: settings.publicPerIpPerMinute, duration: 60 }),
+      authorisations: new RateLimiterMemory({ keyPrefix: 'authorisations', points: settings.authorisationChecksPerIpPerMinute, duration: 60 }),
     };
     this.failedAuthPerIp = new RateLimiterMemory({ keyPrefix: 'auth', points: settings.failedAuthPerIpPerMinute, duration: 60 });
   }

@@ -30,6 +30,8 @@ describe('gateway routing table', () => {
       ['/api/zones/import', 'flight-request-service'],
       ['/api/reviews/items', 'flight-request-service'],
       ['/api/webhooks/1/deliveries', 'webhook-service'],
+      ['/api/authorisations/0b8f2c1e-3d4a-4f5b-8c6d-7e8f9a0b1c2d.1', 'flight-request-service'],
+      ['/.well-known/jwks.json', 'flight-request-service'],
     ];
     for (const [path, upstream] of cases) {
       it(`when the path is ${path}, then it goes to ${upstream}`, () => {
@@ -77,6 +79,17 @@ describe('gateway routing table', () => {
       expect(isPublic('POST', '/api/api-keys')).to.equal(false);
       expect(isPublic('POST', '/api/flight-requests')).to.equal(false);
       expect(isPublic('GET', '/api/operators/abc/api-keys/x/y')).to.equal(false);
+    });
+
+    it('when an outside verifier reads the key set or a token\'s status, then no API key is needed', () => {
+      expect(isPublic('GET', '/.well-known/jwks.json')).to.equal(true);
+      expect(isPublic('GET', '/api/authorisations/0b8f2c1e-3d4a-4f5b-8c6d-7e8f9a0b1c2d.1')).to.equal(true);
+    });
+
+    it('when a flight request\'s own authorisation is read, or the status route is written to, then a key is needed', () => {
+      expect(isPublic('GET', '/api/flight-requests/abc/authorisation')).to.equal(false);
+      expect(isPublic('POST', '/api/authorisations/abc')).to.equal(false);
+      expect(isPublic('GET', '/api/authorisations')).to.equal(false);
     });
   });
 });

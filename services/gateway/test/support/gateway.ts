@@ -81,7 +81,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     openApiDocument: buildOpenApiDocument(),
     keys,
     verify: operatorServiceKeyVerifier(operators.url, tokens, 2_000, log),
-    rateLimits: new RateLimits({ perKeyPerMinute: 600, publicPerIpPerMinute: 20, failedAuthPerIpPerMinute: 30, ...options.rateLimits }),
+    rateLimits: new RateLimits({ perKeyPerMinute: 600, publicPerIpPerMinute: 20, failedAuthPerIpPerMinute: 30, authorisationChecksPerIpPerMinute: 120, ...options.rateLimits }),
     tokens,
     upstreams,
     trustProxy: options.trustProxy ?? false,

@@ -4,7 +4,7 @@ import type { OperatorDocument } from '../store/operator-store.js';
 
 type OperatorFacts = Pick<
   OperatorDocument,
-  '_id' | 'company_name' | 'email' | 'timezone' | 'exemption_for_ctr' | 'ctr_exemption_number'
+  '_id' | 'company_name' | 'email' | 'timezone' | 'exemption_for_ctr' | 'ctr_exemption_number' | 'operator_registration_number'
 >;
 
 /** What other services keep of an operator (the flight-request service's projection). */
@@ -16,6 +16,7 @@ function operatorChanged(operator: OperatorFacts): OperatorChanged {
     timezone: operator.timezone,
     exemption_for_ctr: operator.exemption_for_ctr,
     ctr_exemption_number: operator.ctr_exemption_number,
+    operator_registration_number: operator.operator_registration_number,
   };
 }
 

@@ -1,13 +1,18 @@
 import { ConflictError } from '@dfc/kit/errors';
 import type { FlightRequestStatus } from '@dfc/contracts';
 
-/** PRODUCT.md "States": where each status may go. Rejected, Cancelled and Expired lead nowhere. */
+/**
+ * PRODUCT.md "States": where each status may go. Rejected, Cancelled, Expired
+ * and Rescinded lead nowhere; an approval is rescinded when a zone created or
+ * changed after it prohibits the flight.
+ */
 const ALLOWED: Record<FlightRequestStatus, readonly FlightRequestStatus[]> = {
   Pending: ['Approved', 'Rejected', 'Cancelled', 'Expired'],
-  Approved: ['Cancelled'],
+  Approved: ['Cancelled', 'Rescinded'],
   Rejected: [],
   Cancelled: [],
   Expired: [],
+  Rescinded: [],
 };
 
 /** The verb a 409 uses for the refused target ("cannot be cancelled"). */
@@ -17,6 +22,7 @@ const VERB: Record<FlightRequestStatus, string> = {
   Rejected: 'rejected',
   Cancelled: 'cancelled',
   Expired: 'expired',
+  Rescinded: 'rescinded',
 };
 
 export interface StatusHistoryEntry {

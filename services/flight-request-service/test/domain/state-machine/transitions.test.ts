@@ -12,6 +12,7 @@ const LEGAL: Array<[FlightRequestStatus, FlightRequestStatus]> = [
   ['Pending', 'Cancelled'],
   ['Pending', 'Expired'],
   ['Approved', 'Cancelled'],
+  ['Approved', 'Rescinded'],
 ];
 
 describe('flight request state machine', () => {
@@ -38,8 +39,8 @@ describe('flight request state machine', () => {
     expect(() => transition('Expired', 'Approved', context)).to.throw('An Expired flight request cannot be approved.');
   });
 
-  it('Rejected, Cancelled and Expired are final; Pending and Approved are not', () => {
-    expect(FLIGHT_REQUEST_STATUSES.filter(isFinal)).to.deep.equal(['Rejected', 'Cancelled', 'Expired']);
+  it('Rejected, Cancelled, Expired and Rescinded are final; Pending and Approved are not', () => {
+    expect(FLIGHT_REQUEST_STATUSES.filter(isFinal)).to.deep.equal(['Rejected', 'Cancelled', 'Expired', 'Rescinded']);
   });
 
   describe('cancellation', () => {

@@ -1,0 +1,69 @@
+import type { AreaPolygon, BBox } from '../geometry/flight-area.js';
+import type { ReviewItem } from '../review/review-group.js';
+import { screen, type Finding, type ReviewItemDraft, type ScreeningRules } from '../screening/screen.js';
+import type { FlightRequestStatus } from '@dfc/contracts';
+import type { GeoZone } from '../zones/geo-zone.js';
+
+/*
+ * A zone created or changed after a request was screened: what it means for
+ * that request now. Only this zone is screened again (with the same rules as a
+ * submission: area, altitude band, schedule, CTR exemption); what screening
+ * found before stays as it was.
+ */
+
+export interface ScreenedRequest {
+  status: FlightRequestStatus;
+  start_time: Date;
+  end_time: Date;
+  max_altitude: number;
+  operator_uuid: string;
+  area: { bbox: number[] };
+  polygons_json: string;
+  review: { findings: Finding[]; items: ReviewItem[] };
+}
+
+export type ZoneRescreening =
+  /** The zone does not touch the flight, or adds nothing new. */
+  | { effect: 'none' }
+  /** An Approved flight now enters a prohibited zone: its approval is withdrawn. */
+  | { effect: 'rescind'; finding: Finding }
+  /** A Pending flight now enters a prohibited zone: nothing is left to review. */
+  | { effect: 'reject'; finding: Finding }
+  /** A Pending flight now needs the zone's authority too (or has a new finding to show). */
+  | { effect: 'review'; findings: Finding[]; items: ReviewItemDraft[] };
+
+export function rescreenAgainstZone(
+  request: ScreenedRequest,
+  zone: GeoZone,
+  operator: { exemption_for_ctr: boolean },
+  rules: ScreeningRules,
+): ZoneRescreening {
+  const [west = 0, south = 0, east = 0, north = 0] = request.area.bbox;
+  const result = screen({
+    polygons: JSON.parse(request.polygons_json) as AreaPolygon[],
+    bbox: [west, south, east, north] as BBox,
+    start: request.start_time,
+    end: request.end_time,
+    maxAltitudeM: request.max_altitude,
+    operatorUuid: request.operator_uuid,
+    operator,
+    zones: [zone],
+    approvedFlights: [],
+    rules,
+  });
+  const findings = result.findings.filter((finding) => finding.zone_id === zone.id && !known(request.review.findings, finding));
+  const prohibited = findings.find((finding) => finding.code === 'ZONE_PROHIBITED');
+  if (prohibited) return { effect: request.status === 'Approved' ? 'rescind' : 'reject', finding: prohibited };
+  if (request.status !== 'Pending') return { effect: 'none' };
+  const items = result.items.filter((item) => item.zone_id === zone.id && !opened(request.review.items, item));
+  return findings.length > 0 || items.length > 0 ? { effect: 'review', findings, items } : { effect: 'none' };
+}
+
+function known(findings: Finding[], candidate: Finding): boolean {
+  return findings.some((finding) => finding.code === candidate.code && finding.zone_id === candidate.zone_id && finding.message === candidate.message);
+}
+
+/** An item of the same kind, authority and zone, whatever its state: the authority has it already. */
+function opened(items: ReviewItem[], draft: ReviewItemDraft): boolean {
+  return items.some((item) => item.kind === draft.kind && item.authority === draft.authority && item.zone_id === draft.zone_id);
+}

@@ -1,0 +1,28 @@
+import { ValidationError } from '@dfc/kit/errors';
+import type { FlightRequestPreview, Principal } from '@dfc/contracts';
+import { checkSubmission } from '../domain/submission/check-submission.js';
+import { authoriseOperatorUuid } from './access.js';
+import type { UseCaseDeps } from './deps.js';
+import { screenSubmission } from './screen-submission.js';
+
+/**
+ * POST /api/flight-requests/preview: the checks and the screening a submission
+ * of the same body would get now (same 422s, 403 and unknown-operator rule),
+ * then the outcome — and nothing else: no document, no event, no idempotency record.
+ */
+export async function previewFlightRequest(deps: UseCaseDeps, principal: Principal, body: unknown): Promise<FlightRequestPreview> {
+  const check = checkSubmission(body, deps.limits, deps.now());
+  if (!check.ok) throw new ValidationError(check.errors);
+  const submission = check.submission;
+  authoriseOperatorUuid(principal, submission.operator_uuid);
+  const operator = await deps.operators.find(submission.operator_uuid);
+  if (!operator) throw ValidationError.of('operator_uuid', 'The selected operator uuid is invalid.');
+
+  const screening = await screenSubmission(deps, submission, operator);
+  return {
+    status: screening.outcome,
+    findings: screening.findings,
+    review_items: screening.items,
+    area: submission.area.summary,
+  };
+}

@@ -1,0 +1,154 @@
+import { randomUUID } from 'node:crypto';
+import { bbox } from '@turf/bbox';
+import type { Change } from '@dfc/kit/db';
+import { isComplete, openItems, reviewAuthorities } from '../domain/review/review-group.js';
+import { rescreenAgainstZone, type ZoneRescreening } from '../domain/rescreening/zone-rescreening.js';
+import type { Finding } from '../domain/screening/screen.js';
+import { transition } from '../domain/state-machine/transitions.js';
+import type { GeoZone } from '../domain/zones/geo-zone.js';
+import { reviewItemsChanged } from '../events/review-item-events.js';
+import type { FlightRequestDoc, RescreeningCandidate } from '../store/flight-request-store.js';
+import type { ZoneScreening } from '../store/flight-request-model.js';
+import { closing } from './closing.js';
+import type { UseCaseDeps } from './deps.js';
+
+/** Requests changed at once: enough to overlap the database round trips, few enough to leave room for live traffic. */
+const CONCURRENCY = 8;
+const ACTOR = 'screening';
+
+export interface RescreeningSummary {
+  candidates: number;
+  rescinded: number;
+  rejected: number;
+  reviewed: number;
+}
+
+/**
+ * A zone was created or changed (zone.changed, one replica per event): every
+ * Approved or Pending request whose window has not ended and that the zone may
+ * touch is screened again against it. An approval the zone now prohibits is
+ * Rescinded, a pending request it prohibits is Rejected, and a pending one it
+ * sends to another authority gains that review item. Each request records the
+ * zone version it was screened against, so a redelivered event changes nothing.
+ */
+export async function rescreenForZone(deps: UseCaseDeps, zoneId: string, requestId?: string): Promise<RescreeningSummary> {
+  const summary: RescreeningSummary = { candidates: 0, rescinded: 0, rejected: 0, reviewed: 0 };
+  const found = await deps.zones.findLiveVersion(zoneId);
+  if (!found) return summary;
+  const { zone, version } = found;
+  const screening: ZoneScreening = { zone_id: zone.id, version };
+  const now = deps.now();
+  const candidates = await deps.requests.liveOverlapping(zoneBox(zone), laterOf(now, scheduleStart(zone)), scheduleEnd(zone));
+  summary.candidates = candidates.length;
+  const exemptions = await ctrExemptions(deps, candidates.map((candidate) => candidate.operator_uuid));
+
+  const outcomeFor = (request: RescreeningCandidate | FlightRequestDoc) =>
+    rescreenAgainstZone(request, zone, { exemption_for_ctr: exemptions.get(request.operator_uuid) ?? false }, deps.rules);
+  // Screened in memory first: only the requests the zone really changes go through the write path.
+  const affected = candidates.filter((candidate) => !screenedAlready(candidate, screening) && outcomeFor(candidate).effect !== 'none');
+  const rescreen = async (uuid: string): Promise<ZoneRescreening['effect']> => {
+    let effect: ZoneRescreening['effect'] = 'none';
+    await deps.requests.change(uuid, (current) => {
+      if (!stillLive(current, now) || screenedAlready(current, screening)) return null;
+      const outcome = outcomeFor(current);
+      effect = outcome.effect;
+      return changeFor(current, outcome, zone, screening, deps.now(), requestId);
+    });
+    return effect;
+  };
+  for (let start = 0; start < affected.length; start += CONCURRENCY) {
+    const effects = await Promise.all(affected.slice(start, start + CONCURRENCY).map((candidate) => rescreen(candidate._id)));
+    for (const effect of effects) count(deps, summary, effect);
+  }
+  return summary;
+}
+
+function count(deps: UseCaseDeps, summary: RescreeningSummary, effect: ZoneRescreening['effect']): void {
+  if (effect === 'rescind') summary.rescinded += 1;
+  if (effect === 'reject') summary.rejected += 1;
+  if (effect === 'review') summary.reviewed += 1;
+  if (effect === 'rescind' || effect === 'reject') deps.metrics.requestsByStatus.inc({ status: effect === 'rescind' ? 'Rescinded' : 'Rejected' });
+}
+
+function changeFor(
+  current: FlightRequestDoc,
+  outcome: ZoneRescreening,
+  zone: GeoZone,
+  screening: ZoneScreening,
+  at: Date,
+  requestId?: string,
+): Change<FlightRequestDoc> | null {
+  const screenings = [...(current.zone_screenings ?? []), screening];
+  switch (outcome.effect) {
+    case 'none':
+      return null;
+    case 'rescind':
+    case 'reject': {
+      const target = outcome.effect === 'rescind' ? 'Rescinded' : 'Rejected';
+      const entry = transition(current.status, target, { actor: ACTOR, reason: outcome.finding.message, at });
+      const closed = closing(current, entry, `The flight request was ${target.toLowerCase()}: ${outcome.finding.message}`, requestId);
+      const findings = [...current.review.findings, outcome.finding];
+      return {
+        ...closed,
+        set: {
+          ...closed.set,
+          review: { ...(closed.set?.review ?? current.review), findings },
+          zone_screenings: screenings,
+          ...(target === 'Rescinded' ? { rescission: rescission(zone, outcome.finding, at) } : {}),
+        },
+      };
+    }
+    case 'review': {
+      const items = [...current.review.items, ...openItems(outcome.items, randomUUID)];
+      const findings: Finding[] = [...current.review.findings, ...outcome.findings];
+      return {
+        set: {
+          review: { findings, items, complete: isComplete(items) },
+          review_authorities: reviewAuthorities(items),
+          zone_screenings: screenings,
+          updated_at: at,
+        },
+        events: outcome.items.length > 0 ? [reviewItemsChanged(current, current.version + 1, items, requestId)] : [],
+      };
+    }
+  }
+}
+
+function rescission(zone: GeoZone, finding: Finding, at: Date) {
+  return { zone_id: zone.id, zone_name: zone.name, reason: finding.message, rescinded_at: at };
+}
+
+function stillLive(request: FlightRequestDoc, now: Date): boolean {
+  return (request.status === 'Approved' || request.status === 'Pending') && request.end_time.getTime() > now.getTime();
+}
+
+function screenedAlready(request: Pick<FlightRequestDoc, 'zone_screenings'>, screening: ZoneScreening): boolean {
+  return (request.zone_screenings ?? []).some((done) => done.zone_id === screening.zone_id && done.version === screening.version);
+}
+
+/** The CTR exemption of each operator named (screening needs it; the projection is read once per operator). */
+async function ctrExemptions(deps: UseCaseDeps, operatorUuids: string[]): Promise<Map<string, boolean>> {
+  const unique = [...new Set(operatorUuids)];
+  const operators = await Promise.all(unique.map((uuid) => deps.operators.find(uuid)));
+  return new Map(unique.map((uuid, index) => [uuid, operators[index]?.exemption_for_ctr ?? false]));
+}
+
+function zoneBox(zone: GeoZone): [number, number, number, number] {
+  const [west = 0, south = 0, east = 0, north = 0] = bbox(zone.geometry);
+  return [west, south, east, north];
+}
+
+/** A zone with a readable schedule applies only within it; an unreadable one counts as always, as in screening. */
+function scheduleStart(zone: GeoZone): Date | null {
+  const start = zone.schedule ? Date.parse(zone.schedule.start) : Number.NaN;
+  return Number.isNaN(start) ? null : new Date(start);
+}
+
+function scheduleEnd(zone: GeoZone): Date | null {
+  const end = zone.schedule ? Date.parse(zone.schedule.end) : Number.NaN;
+  return Number.isNaN(end) || scheduleStart(zone) === null ? null : new Date(end);
+}
+
+function laterOf(a: Date, b: Date | null): Date {
+  return b && b.getTime() > a.getTime() ? b : a;
+}

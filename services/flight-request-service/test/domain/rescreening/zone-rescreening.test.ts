@@ -1,0 +1,81 @@
+import { expect } from 'chai';
+import { randomUUID } from 'node:crypto';
+import type { FlightRequestStatus } from '@dfc/contracts';
+import { rescreenAgainstZone, type ScreenedRequest } from '../../../src/domain/rescreening/zone-rescreening.js';
+import { DEFAULT_SCREENING_RULES } from '../../../src/domain/screening/screen.js';
+import type { GeoZone } from '../../../src/domain/zones/geo-zone.js';
+import { square } from '../../support/fixtures.js';
+
+const flightSquare = square(4.95, 52.05, 0.01);
+
+function request(status: FlightRequestStatus, overrides: Partial<ScreenedRequest> = {}): ScreenedRequest {
+  return {
+    status,
+    start_time: new Date('2026-12-01T10:00:00Z'),
+    end_time: new Date('2026-12-01T11:00:00Z'),
+    max_altitude: 100,
+    operator_uuid: randomUUID(),
+    area: { bbox: [4.95, 52.05, 4.96, 52.06] },
+    polygons_json: JSON.stringify([{ type: 'Feature', properties: {}, geometry: { type: 'Polygon', coordinates: flightSquare } }]),
+    review: { findings: [], items: [] },
+    ...overrides,
+  };
+}
+
+function zone(overrides: Partial<GeoZone> = {}): GeoZone {
+  return {
+    id: 'zone-1',
+    name: 'Zone',
+    type: 'TEMPORARY',
+    restriction: 'PROHIBITED',
+    lower_limit_m: 0,
+    upper_limit_m: 500,
+    schedule: null,
+    authority: 'POLICE',
+    ctr_exemption_ceiling_m: null,
+    geometry: { type: 'Polygon', coordinates: square(4.9, 52.0, 0.2) },
+    ...overrides,
+  };
+}
+
+const operator = { exemption_for_ctr: false };
+
+describe('rescreenAgainstZone', () => {
+  it('when a prohibited zone covers an approved flight, then the approval is rescinded with the zone’s finding', () => {
+    const outcome = rescreenAgainstZone(request('Approved'), zone(), operator, DEFAULT_SCREENING_RULES);
+    expect(outcome.effect).to.equal('rescind');
+    expect(outcome.effect === 'rescind' && outcome.finding).to.include({ code: 'ZONE_PROHIBITED', zone_id: 'zone-1' });
+  });
+
+  it('when a prohibited zone covers a pending flight, then it is rejected', () => {
+    expect(rescreenAgainstZone(request('Pending'), zone(), operator, DEFAULT_SCREENING_RULES).effect).to.equal('reject');
+  });
+
+  it('when a zone needing authorisation covers a pending flight, then its item is added, once', () => {
+    const authorisation = zone({ restriction: 'REQ_AUTHORISATION', authority: 'LVNL' });
+    const outcome = rescreenAgainstZone(request('Pending'), authorisation, operator, DEFAULT_SCREENING_RULES);
+    expect(outcome.effect).to.equal('review');
+    if (outcome.effect !== 'review') return;
+    expect(outcome.items.map((item) => [item.kind, item.authority, item.zone_id])).to.deep.equal([['zone_authorisation', 'LVNL', 'zone-1']]);
+    const withItem = request('Pending', {
+      review: {
+        findings: outcome.findings,
+        items: [{ id: 'i', kind: 'zone_authorisation', authority: 'LVNL', zone_id: 'zone-1', finding_codes: [], message: '', status: 'approved', reason: null, decided_at: null, decided_by: null }],
+      },
+    });
+    expect(rescreenAgainstZone(withItem, authorisation, operator, DEFAULT_SCREENING_RULES).effect).to.equal('none');
+  });
+
+  it('when a zone needing authorisation covers an approved flight, then the approval stands', () => {
+    expect(rescreenAgainstZone(request('Approved'), zone({ restriction: 'REQ_AUTHORISATION' }), operator, DEFAULT_SCREENING_RULES).effect).to.equal('none');
+  });
+
+  it('when the zone is above the flight, outside its window, or elsewhere, then nothing changes', () => {
+    const misses = [
+      zone({ lower_limit_m: 150 }),
+      zone({ schedule: { start: '2026-12-02T00:00:00Z', end: '2026-12-03T00:00:00Z' } }),
+      zone({ geometry: { type: 'Polygon', coordinates: square(6, 53, 0.1) } }),
+    ];
+    for (const missing of misses) expect(rescreenAgainstZone(request('Approved'), missing, operator, DEFAULT_SCREENING_RULES).effect).to.equal('none');
+  });
+});
