@@ -35,7 +35,7 @@ describe('the OpenAPI document for client generators', () => {
     const constUnions = everything.filter(([node]) => Array.isArray(node['anyOf']) && (node['anyOf'] as JsonObject[]).some((member) => 'const' in member));
     expect(constUnions.map(([, at]) => at)).to.deep.equal([]);
     const status = (components['FlightRequestRecord']?.['properties'] as JsonObject)['status'];
-    expect(status).to.deep.equal({ type: 'string', enum: ['Pending', 'Approved', 'Rejected', 'Cancelled', 'Expired'] });
+    expect(status).to.deep.equal({ type: 'string', enum: ['Pending', 'Approved', 'Rejected', 'Cancelled', 'Expired', 'Rescinded'] });
   });
 
   it('when a record combines schemas (IssuedApiKey, WebhookEndpointWithSecret), then it is one object that keeps its nulls', () => {

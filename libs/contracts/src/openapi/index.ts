@@ -107,7 +107,7 @@ export function assembleOpenApiDocument(slices: ReadonlyArray<Record<string, unk
     }
   }
   // The requests this API sends (OpenAPI 3.1 `webhooks`), hoisted with the same schema components.
-  const hoistedWebhooks = hoist(webhooks);
+  const hoistedWebhooks = hoist(forClientGenerators(webhooks));
   return {
     openapi: '3.1.0',
     info: {

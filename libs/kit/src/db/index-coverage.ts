@@ -25,7 +25,8 @@
  * 4. Otherwise an index serves the query when its keys are, in order: all the
  *    equality fields (in any order), then the sort keys in the sort's order with
  *    the sort's directions (or every direction reversed), then the range fields
- *    that are not sort keys (in any order); more keys may follow.
+ *    that are not sort keys, anywhere after them (MongoDB bounds the first and
+ *    filters the others on the index keys, before fetching a document).
  * 5. A query with no equality, sort or range at all reads the whole collection:
  *    never served.
  *
@@ -225,9 +226,8 @@ function servesInOrder(keys: Array<[string, unknown]>, equality: Set<string>, so
   if (!sameDirection && !reversed) return false;
 
   const sorted = new Set(sort.map(([field]) => field));
-  const ranges = [...range].filter((field) => !sorted.has(field));
-  const after = new Set(names.slice(equality.size + sort.length, equality.size + sort.length + ranges.length));
-  return ranges.every((field) => after.has(field));
+  const after = new Set(names.slice(equality.size + sort.length));
+  return [...range].filter((field) => !sorted.has(field)).every((field) => after.has(field));
 }
 
 function describeKey(key: Record<string, unknown>): string {

@@ -74,6 +74,11 @@ describe('index coverage: equality → sort → range', () => {
     expect(checkQuery(query({ owner: 'a', due_at: { $lt: 1 } }, { created_at: -1, _id: -1 }), [rangeLast]).served).to.equal(true);
   });
 
+  it('when a range field comes later than the next key after the sort, then it is still served (filtered on the index keys)', () => {
+    const windowLast = index({ owner: 1, created_at: -1, _id: -1, starts_at: 1, ends_at: 1 });
+    expect(checkQuery(query({ owner: 'a', ends_at: { $gt: 1 } }, { created_at: -1, _id: -1 }), [windowLast]).served).to.equal(true);
+  });
+
   it('when the range is on the sort key itself, then it is served', () => {
     const verdict = checkQuery(query({ pending_since: { $lte: 1 } }, { pending_since: 1 }), [index({ pending_since: 1 })]);
     expect(verdict.served).to.equal(true);

@@ -92,17 +92,20 @@ const flightRequestSchema = new Schema<StoredFlightRequest>(
   { collection: 'flight_requests', versionKey: false, minimize: false },
 );
 
-// Lists, newest first, `_id` breaking ties for stable pages (the README lists query → index).
-flightRequestSchema.index({ created_at: -1, _id: -1 });
-flightRequestSchema.index({ status: 1, created_at: -1, _id: -1 });
-flightRequestSchema.index({ operator_uuid: 1, created_at: -1, _id: -1 });
-flightRequestSchema.index({ operator_uuid: 1, status: 1, created_at: -1, _id: -1 });
-flightRequestSchema.index({ review_authorities: 1, created_at: -1, _id: -1 });
-flightRequestSchema.index({ review_authorities: 1, status: 1, created_at: -1, _id: -1 });
+// Lists, newest first, `_id` breaking ties for stable pages; the date window (and several
+// statuses, `$in` before a sort) are ranges, filtered on the index keys that follow the sort
+// (equality → sort → range; the README lists query → index).
+flightRequestSchema.index({ created_at: -1, _id: -1, status: 1, start_time: 1, end_time: 1 });
+flightRequestSchema.index({ status: 1, created_at: -1, _id: -1, start_time: 1, end_time: 1 });
+flightRequestSchema.index({ operator_uuid: 1, created_at: -1, _id: -1, status: 1, start_time: 1, end_time: 1 });
+flightRequestSchema.index({ operator_uuid: 1, status: 1, created_at: -1, _id: -1, start_time: 1, end_time: 1 });
+flightRequestSchema.index({ review_authorities: 1, created_at: -1, _id: -1, status: 1, start_time: 1, end_time: 1 });
+flightRequestSchema.index({ review_authorities: 1, status: 1, created_at: -1, _id: -1, start_time: 1, end_time: 1 });
 // Expiry sweep: Pending, start passed, oldest start first.
 flightRequestSchema.index({ status: 1, start_time: 1 });
-// Deconfliction: Approved flights not yet ended (the range stays small however long the history grows).
-flightRequestSchema.index({ status: 1, end_time: 1 });
+// Deconfliction and rescreening: live flights (not yet ended) whose window and bounding box meet
+// the area's; `end_time` first keeps the range small however long the history grows.
+flightRequestSchema.index({ status: 1, end_time: 1, start_time: 1, bbox_west: 1, bbox_east: 1, bbox_south: 1, bbox_north: 1, operator_uuid: 1 });
 // A review decision finds the request that owns the item.
 flightRequestSchema.index({ 'review.items.id': 1 });
 

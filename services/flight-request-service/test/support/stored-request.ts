@@ -6,6 +6,7 @@ import { reviewItemsChanged } from '../../src/events/review-item-events.js';
 import type { StoredFlightRequest } from '../../src/store/flight-request-model.js';
 import type { TestService } from './test-service.js';
 import { featureCollection, square } from './fixtures.js';
+import { unrecorded } from '@dfc/kit/db';
 
 /**
  * A request written straight to the store, for states the API cannot create
@@ -72,5 +73,5 @@ export async function insertStored(t: TestService, request: Omit<StoredFlightReq
   const { items } = request.review;
   await t.service.deps.requests.insert(request, items.length > 0 ? [reviewItemsChanged(request, 0, items)] : []);
   if (items.length === 0) return;
-  await waitFor(async () => (await t.service.deps.reviewQueue.model.countDocuments({ flight_request_uuid: request._id })) === items.length);
+  await waitFor(async () => (await unrecorded(() => t.service.deps.reviewQueue.model.countDocuments({ flight_request_uuid: request._id }))) === items.length);
 }

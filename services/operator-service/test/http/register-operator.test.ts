@@ -123,6 +123,7 @@ describe('POST /api/operators', () => {
         timezone: 'UTC',
         exemption_for_ctr: true,
         ctr_exemption_number: 'CTR-7',
+        operator_registration_number: reply.body.data.operator_registration_number,
       });
     });
 
