@@ -25,6 +25,7 @@ import {
   round,
   type SentCommand,
 } from './support.js';
+import { generateTokenKeys } from '@dfc/kit/testing';
 
 /**
  * The flight-request-service from one run:
@@ -296,6 +297,7 @@ async function hostFlightRequestService(system: System): Promise<HostedService> 
     AMQP_URL: system.amqpUrl,
     AMQP_EXCHANGE: system.exchange,
     INTERNAL_TOKEN_PUBLIC_KEY: system.publicKeyPem,
+    AUTHORISATION_SIGNING_KEY: generateTokenKeys().privateKeyPem,
     HOST: url.hostname,
     PORT: url.port,
     LOG_LEVEL: benchEnv()['LOG_LEVEL'],
