@@ -23,8 +23,7 @@ export async function listFlightRequests(
   query: FlightRequestListQuery,
 ): Promise<FlightRequestPage> {
   const scope = scopeOf(principal, query);
-  const timezone = scope.operatorUuid ? ((await deps.operators.find(scope.operatorUuid))?.timezone ?? 'UTC') : 'UTC';
-  const parsed = parseListFilter(query, timezone);
+  const parsed = parseListFilter(query, await listTimezone(deps, scope, query));
   if (!parsed.ok) throw new ValidationError(parsed.errors);
   const page = { page: query.page, per_page: query.per_page };
   const { items, total } = await deps.requests.list(
@@ -33,6 +32,13 @@ export async function listFlightRequests(
     page.per_page,
   );
   return { items, total, page };
+}
+
+/** The listed operator's timezone, read only when a date filter needs it (one database read saved per plain list). */
+async function listTimezone(deps: UseCaseDeps, scope: ListScope, query: FlightRequestListQuery): Promise<string> {
+  const dated = query.from_date !== undefined || query.to_date !== undefined;
+  if (!dated || !scope.operatorUuid) return 'UTC';
+  return (await deps.operators.find(scope.operatorUuid))?.timezone ?? 'UTC';
 }
 
 function scopeOf(principal: Principal, query: FlightRequestListQuery): ListScope {
