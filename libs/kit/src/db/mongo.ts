@@ -1,4 +1,4 @@
-import mongoose, { type Connection } from 'mongoose';
+import mongoose, { type Connection, type Model, type QueryFilter } from 'mongoose';
 import type { Logger } from 'pino';
 import { commandLogFile, recordCommands } from './command-log.js';
 
@@ -58,4 +58,12 @@ export async function verifyIndexes(connection: Connection): Promise<void> {
   if (missing.length > 0) {
     throw new Error(`indexes missing (run the index migration, npm run migrate): ${missing.join('; ')}`);
   }
+}
+
+/**
+ * How many documents match: a filtered count walks its index; counting everything
+ * reads the collection's metadata instead (a count of `{}` would read every document).
+ */
+export function countMatching<T>(model: Model<T>, filter: QueryFilter<T>): Promise<number> {
+  return (Object.keys(filter).length === 0 ? model.estimatedDocumentCount() : model.countDocuments(filter)).exec();
 }

@@ -1,6 +1,6 @@
 import type { QueryFilter } from 'mongoose';
 import type { EventEnvelope, FlightRequestStatus } from '@dfc/contracts';
-import { AggregateStore, type Decide } from '@dfc/kit/db';
+import { AggregateStore, type Decide, countMatching } from '@dfc/kit/db';
 import type { OutboxRelay } from '@dfc/kit/broker';
 import type { FlightRequestModel, StoredFlightRequest } from './flight-request-model.js';
 
@@ -68,7 +68,7 @@ export class FlightRequestStore {
     const filter = listFilter(criteria);
     const [items, total] = await Promise.all([
       this.model.find(filter, WITHOUT_GEOMETRY).sort({ created_at: -1, _id: -1 }).skip(skip).limit(limit).lean<FlightRequestDoc[]>().exec(),
-      this.model.countDocuments(filter).exec(),
+      countMatching(this.model, filter),
     ]);
     return { items, total };
   }

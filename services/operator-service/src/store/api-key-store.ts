@@ -1,6 +1,6 @@
 import { Schema, type Connection, type IndexDefinition, type Model, type QueryFilter } from 'mongoose';
 import { outboxSchemaFields, type OutboxRelay } from '@dfc/kit/broker';
-import { AggregateStore, type Aggregate, type Decide } from '@dfc/kit/db';
+import { AggregateStore, type Aggregate, type Decide, countMatching } from '@dfc/kit/db';
 import { skipFor, type PageRequest } from '@dfc/kit/http';
 import type { ApiKeyRole } from '@dfc/contracts';
 import type { KeyListFilter } from '../domain/key-list-filter.js';
@@ -135,10 +135,8 @@ export class ApiKeyStore {
     return { items: await this.withLastUse(keys), total };
   }
 
-  /** Every key is counted from the collection's metadata; a filtered count walks its index. */
   private count(query: QueryFilter<ApiKeyDocument>): Promise<number> {
-    const model = this.aggregates.model;
-    return (Object.keys(query).length === 0 ? model.estimatedDocumentCount() : model.countDocuments(query)).exec();
+    return countMatching(this.aggregates.model, query);
   }
 
   /**

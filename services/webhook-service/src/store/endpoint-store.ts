@@ -1,4 +1,4 @@
-import { AggregateStore, type Decide } from '@dfc/kit/db';
+import { AggregateStore, type Decide, countMatching } from '@dfc/kit/db';
 import type { OutboxRelay } from '@dfc/kit/broker';
 import type { PageRequest } from '@dfc/kit/http';
 import { skipFor } from '@dfc/kit/http';
@@ -39,7 +39,7 @@ export class EndpointStore {
     const filter = scopeFilter(scope);
     const [items, total] = await Promise.all([
       this.model.find(filter, WITHOUT_OUTBOX).sort({ created_at: -1, _id: -1 }).skip(skipFor(page)).limit(page.per_page).lean<WebhookEndpoint[]>().exec(),
-      this.model.countDocuments(filter).exec(),
+      countMatching(this.model, filter),
     ]);
     return { items, total };
   }
