@@ -36,8 +36,9 @@ export function proxyRoutes(deps: ProxyRouteDeps): Middleware {
 
 async function identifyCallerWithinLimits(ctx: Context, route: ProxyRoute, deps: ProxyRouteDeps): Promise<Principal> {
   try {
-    // An operator's keys take HTTP Basic or a key; both at once would let a wrong password ride on a good key.
-    if (route.publicKind === 'api-keys' && ctx.get('X-API-Key') !== '' && ctx.get('Authorization') !== '') {
+    // An operator's keys take HTTP Basic or a key; both at once (even one of them empty) would let a
+    // wrong password ride on a good key.
+    if (route.publicKind === 'api-keys' && ctx.headers['x-api-key'] !== undefined && ctx.headers['authorization'] !== undefined) {
       throw new UnauthenticatedError();
     }
     return await identifyCaller({ apiKey: ctx.get('X-API-Key'), publicRoute: route.public, requestId: ctx.state.requestId }, deps);

@@ -119,6 +119,15 @@ describe('gateway: hostile requests', () => {
     });
   });
 
+  describe('GET /api/operators/{uuid}/api-keys with a key and an empty Authorization header', () => {
+    it('when the Authorization header is present but empty, then 401 all the same', async () => {
+      const response = await fetch(`${gateway.url}/api/operators/9b2f6c1e-3d4a-4f5b-8c6d-7e8f9a0b1c2d/api-keys`, {
+        headers: { 'x-api-key': apiKey, authorization: '' },
+      });
+      expect(response.status).to.equal(401);
+    });
+  });
+
   describe('methods', () => {
     it('when a method Node does not know is sent, then a JSON 501', async () => {
       const answer = parseAnswer(await rawExchange(gateway.url, 'FROBNICATE /api/flight-requests HTTP/1.1\r\nHost: x\r\n\r\n'));
