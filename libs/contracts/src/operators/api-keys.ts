@@ -11,9 +11,12 @@ export const API_KEY_PATTERN = /^dfc_([0-9a-f]{16})_([A-Za-z0-9_-]{43})$/;
 export const ApiKeyRole = Type.Union([Type.Literal('operator'), Type.Literal('reviewer'), Type.Literal('admin')]);
 export type ApiKeyRole = Static<typeof ApiKeyRole>;
 
+/** A label for the key; null, empty or blank means none (Laravel turns empty strings into null). */
+const KeyName = Nullable(Type.String({ maxLength: 100, description: 'null, empty or blank: no name' }));
+
 /** POST /api/operators/{uuid}/api-keys (HTTP Basic: operator email + password). */
 export const OperatorApiKeyCreate = Type.Object(
-  { name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })) },
+  { name: Type.Optional(KeyName) },
   { $id: 'OperatorApiKeyCreate' },
 );
 export type OperatorApiKeyCreate = Static<typeof OperatorApiKeyCreate>;
@@ -21,7 +24,7 @@ export type OperatorApiKeyCreate = Static<typeof OperatorApiKeyCreate>;
 /** POST /api/api-keys (admin key): reviewer and admin keys. */
 export const StaffApiKeyCreate = Type.Object(
   {
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    name: Type.Optional(KeyName),
     role: Type.Union([Type.Literal('reviewer'), Type.Literal('admin')]),
     authority: Type.Optional(
       Type.String({ minLength: 1, maxLength: 100, description: 'required for reviewer keys, not allowed for admin keys' }),

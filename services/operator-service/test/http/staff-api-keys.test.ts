@@ -70,6 +70,12 @@ describe('/api/api-keys (admins)', () => {
       expect(reply.body.errors).to.deep.equal({ authority: ['The authority field is prohibited when role is admin.'] });
     });
 
+    it('when the name is null, then 201 with no name, as the schema documents', async () => {
+      const reply = await issue({ role: 'admin', name: null });
+      expect(reply.status).to.equal(201);
+      expect(reply.body.data.name).to.equal(null);
+    });
+
     it('when an admin key names a blank authority, then 422 names authority', async () => {
       const reply = await issue({ role: 'admin', authority: '' });
       expect(reply.status).to.equal(422);
