@@ -36,11 +36,13 @@ export function queryValidator<T extends TSchema>(schema: T): Validator<T> {
   const validate = queryAjv.compile({ ...schema, additionalProperties: false });
   const integers = integerPropertiesOf(schema);
   return (input) => {
+    const withNul = Object.entries(input as Record<string, unknown>).filter(([, value]) => String(value).includes('\u0000')).map(([name]) => name);
     const notDigits = integers.filter((name) => typeof (input as Record<string, unknown>)[name] === 'string' && !INTEGER_TEXT.test((input as Record<string, string>)[name] ?? ''));
     const valid = validate(input);
-    if (valid && notDigits.length === 0) return input as Static<T>;
+    if (valid && notDigits.length === 0 && withNul.length === 0) return input as Static<T>;
     const fields = valid ? {} : toFieldErrors(validate.errors ?? []);
     for (const name of notDigits) fields[name] = [typeMessage(attribute(name), 'integer')];
+    for (const name of withNul) fields[name] = [`The ${attribute(name)} field must not contain NUL characters.`];
     throw new ValidationError(fields);
   };
 }

@@ -87,3 +87,13 @@ describe('bodyValidator: null', () => {
     });
   });
 });
+
+describe('queryValidator and NUL characters', () => {
+  it('when a query value holds a NUL character, then 422 names that parameter', () => {
+    const validate = queryValidator(Type.Object({ authority: Type.Optional(Type.String()) }));
+    expect(errorsOf(() => validate({ authority: 'LV\u0000NL' }))).to.deep.equal({
+      authority: ['The authority field must not contain NUL characters.'],
+    });
+    expect(validate({ authority: 'LVNL' })).to.deep.equal({ authority: 'LVNL' });
+  });
+});

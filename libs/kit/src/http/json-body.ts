@@ -43,6 +43,8 @@ async function readText(req: NodeJS.ReadableStream, limit: number): Promise<stri
   }
 }
 
+const NUL_ESCAPE = /\\u0000/i;
+
 function parseObject(text: string): Record<string, unknown> {
   if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
     throw new BadRequestError(`Request body nests deeper than ${MAX_JSON_DEPTH} levels.`);
@@ -53,6 +55,8 @@ function parseObject(text: string): Record<string, unknown> {
   } catch {
     throw new BadRequestError();
   }
+  // No text of the API may hold a NUL character: no field means one, and not every store keeps it.
+  if (NUL_ESCAPE.test(text)) throw ValidationError.of('body', 'The body must not contain NUL characters (\\u0000).');
   // Well-formed JSON of the wrong type is a validation failure (Laravel's 422), not a malformed body.
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw ValidationError.of('body', 'The body must be a JSON object.');

@@ -94,6 +94,15 @@ describe('createServiceApp', () => {
     expect(await response.json()).to.have.property('message');
   });
 
+  it('when a string in the body holds a NUL character, then 422 names the body and the handler never runs', async () => {
+    const response = await call('/api/things', { method: 'POST', headers: json, body: '{"name":"a\\u0000b"}' });
+    expect(response.status).to.equal(422);
+    expect(await response.json()).to.deep.equal({
+      message: 'The body must not contain NUL characters (\\u0000).',
+      errors: { body: ['The body must not contain NUL characters (\\u0000).'] },
+    });
+  });
+
   it('when the body is not JSON, then 415', async () => {
     const response = await call('/api/things', { method: 'POST', headers: { 'Content-Type': 'text/plain' }, body: 'name=a' });
     expect(response.status).to.equal(415);
