@@ -148,8 +148,11 @@ fuzz() {
     --max-examples "$FUZZ_EXAMPLES" --max-time "$FUZZ_MAX_SECONDS" \
     --workers 2 --request-timeout 20 \
     --suppress-health-check all --generation-database none --seed 1 \
+    --exclude-path /api/zones/import \
     --no-color --report junit --report-junit-path "$WORK/schemathesis-$who.xml"
 }
+# The zone import's ED-269 document schema makes schemathesis 4.32's generator fail inside itself
+# (a flaky Hypothesis error, not an answer of ours); the import is covered by the zone tests.
 run_step schemathesis-operator fuzz operator "$OPERATOR_KEY"
 run_step schemathesis-admin fuzz admin "$ADMIN_KEY"
 
