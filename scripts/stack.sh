@@ -305,6 +305,10 @@ pg_up() {
   as_postgres "$bin/psql" -h 127.0.0.1 -p "$PG_PORT" -U postgres -tAc "SELECT 1 FROM pg_database WHERE datname = 'ferretdb'" \
     | grep -q 1 || as_postgres "$bin/createdb" -h 127.0.0.1 -p "$PG_PORT" -U postgres ferretdb \
     || die "could not create the 'ferretdb' database"
+  # Indexes FerretDB's equality lookups can use (read from stdin: the checkout may be closed to postgres).
+  as_postgres "$bin/psql" -h 127.0.0.1 -p "$PG_PORT" -U postgres -d ferretdb -q -v ON_ERROR_STOP=1 -o /dev/null \
+    <"$ROOT/scripts/local-engine/equality-indexes.sql" 2>"$PG_DIR/equality-indexes.log" \
+    || die "could not set up the equality indexes (see $PG_DIR/equality-indexes.log)"
 }
 
 pg_down() {

@@ -62,8 +62,14 @@ interface RelayOptions {
   registry?: Registry;
 }
 
-/** A model whose documents carry an outbox (the relay reads only `_id`, `outbox` and `outbox_pending_since`). */
-export type OutboxModel = Model<OutboxFields & { _id: unknown }>;
+/** What a write left in a document: the version it produced and the whole outbox after it. */
+export interface WrittenOutbox {
+  version: number;
+  outbox: EventEnvelope[];
+}
+
+/** A model whose documents carry an outbox (the relay reads only `_id`, `outbox` and `outbox_pending_since`, and matches `version` when the writer tells it). */
+export type OutboxModel = Model<OutboxFields & { _id: unknown; version?: number }>;
 
 export class OutboxRelay {
   private timer: NodeJS.Timeout | undefined;
@@ -111,14 +117,21 @@ export class OutboxRelay {
     await Promise.allSettled([...this.inFlight.values()]);
   }
 
-  /** Fast path: publish a document's entries right after the write that added them. */
-  notify(model: OutboxModel, id: unknown): Promise<void> {
+  /**
+   * Fast path: publish a document's entries right after the write that added
+   * them. A writer that knows what it wrote (`written`: the version its write
+   * produced and the whole outbox after it) saves the relay a read, and the
+   * relay empties the outbox in one write conditional on that version.
+   */
+  notify(model: OutboxModel, id: unknown, written?: WrittenOutbox): Promise<void> {
     if (this.options.publishing === false) return Promise.resolve();
     const key = `${model.collection.name}:${String(id)}`;
     const previous = this.inFlight.get(key) ?? Promise.resolve();
-    const next = previous.then(() => this.drain(model, id)).catch((error: Error) => {
-      this.log.warn({ err: error.message, doc: key }, 'outbox publish deferred to the sweep');
-    });
+    const next = previous
+      .then(() => (written ? this.publishWritten(model, id, written) : this.drain(model, id)))
+      .catch((error: Error) => {
+        this.log.warn({ err: error.message, doc: key }, 'outbox publish deferred to the sweep');
+      });
     this.inFlight.set(key, next);
     void next.finally(() => {
       if (this.inFlight.get(key) === next) this.inFlight.delete(key);
@@ -153,14 +166,33 @@ export class OutboxRelay {
     }
   }
 
+  /**
+   * Publishes the outbox as the writer left it and empties it, if the document
+   * is still at that version (one write). When it has changed since, the
+   * entries published are pulled out and the rest is drained as the sweep would.
+   */
+  private async publishWritten(model: OutboxModel, id: unknown, written: WrittenOutbox): Promise<void> {
+    await this.publish(written.outbox);
+    const emptied = await serialisedPerDocument(model.collection.name, id, () =>
+      model.updateOne({ _id: id as Types.ObjectId, version: written.version }, { $set: { outbox: [] }, $unset: { outbox_pending_since: 1 } }),
+    );
+    if (emptied.matchedCount === 1) return;
+    await serialisedPerDocument(model.collection.name, id, () => model.updateOne({ _id: id as Types.ObjectId }, { $pullAll: { outbox: written.outbox } }));
+    await this.drain(model, id);
+  }
+
+  /** Sent in order on the one confirm channel; resolves when the broker has every one. */
+  private async publish(events: EventEnvelope[]): Promise<void> {
+    await Promise.all(events.map((event) => this.broker.publish(event)));
+    for (const event of events) this.published?.inc({ type: event.type });
+  }
+
   private async drain(model: OutboxModel, id: unknown): Promise<void> {
     const doc = await model.findById(id, { outbox: 1 }).lean();
     if (!doc) return;
     const events = doc.outbox ?? [];
     if (events.length > 0) {
-      // Sent in order on the one confirm channel; each resolves when the broker has it.
-      await Promise.all(events.map((event) => this.broker.publish(event)));
-      for (const event of events) this.published?.inc({ type: event.type });
+      await this.publish(events);
       // One write for the whole batch, removing exactly the entries published; events pushed meanwhile stay.
       await serialisedPerDocument(model.collection.name, id, () => model.updateOne({ _id: id as Types.ObjectId }, { $pullAll: { outbox: events } }));
     }

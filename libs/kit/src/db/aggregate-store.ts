@@ -1,8 +1,8 @@
 import type { Model } from 'mongoose';
 import type { EventEnvelope } from '@dfc/contracts';
 import { ConflictError, NotFoundError } from '../errors.js';
-import { outboxOnCreate, type OutboxFields, type OutboxModel, type OutboxRelay } from '../broker/outbox.js';
-import { serialisedPerDocument } from './engine-gaps.js';
+import { outboxOnCreate, type OutboxFields, type OutboxModel, type OutboxRelay, type WrittenOutbox } from '../broker/outbox.js';
+import { refusedAsDuplicates, serialisedPerDocument } from './engine-gaps.js';
 
 /** A document that is changed only through its store's write path. */
 export interface Aggregate {
@@ -72,28 +72,54 @@ export class AggregateStore<D extends Aggregate> {
   async insert(doc: Omit<D, 'version'>, events: EventEnvelope[] = []): Promise<D> {
     // mongoose's create() typing cannot follow a generic document type; the schema casts and validates it.
     const created = await this.model.create({ ...doc, version: 0, ...outboxOnCreate(events) } as unknown as D);
-    if (events.length > 0) void this.outbox.notify(this.outboxModel, doc._id);
+    if (events.length > 0) void this.outbox.notify(this.outboxModel, doc._id, { version: 0, outbox: events });
     return withoutOutbox(created.toObject() as unknown as D & OutboxFields);
+  }
+
+  /**
+   * Inserts new documents, each with the events of its creation, in one
+   * command. Those a unique index refuses are left out (a redelivered message
+   * creating what it created before); the ones inserted are returned.
+   */
+  async insertEach(entries: Array<{ doc: Omit<D, 'version'>; events: EventEnvelope[] }>): Promise<D[]> {
+    if (entries.length === 0) return [];
+    const docs = entries.map(({ doc, events }) => ({ ...doc, version: 0, ...outboxOnCreate(events) }));
+    let refused = new Set<number>();
+    try {
+      // As in insert(): the schema casts and validates what the generic type cannot describe.
+      await this.model.insertMany(docs as unknown as D[], { ordered: false });
+    } catch (error) {
+      refused = refusedAsDuplicates(error);
+    }
+    const inserted = entries.filter((_, index) => !refused.has(index));
+    for (const { doc, events } of inserted) {
+      if (events.length > 0) void this.outbox.notify(this.outboxModel, doc._id, { version: 0, outbox: events });
+    }
+    return inserted.map(({ doc }) => ({ ...doc, version: 0 }) as D);
   }
 
   /**
    * Applies the change `decide` makes to the current document, atomically.
    * Returns the document after the change (or as it is, when `decide` returns null).
+   * A caller that has just read the document passes it as `read`: the first
+   * decision is made on it without reading again (a stale copy only costs a retry).
    */
-  async change(id: string, decide: Decide<D>): Promise<D> {
+  async change(id: string, decide: Decide<D>, read?: D): Promise<D> {
+    let known = read;
     for (let attempt = 0; attempt < this.maxAttempts; attempt++) {
-      const outcome = await serialisedPerDocument(this.model.collection.name, id, () => this.attempt(id, decide));
+      const outcome = await serialisedPerDocument(this.model.collection.name, id, () => this.attempt(id, decide, known));
+      known = undefined;
       if (outcome === 'changed-meanwhile') continue;
-      if (outcome.published) void this.outbox.notify(this.outboxModel, id);
+      if (outcome.written) void this.outbox.notify(this.outboxModel, id, outcome.written);
       return outcome.doc;
     }
     throw new ConflictError(this.options.conflictMessage ?? 'The resource is being changed by someone else; try again.');
   }
 
-  private async attempt(id: string, decide: Decide<D>): Promise<{ doc: D; published: boolean } | 'changed-meanwhile'> {
-    const current = await this.get(id);
+  private async attempt(id: string, decide: Decide<D>, known: D | undefined): Promise<{ doc: D; written?: WrittenOutbox } | 'changed-meanwhile'> {
+    const current = known ?? (await this.get(id));
     const change = await decide(current);
-    if (change === null) return { doc: current, published: false };
+    if (change === null) return { doc: current };
     const events = change.events ?? [];
     const set: Record<string, unknown> = { ...change.set };
     const update: Record<string, unknown> = { $inc: { version: 1 } };
@@ -107,7 +133,8 @@ export class AggregateStore<D extends Aggregate> {
       .findOneAndUpdate({ _id: id, version: current.version }, update, { returnDocument: 'after' })
       .lean<D & OutboxFields>()
       .exec();
-    return updated ? { doc: withoutOutbox(updated), published: events.length > 0 } : 'changed-meanwhile';
+    if (!updated) return 'changed-meanwhile';
+    return { doc: withoutOutbox(updated), ...(events.length > 0 ? { written: { version: updated.version, outbox: updated.outbox } } : {}) };
   }
 
   private get outboxModel(): OutboxModel {

@@ -42,3 +42,14 @@ export function isDuplicateKey(error: unknown): boolean {
   if (Array.isArray(writeErrors) && writeErrors.length > 0) return writeErrors.every((entry) => entry.code === DUPLICATE_KEY);
   return typeof message === 'string' && /UNIQUE constraint failed|duplicate key value violates unique constraint/.test(message);
 }
+
+/**
+ * The positions an unordered `insertMany` left out because a unique index
+ * refused them; rethrows `error` when anything else went wrong.
+ */
+export function refusedAsDuplicates(error: unknown): Set<number> {
+  const writeErrors = (error as { writeErrors?: unknown } | null)?.writeErrors;
+  const entries = Array.isArray(writeErrors) ? (writeErrors as Array<{ index?: unknown }>) : [];
+  if (entries.length === 0 || !isDuplicateKey(error)) throw error;
+  return new Set(entries.map((entry) => Number(entry.index)));
+}

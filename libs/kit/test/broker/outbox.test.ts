@@ -8,6 +8,7 @@ import { captureEvents, removeBrokerTopology, testDependencies, uniqueName, wait
 
 interface Thing extends OutboxFields {
   name: string;
+  version?: number;
 }
 
 describe('OutboxRelay (real database and broker)', () => {
@@ -22,7 +23,7 @@ describe('OutboxRelay (real database and broker)', () => {
     const { mongoUrl, amqpUrl } = await testDependencies();
     exchange = uniqueName('kit_outbox');
     connection = await connectMongo(mongoUrl, uniqueName('kit_outbox'), log);
-    Things = connection.model<Thing>('Thing', new Schema<Thing>({ name: String, ...outboxSchemaFields }));
+    Things = connection.model<Thing>('Thing', new Schema<Thing>({ name: String, version: Number, ...outboxSchemaFields }));
     broker = await Broker.connect(amqpUrl, exchange, log);
     captured = await captureEvents(amqpUrl, exchange);
   });
@@ -48,6 +49,21 @@ describe('OutboxRelay (real database and broker)', () => {
     const stored = await Things.findById(thing._id).lean();
     expect(stored?.outbox).to.deep.equal([]);
     expect(stored?.outbox_pending_since).to.equal(undefined);
+  });
+
+  it('when the writer says what it wrote and the document changed since, then the entries of both writes are published and the outbox ends empty', async () => {
+    const first = newEvent(RoutingKeys.operatorRegistered, null, { n: 1 });
+    const second = newEvent(RoutingKeys.operatorUpdated, null, { n: 2 });
+    const thing = await Things.create({ name: 'w', version: 0, ...outboxOnCreate([first]) });
+    await Things.updateOne({ _id: thing._id }, { ...withOutbox({ $set: { name: 'w2' } }, [second]), $inc: { version: 1 } });
+    const relay = new OutboxRelay(broker, log);
+    await relay.notify(Things as never, thing._id, { version: 0, outbox: [first] });
+    await captured.next((event) => event.id === first.id);
+    await captured.next((event) => event.id === second.id);
+    const stored = await Things.findById(thing._id).lean();
+    expect(stored?.outbox).to.deep.equal([]);
+    expect(stored?.outbox_pending_since).to.equal(undefined);
+    expect(captured.events.filter((event) => event.id === first.id)).to.have.length(1);
   });
 
   it('when the writer died before publishing, then the sweep publishes the event later', async () => {

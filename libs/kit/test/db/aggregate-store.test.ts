@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import { Schema, type Connection, type Model } from 'mongoose';
-import { Broker, newEvent, OutboxRelay, outboxSchemaFields } from '@dfc/kit/broker';
+import { Broker, newEvent, OutboxRelay, outboxSchemaFields, type OutboxFields } from '@dfc/kit/broker';
 import { AggregateStore, connectMongo, isDuplicateKey, type Aggregate } from '@dfc/kit/db';
 import { ConflictError, NotFoundError } from '@dfc/kit/errors';
 import { createLogger } from '@dfc/kit/logging';
-import { captureEvents, removeBrokerTopology, testDependencies, uniqueName, type CapturedEvents } from '@dfc/kit/testing';
+import { captureEvents, removeBrokerTopology, testDependencies, uniqueName, waitFor, type CapturedEvents } from '@dfc/kit/testing';
 
 interface Counter extends Aggregate {
   count: number;
@@ -99,5 +99,52 @@ describe('AggregateStore (real database and broker)', () => {
     expect(created).not.to.have.property('outbox');
     const changed = await counters.change('no-outbox', () => ({ set: { count: 1 }, events: [newEvent('counter.incremented', null, {})] }));
     expect(changed).not.to.have.property('outbox');
+  });
+
+  it('when several documents are inserted at once and one exists already, then the others are stored and only their events are published', async () => {
+    await counters.insert({ _id: 'each-existing', count: 9, label: null });
+    const fresh = newEvent('counter.created', null, { id: 'each-new' });
+    const duplicate = newEvent('counter.created', null, { id: 'each-existing' });
+    const inserted = await counters.insertEach([
+      { doc: { _id: 'each-new', count: 0, label: null }, events: [fresh] },
+      { doc: { _id: 'each-existing', count: 0, label: null }, events: [duplicate] },
+    ]);
+    expect(inserted.map((doc) => doc._id)).to.deep.equal(['each-new']);
+    expect((await counters.get('each-existing')).count).to.equal(9);
+    await captured.next((event) => event.id === fresh.id);
+    const stored = await waitFor(async () => {
+      const doc = await counters.model.findById('each-new').lean<Counter & OutboxFields>();
+      return doc?.outbox.length === 0 ? doc : undefined;
+    });
+    expect(stored.version).to.equal(0);
+    expect(captured.events.map((event) => event.id)).not.to.include(duplicate.id);
+  });
+
+  it('when the copy a change starts from is stale, then the change is decided again on the current document', async () => {
+    const stale = await counters.insert({ _id: 'stale', count: 0, label: null });
+    await counters.change('stale', () => ({ set: { count: 5 } }));
+    const seen: number[] = [];
+    const changed = await counters.change(
+      'stale',
+      (current) => {
+        seen.push(current.count);
+        return { set: { count: current.count + 1 } };
+      },
+      stale,
+    );
+    expect(seen).to.deep.equal([0, 5]);
+    expect(changed).to.include({ count: 6, version: 2 });
+  });
+
+  it('when a change with events lands, then the relay publishes them and empties the outbox without losing events written meanwhile', async () => {
+    await counters.insert({ _id: 'relay-race', count: 0, label: null });
+    const events = Array.from({ length: 5 }, (_, n) => newEvent('counter.incremented', null, { n }));
+    await Promise.all(events.map((event) => counters.change('relay-race', (current) => ({ set: { count: current.count + 1 }, events: [event] }))));
+    for (const event of events) await captured.next((candidate) => candidate.id === event.id);
+    const emptied = await waitFor(async () => {
+      const doc = await counters.model.findById('relay-race').lean<Counter & OutboxFields>();
+      return doc && doc.outbox.length === 0 && doc.outbox_pending_since === undefined ? doc : undefined;
+    });
+    expect(emptied.count).to.equal(5);
   });
 });

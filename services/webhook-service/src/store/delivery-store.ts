@@ -43,8 +43,14 @@ export class DeliveryStore {
     }
   }
 
-  change(id: string, decide: Decide<Delivery>): Promise<Delivery> {
-    return this.aggregate.change(id, decide);
+  /** Stores new deliveries, each with the message that starts it, in one write; returns those that did not exist yet. */
+  createEach(deliveries: NewDelivery[], firstMessage: (delivery: NewDelivery) => EventEnvelope): Promise<Delivery[]> {
+    return this.aggregate.insertEach(deliveries.map((delivery) => ({ doc: delivery, events: [firstMessage(delivery)] })));
+  }
+
+  /** read → decide → one conditional write; `read`, a copy just read, spares the first read. */
+  change(id: string, decide: Decide<Delivery>, read?: Delivery): Promise<Delivery> {
+    return this.aggregate.change(id, decide, read);
   }
 
   find(id: string): Promise<Delivery | null> {

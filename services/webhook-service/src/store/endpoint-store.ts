@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { AggregateStore, type Decide, countMatching } from '@dfc/kit/db';
 import type { OutboxRelay } from '@dfc/kit/broker';
 import type { PageRequest } from '@dfc/kit/http';
@@ -6,9 +7,20 @@ import type { SubscribableWebhookKind } from '@dfc/contracts';
 import { scopeFilter, type OwnerScope } from '../domain/owner-scope.js';
 import type { WebhookEndpoint, WebhookEndpointModel } from './endpoint-model.js';
 
+/**
+ * How old the copy of an endpoint an attempt works from may be. Every attempt
+ * needs its endpoint (URL, secrets, enabled, cool-off); reading it each time
+ * would be a third of an attempt's database work. A change made through this
+ * replica replaces its copy at once; one made by another replica is seen
+ * within this time (docs/architecture.md, "Webhook endpoints seen by attempts").
+ */
+export const ENDPOINT_COPY_MAX_AGE_MS = 1000;
+const ENDPOINT_COPIES = 10_000;
+
 /** Webhook endpoints: written only through the aggregate's write path; every read for a caller goes through its scope. */
 export class EndpointStore {
   private readonly aggregate: AggregateStore<WebhookEndpoint>;
+  private readonly copies = new LRUCache<string, WebhookEndpoint>({ max: ENDPOINT_COPIES, ttl: ENDPOINT_COPY_MAX_AGE_MS });
 
   constructor(
     private readonly model: WebhookEndpointModel,
@@ -17,17 +29,25 @@ export class EndpointStore {
     this.aggregate = new AggregateStore(model, relay, { notFoundMessage: 'Not found.' });
   }
 
-  insert(endpoint: Omit<WebhookEndpoint, 'version'>): Promise<WebhookEndpoint> {
-    return this.aggregate.insert(endpoint);
+  async insert(endpoint: Omit<WebhookEndpoint, 'version'>): Promise<WebhookEndpoint> {
+    return this.remember(await this.aggregate.insert(endpoint));
   }
 
   /** read → decide → one conditional write (see AggregateStore). */
-  change(id: string, decide: Decide<WebhookEndpoint>): Promise<WebhookEndpoint> {
-    return this.aggregate.change(id, decide);
+  async change(id: string, decide: Decide<WebhookEndpoint>): Promise<WebhookEndpoint> {
+    return this.remember(await this.aggregate.change(id, decide));
   }
 
   findById(id: string): Promise<WebhookEndpoint | null> {
     return this.aggregate.find(id);
+  }
+
+  /** The endpoint as an attempt sees it: a copy at most ENDPOINT_COPY_MAX_AGE_MS old. */
+  async findForAttempt(id: string): Promise<WebhookEndpoint | null> {
+    const copy = this.copies.get(id);
+    if (copy) return copy;
+    const endpoint = await this.aggregate.find(id);
+    return endpoint ? this.remember(endpoint) : null;
   }
 
   async findInScope(id: string, scope: OwnerScope): Promise<WebhookEndpoint | null> {
@@ -45,6 +65,7 @@ export class EndpointStore {
   }
 
   async remove(id: string): Promise<boolean> {
+    this.copies.delete(id);
     const result = await this.model.deleteOne({ _id: id }).exec();
     return result.deletedCount === 1;
   }
@@ -52,6 +73,11 @@ export class EndpointStore {
   /** The enabled endpoints of one operator that subscribed to `kind`. */
   findSubscribers(operatorUuid: string, kind: SubscribableWebhookKind): Promise<WebhookEndpoint[]> {
     return this.model.find({ operator_uuid: operatorUuid, enabled: true, events: kind }, WITHOUT_OUTBOX).lean<WebhookEndpoint[]>().exec();
+  }
+
+  private remember(endpoint: WebhookEndpoint): WebhookEndpoint {
+    this.copies.set(endpoint._id, endpoint);
+    return endpoint;
   }
 
   countCooling(now: Date): Promise<number> {

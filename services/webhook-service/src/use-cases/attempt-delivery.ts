@@ -22,7 +22,7 @@ import type { WebhookDeps } from './delivery-deps.js';
 export async function attemptDelivery(deps: WebhookDeps, message: EventEnvelope<AttemptDue>): Promise<void> {
   const delivery = await deps.deliveries.find(message.data.delivery_id);
   if (!delivery || !isExpected(delivery, message.data)) return;
-  const endpoint = await deps.endpoints.findById(delivery.endpoint_id);
+  const endpoint = await deps.endpoints.findForAttempt(delivery.endpoint_id);
   if (!endpoint || !endpoint.enabled) return refuseUnsendable(deps, delivery, endpoint);
   const waitUntil = coolingUntil(endpoint, deps.now());
   if (waitUntil) return waitOutCoolOff(deps, delivery, message, waitUntil);
@@ -85,7 +85,7 @@ async function recordOutcome(deps: WebhookDeps, delivery: Delivery, message: Att
           updated_at: now,
         },
       };
-    });
+    }, delivery);
     return recorded;
   } catch (error) {
     if (error instanceof ConflictError || error instanceof NotFoundError) return false;
@@ -96,8 +96,10 @@ async function recordOutcome(deps: WebhookDeps, delivery: Delivery, message: Att
 /** The message waits on the broker until the cool-off ends; the log says when the delivery is due. */
 async function waitOutCoolOff(deps: WebhookDeps, delivery: Delivery, message: EventEnvelope<AttemptDue>, until: Date): Promise<void> {
   const delayMs = freeFormDelay(until.getTime() - deps.now().getTime());
-  await deps.deliveries.change(delivery._id, (current) =>
-    isExpected(current, message.data) ? { set: { next_attempt_at: new Date(deps.now().getTime() + delayMs), updated_at: deps.now() } } : null,
+  await deps.deliveries.change(
+    delivery._id,
+    (current) => (isExpected(current, message.data) ? { set: { next_attempt_at: new Date(deps.now().getTime() + delayMs), updated_at: deps.now() } } : null),
+    delivery,
   );
   await deps.scheduler.later(message, delayMs);
 }
@@ -108,8 +110,10 @@ async function refuseUnsendable(deps: WebhookDeps, delivery: Delivery, endpoint:
   const now = deps.now();
   const error = `Not sent: the endpoint is disabled (${endpoint.disabled_reason ?? 'no reason given'}).`;
   await deps.deliveries.appendAttempt(delivery, { at: now, status_code: null, error, latency_ms: 0, response_body: null });
-  await deps.deliveries.change(delivery._id, (current) =>
-    current.status === 'pending' ? { set: { status: 'failed', attempt_count: current.attempt_count + 1, next_attempt_at: null, updated_at: now } } : null,
+  await deps.deliveries.change(
+    delivery._id,
+    (current) => (current.status === 'pending' ? { set: { status: 'failed', attempt_count: current.attempt_count + 1, next_attempt_at: null, updated_at: now } } : null),
+    delivery,
   );
   deps.metrics.recordAttempt('failed', 0);
 }

@@ -18,9 +18,10 @@ import type { WebhookDeps } from './delivery-deps.js';
 /**
  * A domain event → one pending delivery per subscribed endpoint of the
  * event's operator (never anyone else's), each written with its first
- * work-queue message in its outbox. Resolves only once every delivery is
- * stored, so the broker message is acked after that; a redelivered message
- * meets the unique (event, endpoint) index and creates nothing new.
+ * work-queue message in its outbox, all in one write. Resolves only once
+ * every delivery is stored, so the broker message is acked after that; a
+ * redelivered message meets the unique (event, endpoint) index and creates
+ * nothing new.
  */
 export async function fanOutEvent(deps: WebhookDeps, event: EventEnvelope): Promise<number> {
   const kind = WEBHOOK_KIND_BY_ROUTING_KEY[event.type];
@@ -32,14 +33,23 @@ export async function fanOutEvent(deps: WebhookDeps, event: EventEnvelope): Prom
   const subscribers = await deps.endpoints.findSubscribers(event.operator_uuid, kind as SubscribableWebhookKind);
   if (subscribers.length === 0) return 0;
   const body = publicPayload(event, kind as SubscribableWebhookKind);
-  await Promise.all(subscribers.map((endpoint) => createDelivery(deps, endpoint, body, new Date(event.occurred_at))));
+  const now = deps.now();
+  await deps.deliveries.createEach(
+    subscribers.map((endpoint) => newDelivery(endpoint, body, new Date(event.occurred_at), now)),
+    attemptDue,
+  );
   return subscribers.length;
 }
 
 /** A delivery of `payload` to `endpoint`, due now; null when it exists already. */
 export async function createDelivery(deps: Pick<WebhookDeps, 'deliveries' | 'now'>, endpoint: WebhookEndpoint, payload: WebhookPayload, eventCreatedAt: Date) {
-  const now = deps.now();
-  const delivery: NewDelivery = {
+  const delivery = newDelivery(endpoint, payload, eventCreatedAt, deps.now());
+  return deps.deliveries.create(delivery, attemptDue(delivery));
+}
+
+/** A pending delivery, due now, under a fresh dispatch token. */
+function newDelivery(endpoint: WebhookEndpoint, payload: WebhookPayload, eventCreatedAt: Date, now: Date): NewDelivery {
+  return {
     _id: randomUUID(),
     endpoint_id: endpoint._id,
     operator_uuid: endpoint.operator_uuid,
@@ -55,7 +65,6 @@ export async function createDelivery(deps: Pick<WebhookDeps, 'deliveries' | 'now
     created_at: now,
     updated_at: now,
   };
-  return deps.deliveries.create(delivery, attemptDue(delivery));
 }
 
 const INTERNAL_SCHEMAS = {
