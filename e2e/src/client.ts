@@ -95,9 +95,16 @@ export interface ReceivedWebhook {
   body: { id: string; event: string; created_at: string; data: Record<string, unknown> };
 }
 
-/** A subscriber's webhook handler on a loopback port that answers 200 and remembers everything. */
+/** How the receiver answers one webhook: a status and, optionally, headers. */
+export interface ReceiverAnswer {
+  status: number;
+  headers?: Record<string, string>;
+}
+
+/** A subscriber's webhook handler on a loopback port that remembers everything and answers 200, or as `answer` says. */
 export class WebhookReceiver {
   readonly received: ReceivedWebhook[] = [];
+  answer: (hook: ReceivedWebhook) => ReceiverAnswer = () => ({ status: 200 });
   private server: Server | undefined;
   url = '';
 
@@ -107,8 +114,10 @@ export class WebhookReceiver {
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
         const rawBody = Buffer.concat(chunks).toString('utf8');
-        this.received.push({ headers: req.headers, rawBody, body: JSON.parse(rawBody) as ReceivedWebhook['body'] });
-        res.end('ok');
+        const hook = { headers: req.headers, rawBody, body: JSON.parse(rawBody) as ReceivedWebhook['body'] };
+        this.received.push(hook);
+        const { status, headers } = this.answer(hook);
+        res.writeHead(status, headers).end(status < 300 ? 'ok' : 'not now');
       });
     });
     await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));

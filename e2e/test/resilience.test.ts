@@ -77,4 +77,36 @@ describe('resilience: broker and database outages', function () {
     const me = await client.send('GET', `/api/operators/${operator.uuid}`, { key: operator.key });
     expect(me.status).to.equal(200);
   });
+
+  it('a scheduled retry: when the broker restarts while the retry waits in its delay queue, then the retry still arrives', async () => {
+    const retryAfterSeconds = 10;
+    let refused: string | undefined;
+    receiver.answer = (hook) => {
+      if (hook.body.event !== 'status_change' || refused !== undefined) return { status: 200 };
+      refused = hook.body.id;
+      return { status: 503, headers: { 'Retry-After': String(retryAfterSeconds) } };
+    };
+    try {
+      const submitted = await client.send('POST', '/api/flight-requests', { key: operator.key, body: flightRequestBody(operator, {}, 4.85) });
+      expect(submitted.status).to.equal(201);
+      const uuid: string = submitted.body.data.uuid;
+      const [first] = await waitFor(() => {
+        const arrived = receiver.about(uuid, 'status_change');
+        return arrived.length > 0 ? arrived : undefined;
+      }, 60_000, 50);
+      expect(first!.body.id).to.equal(refused);
+      const refusedAt = Date.now();
+      // The retry now waits in a durable delay queue; the lost-delivery sweep would take 30 minutes.
+      await pause('broker');
+      await resume('broker');
+      const retried = await waitFor(() => {
+        const arrived = receiver.about(uuid, 'status_change').filter((hook) => hook.body.id === refused);
+        return arrived.length > 1 ? arrived : undefined;
+      }, 120_000, 200);
+      expect(retried[1]!.headers['webhook-id']).to.equal(first!.headers['webhook-id']);
+      expect(Date.now() - refusedAt, 'not before the Retry-After the receiver asked for').to.be.at.least(retryAfterSeconds * 1000 - 500);
+    } finally {
+      receiver.answer = () => ({ status: 200 });
+    }
+  });
 });
