@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AggregateStore, isDuplicateKey, type Decide } from '@dfc/kit/db';
+import { AggregateStore, GroupedWrites, isDuplicateKey, type Decide } from '@dfc/kit/db';
 import type { OutboxRelay } from '@dfc/kit/broker';
 import type { PageRequest } from '@dfc/kit/http';
 import { skipFor } from '@dfc/kit/http';
@@ -24,6 +24,7 @@ const WITHOUT_OUTBOX = { outbox: 0, outbox_pending_since: 0 } as const;
  */
 export class DeliveryStore {
   private readonly aggregate: AggregateStore<Delivery>;
+  private readonly attemptLog: GroupedWrites<StoredAttempt>;
 
   constructor(
     private readonly model: DeliveryModel,
@@ -31,6 +32,9 @@ export class DeliveryStore {
     relay: OutboxRelay,
   ) {
     this.aggregate = new AggregateStore(model, relay, { notFoundMessage: 'Not found.' });
+    this.attemptLog = new GroupedWrites(async (records) => {
+      await attempts.insertMany(records, { ordered: false });
+    });
   }
 
   /** Stores a new delivery with the message that starts it; null when one exists for this (event, endpoint) already. */
@@ -57,8 +61,9 @@ export class DeliveryStore {
     return this.aggregate.find(id);
   }
 
-  async appendAttempt(delivery: Delivery, attempt: AttemptFields): Promise<void> {
-    await this.attempts.create({ _id: randomUUID(), delivery_id: delivery._id, endpoint_id: delivery.endpoint_id, ...attempt });
+  /** Appends one attempt to the log; attempts recorded at the same time share one insert. */
+  appendAttempt(delivery: Delivery, attempt: AttemptFields): Promise<void> {
+    return this.attemptLog.add({ _id: randomUUID(), delivery_id: delivery._id, endpoint_id: delivery.endpoint_id, ...attempt });
   }
 
   /** The deliveries with their attempts, oldest attempt first. */
