@@ -5,9 +5,13 @@ import { createServer as createNetServer } from 'node:net';
 import { Broker, newEvent } from '@dfc/kit/broker';
 import { createLogger } from '@dfc/kit/logging';
 import { InternalTokenSigner } from '@dfc/kit/http';
+import { connectMongo, syncIndexes } from '@dfc/kit/db';
 import { waitFor } from '@dfc/kit/testing';
 import { RoutingKeys, signWebhookPayload, type FlightRequestStatusChanged, type Principal } from '@dfc/contracts';
 import { startSystem, type System } from '../e2e/src/system.js';
+import { attemptModel } from '../services/webhook-service/src/store/attempt-model.js';
+import { deliveryModel } from '../services/webhook-service/src/store/delivery-model.js';
+import { webhookEndpointModel } from '../services/webhook-service/src/store/endpoint-model.js';
 import type { BenchSummary } from './run.js';
 import { percentile, round } from './support.js';
 
@@ -71,12 +75,14 @@ export default async function webhooksBench(): Promise<BenchSummary> {
     const pipeline = await deliverAll(broker, receiver, throughputOperator, EVENTS, ENDPOINTS);
     const sampleBody = JSON.stringify({ id: randomUUID(), event: 'status_change', created_at: new Date().toISOString(), data: statusData(throughputOperator) });
     const bare = await bareLoop(`${receiver.url}/bare`, sampleBody, EVENTS * ENDPOINTS, concurrency);
+    const engine = await engineAlone(system, EVENTS, ENDPOINTS, PER_ENDPOINT);
     const ratio = pipeline / bare;
     process.stdout.write(`webhooks: throughput: ${round(pipeline, 0)} deliveries/s vs bare POST loop ${round(bare, 0)} req/s (concurrency ${concurrency})\n`);
 
     const lines = [
       `throughput: ${round(pipeline, 0)} deliveries/s (${EVENTS} events × ${ENDPOINTS} endpoints), bare POST loop ${round(bare, 0)} req/s, concurrency ${concurrency}`,
       `throughput ratio webhooks/bare: ${round(ratio, 2)} (goal >= ${GOAL_RATIO}) ${ratio >= GOAL_RATIO ? 'OK' : 'MISSED'}`,
+      `the database alone, the same commands per delivery (${ENGINE_COMMANDS}), same concurrency: ${round(engine, 0)} deliveries/s; webhooks/database alone: ${round(pipeline / engine, 2)}`,
     ];
     let latencyGoal = true;
     for (const rate of RATES) {
@@ -103,6 +109,86 @@ export default async function webhooksBench(): Promise<BenchSummary> {
     await broker.close();
     await system.stop();
     await receiver.close();
+  }
+}
+
+/** The database commands one delivery costs the pipeline, as the command log counts them. */
+const ENGINE_COMMANDS = 'per event: find subscribers, one insert of its deliveries; per delivery: empty the outbox, read the delivery, insert the attempt beside the status write';
+
+/**
+ * What the local database takes for the webhook pipeline's database work
+ * alone: the same commands on the same models and indexes (a scratch database
+ * beside the service's), as many deliveries in flight, no broker, no HTTP.
+ * The ceiling the engine puts on deliveries per second, whatever the code.
+ */
+async function engineAlone(system: System, events: number, endpoints: number, perEndpoint: number): Promise<number> {
+  const log = createLogger('webhooks-bench', 'warn');
+  const connection = await connectMongo(system.mongoUrl, `${system.database('webhook-service')}_engine`, log, 3);
+  const Endpoints = webhookEndpointModel(connection);
+  const Deliveries = deliveryModel(connection);
+  const Attempts = attemptModel(connection);
+  await syncIndexes(connection);
+  try {
+    const operatorUuid = randomUUID();
+    await Endpoints.collection.insertMany(
+      Array.from({ length: endpoints }, () => ({ _id: randomUUID() as never, operator_uuid: operatorUuid, enabled: true, events: ['status_change'], url: 'http://127.0.0.1/', version: 0 })),
+    );
+    const delivery = (endpointId: string, body: string) => {
+      const now = new Date();
+      return {
+        _id: randomUUID(),
+        version: 0,
+        endpoint_id: endpointId,
+        operator_uuid: operatorUuid,
+        event_id: randomUUID(),
+        event: 'status_change' as const,
+        body,
+        event_created_at: now,
+        status: 'pending' as const,
+        attempt_count: 0,
+        round_attempts: 0,
+        next_attempt_at: now,
+        dispatch_token: randomUUID(),
+        created_at: now,
+        updated_at: now,
+        outbox: [newEvent('webhook.attempt_due', operatorUuid, { delivery_id: randomUUID() })],
+        outbox_pending_since: now,
+      };
+    };
+    const body = JSON.stringify({ id: randomUUID(), event: 'status_change', created_at: new Date().toISOString(), data: statusData(operatorUuid) });
+    const oneEvent = async () => {
+      const subscribers = await Endpoints.find({ operator_uuid: operatorUuid, enabled: true, events: 'status_change' }, { outbox: 0 }).lean();
+      const docs = subscribers.map((endpoint) => delivery(String(endpoint._id), body));
+      await Deliveries.insertMany(docs, { ordered: false });
+      await Promise.all(
+        docs.map(async (doc) => {
+          await Deliveries.updateOne({ _id: doc._id, version: 0 }, { $set: { outbox: [] }, $unset: { outbox_pending_since: 1 } });
+          await Deliveries.findById(doc._id, { outbox: 0, outbox_pending_since: 0 }).lean();
+          const now = new Date();
+          await Promise.all([
+            Attempts.create({ _id: randomUUID(), delivery_id: doc._id, endpoint_id: doc.endpoint_id, at: now, status_code: 200, error: null, latency_ms: 1, response_body: 'ok' }),
+            Deliveries.findOneAndUpdate(
+              { _id: doc._id, version: 0 },
+              { $set: { status: 'succeeded', attempt_count: 1, round_attempts: 1, next_attempt_at: null, updated_at: now }, $inc: { version: 1 } },
+              { returnDocument: 'after' },
+            ).lean(),
+          ]);
+        }),
+      );
+    };
+    let remaining = events;
+    const worker = async () => {
+      while (remaining > 0) {
+        remaining--;
+        await oneEvent();
+      }
+    };
+    const started = performance.now();
+    await Promise.all(Array.from({ length: perEndpoint }, worker));
+    return (events * endpoints) / ((performance.now() - started) / 1000);
+  } finally {
+    await connection.dropDatabase();
+    await connection.close();
   }
 }
 
