@@ -49,6 +49,20 @@ export async function measure(bench: string, label: string, target: autocannon.O
   return measured;
 }
 
+/** Runs `task` `total` times, `concurrency` at a time; the seconds it all took. */
+export async function secondsToRun(total: number, concurrency: number, task: () => Promise<void>): Promise<number> {
+  let remaining = total;
+  const worker = async () => {
+    while (remaining > 0) {
+      remaining--;
+      await task();
+    }
+  };
+  const started = performance.now();
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return (performance.now() - started) / 1000;
+}
+
 export function percentile(sorted: number[], fraction: number): number {
   if (sorted.length === 0) return Number.NaN;
   return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))] ?? Number.NaN;

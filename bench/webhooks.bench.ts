@@ -7,13 +7,15 @@ import { createLogger } from '@dfc/kit/logging';
 import { InternalTokenSigner } from '@dfc/kit/http';
 import { connectMongo, syncIndexes } from '@dfc/kit/db';
 import { waitFor } from '@dfc/kit/testing';
-import { RoutingKeys, signWebhookPayload, type FlightRequestStatusChanged, type Principal } from '@dfc/contracts';
+import { RoutingKeys, signWebhookPayload, type FlightRequestStatusChanged, type Principal, type WebhookPayload } from '@dfc/contracts';
 import { startSystem, type System } from '../e2e/src/system.js';
 import { attemptModel } from '../services/webhook-service/src/store/attempt-model.js';
 import { deliveryModel } from '../services/webhook-service/src/store/delivery-model.js';
-import { webhookEndpointModel } from '../services/webhook-service/src/store/endpoint-model.js';
+import { webhookEndpointModel, type WebhookEndpoint } from '../services/webhook-service/src/store/endpoint-model.js';
+import { attemptDue } from '../services/webhook-service/src/domain/attempt-message.js';
+import { newDelivery } from '../services/webhook-service/src/use-cases/fan-out-event.js';
 import type { BenchSummary } from './run.js';
-import { percentile, round } from './support.js';
+import { percentile, round, secondsToRun } from './support.js';
 
 /**
  * What the webhook pipeline costs, with webhook-service as its own process
@@ -133,32 +135,14 @@ async function engineAlone(system: System, events: number, endpoints: number, pe
     await Endpoints.collection.insertMany(
       Array.from({ length: endpoints }, () => ({ _id: randomUUID() as never, operator_uuid: operatorUuid, enabled: true, events: ['status_change'], url: 'http://127.0.0.1/', version: 0 })),
     );
-    const delivery = (endpointId: string, body: string) => {
-      const now = new Date();
-      return {
-        _id: randomUUID(),
-        version: 0,
-        endpoint_id: endpointId,
-        operator_uuid: operatorUuid,
-        event_id: randomUUID(),
-        event: 'status_change' as const,
-        body,
-        event_created_at: now,
-        status: 'pending' as const,
-        attempt_count: 0,
-        round_attempts: 0,
-        next_attempt_at: now,
-        dispatch_token: randomUUID(),
-        created_at: now,
-        updated_at: now,
-        outbox: [newEvent('webhook.attempt_due', operatorUuid, { delivery_id: randomUUID() })],
-        outbox_pending_since: now,
-      };
+    const payload = { id: randomUUID(), event: 'status_change', created_at: new Date().toISOString(), data: statusData(operatorUuid) } as WebhookPayload;
+    const delivery = (endpoint: WebhookEndpoint) => {
+      const fresh = newDelivery(endpoint, { ...payload, id: randomUUID() }, new Date(), new Date());
+      return { ...fresh, version: 0, outbox: [attemptDue(fresh)], outbox_pending_since: new Date() };
     };
-    const body = JSON.stringify({ id: randomUUID(), event: 'status_change', created_at: new Date().toISOString(), data: statusData(operatorUuid) });
     const oneEvent = async () => {
-      const subscribers = await Endpoints.find({ operator_uuid: operatorUuid, enabled: true, events: 'status_change' }, { outbox: 0 }).lean();
-      const docs = subscribers.map((endpoint) => delivery(String(endpoint._id), body));
+      const subscribers = await Endpoints.find({ operator_uuid: operatorUuid, enabled: true, events: 'status_change' }, { outbox: 0 }).lean<WebhookEndpoint[]>();
+      const docs = subscribers.map(delivery);
       await Deliveries.insertMany(docs, { ordered: false });
       await Promise.all(
         docs.map(async (doc) => {
@@ -176,16 +160,7 @@ async function engineAlone(system: System, events: number, endpoints: number, pe
         }),
       );
     };
-    let remaining = events;
-    const worker = async () => {
-      while (remaining > 0) {
-        remaining--;
-        await oneEvent();
-      }
-    };
-    const started = performance.now();
-    await Promise.all(Array.from({ length: perEndpoint }, worker));
-    return (events * endpoints) / ((performance.now() - started) / 1000);
+    return (events * endpoints) / (await secondsToRun(events, perEndpoint, oneEvent));
   } finally {
     await connection.dropDatabase();
     await connection.close();
@@ -369,16 +344,7 @@ async function bareLoop(url: string, body: string, total: number, concurrency: n
       req.on('error', reject);
       req.end(body);
     });
-  let remaining = total;
-  const worker = async () => {
-    while (remaining > 0) {
-      remaining--;
-      await post();
-    }
-  };
-  const started = performance.now();
-  await Promise.all(Array.from({ length: concurrency }, worker));
-  const rate = total / ((performance.now() - started) / 1000);
+  const rate = total / (await secondsToRun(total, concurrency, post));
   agent.destroy();
   return rate;
 }

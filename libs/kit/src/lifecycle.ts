@@ -3,7 +3,8 @@ import type Koa from 'koa';
 import type { Connection } from 'mongoose';
 import type { Registry } from 'prom-client';
 import { Broker } from './broker/broker.js';
-import { connectMongo } from './db/mongo.js';
+import { connectMongo, mongoReady } from './db/mongo.js';
+import type { ReadinessCheck } from './http/health.js';
 import { createMetricsRegistry } from './http/metrics.js';
 import { createHttpServer } from './http/server.js';
 import { createLogger, type Logger } from './logger.js';
@@ -99,6 +100,12 @@ export type CreateService<C extends ServiceBaseConfig> = (resources: ServiceReso
 export interface OpenResources<C extends ServiceBaseConfig> {
   resources: ServiceResources<C>;
   close(): Promise<void>;
+}
+
+/** What /readyz asks of the dependencies a service was given: its database, when it has one, and the broker. */
+export function dependencyReadiness(resources: { broker: Broker; connection?: Connection }): ReadinessCheck[] {
+  const { broker, connection } = resources;
+  return [...(connection ? [{ name: 'mongo', ready: () => mongoReady(connection) }] : []), { name: 'broker', ready: () => broker.isConnected() }];
 }
 
 /** Connects what a service's config names: the broker, and its database when it has one. */

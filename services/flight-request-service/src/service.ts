@@ -1,7 +1,7 @@
 import { InternalTokenVerifier } from '@dfc/kit/http';
-import { mongoReady, verifyIndexes } from '@dfc/kit/db';
+import { verifyIndexes } from '@dfc/kit/db';
 import { OutboxRelay } from '@dfc/kit/broker';
-import type { Service, ServiceResources } from '@dfc/kit/service';
+import { dependencyReadiness, type Service, type ServiceResources } from '@dfc/kit/service';
 import { buildApp } from './app.js';
 import type { FlightRequestServiceConfig } from './config.js';
 import { AuthorisationKeys } from './domain/authorisation/signing-keys.js';
@@ -64,10 +64,7 @@ export function createFlightRequestService(resources: ServiceResources<FlightReq
     log,
     registry,
     verifier: new InternalTokenVerifier(config.INTERNAL_TOKEN_PUBLIC_KEY),
-    readiness: [
-      { name: 'mongo', ready: () => mongoReady(connection) },
-      { name: 'broker', ready: () => broker.isConnected() },
-    ],
+    readiness: dependencyReadiness(resources),
   });
 
   const timers: NodeJS.Timeout[] = [];

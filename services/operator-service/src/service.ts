@@ -1,7 +1,7 @@
-import { mongoReady, verifyIndexes } from '@dfc/kit/db';
+import { verifyIndexes } from '@dfc/kit/db';
 import { OutboxRelay } from '@dfc/kit/broker';
 import { InternalTokenVerifier } from '@dfc/kit/http';
-import type { Service, ServiceResources } from '@dfc/kit/service';
+import { dependencyReadiness, type Service, type ServiceResources } from '@dfc/kit/service';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { OperatorMetrics } from './metrics.js';
@@ -34,10 +34,7 @@ export function createOperatorService(resources: ServiceResources<Config>): Oper
     log,
     registry,
     verifier: new InternalTokenVerifier(config.INTERNAL_TOKEN_PUBLIC_KEY),
-    readiness: [
-      { name: 'mongo', ready: () => mongoReady(connection) },
-      { name: 'broker', ready: () => broker.isConnected() },
-    ],
+    readiness: dependencyReadiness(resources),
     useCases: deps,
   });
   return {

@@ -1,7 +1,7 @@
 import { OutboxRelay } from '@dfc/kit/broker';
 import { InternalTokenVerifier } from '@dfc/kit/http';
-import { mongoReady, verifyIndexes } from '@dfc/kit/db';
-import type { Service, ServiceResources } from '@dfc/kit/service';
+import { verifyIndexes } from '@dfc/kit/db';
+import { dependencyReadiness, type Service, type ServiceResources } from '@dfc/kit/service';
 import { buildApp } from './app.js';
 import { attemptsQueueName, eventsQueueName, type WebhookServiceConfig } from './config.js';
 import { parseRetrySchedule } from './domain/retry-schedule.js';
@@ -74,10 +74,7 @@ export function createWebhookService(resources: ServiceResources<WebhookServiceC
     log,
     registry,
     verifier: new InternalTokenVerifier(config.INTERNAL_TOKEN_PUBLIC_KEY),
-    readiness: [
-      { name: 'mongo', ready: () => mongoReady(connection) },
-      { name: 'broker', ready: () => broker.isConnected() },
-    ],
+    readiness: dependencyReadiness(resources),
     webhooks: deps,
   });
   let sweep: { stop(): Promise<void> } | undefined;

@@ -48,7 +48,7 @@ export async function createDelivery(deps: Pick<WebhookDeps, 'deliveries' | 'now
 }
 
 /** A pending delivery, due now, under a fresh dispatch token. */
-function newDelivery(endpoint: WebhookEndpoint, payload: WebhookPayload, eventCreatedAt: Date, now: Date): NewDelivery {
+export function newDelivery(endpoint: WebhookEndpoint, payload: WebhookPayload, eventCreatedAt: Date, now: Date): NewDelivery {
   return {
     _id: randomUUID(),
     endpoint_id: endpoint._id,
