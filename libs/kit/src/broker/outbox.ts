@@ -75,6 +75,7 @@ export class OutboxRelay {
   private timer: NodeJS.Timeout | undefined;
   private readonly models: OutboxModel[] = [];
   private readonly inFlight = new Map<string, Promise<void>>();
+  private readonly sentInRun = new Map<string, Set<string>>();
   private readonly published: Counter<'type'> | undefined;
   private readonly lag: Gauge | undefined;
   private sweeping = false;
@@ -127,14 +128,20 @@ export class OutboxRelay {
     if (this.options.publishing === false) return Promise.resolve();
     const key = `${model.collection.name}:${String(id)}`;
     const previous = this.inFlight.get(key) ?? Promise.resolve();
+    // Writes racing on one document each hand over an outbox that may hold the others' entries too:
+    // what an earlier step of the same run published is not published again.
+    const sent = this.sentInRun.get(key) ?? new Set<string>();
+    this.sentInRun.set(key, sent);
     const next = previous
-      .then(() => (written ? this.publishWritten(model, id, written) : this.drain(model, id)))
+      .then(() => (written ? this.publishWritten(model, id, written, sent) : this.drain(model, id, sent)))
       .catch((error: Error) => {
         this.log.warn({ err: error.message, doc: key }, 'outbox publish deferred to the sweep');
       });
     this.inFlight.set(key, next);
     void next.finally(() => {
-      if (this.inFlight.get(key) === next) this.inFlight.delete(key);
+      if (this.inFlight.get(key) !== next) return;
+      this.inFlight.delete(key);
+      this.sentInRun.delete(key);
     });
     return next;
   }
@@ -171,28 +178,32 @@ export class OutboxRelay {
    * is still at that version (one write). When it has changed since, the
    * entries published are pulled out and the rest is drained as the sweep would.
    */
-  private async publishWritten(model: OutboxModel, id: unknown, written: WrittenOutbox): Promise<void> {
-    await this.publish(written.outbox);
+  private async publishWritten(model: OutboxModel, id: unknown, written: WrittenOutbox, sent: Set<string>): Promise<void> {
+    await this.publish(written.outbox, sent);
     const emptied = await serialisedPerDocument(model.collection.name, id, () =>
       model.updateOne({ _id: id as Types.ObjectId, version: written.version }, { $set: { outbox: [] }, $unset: { outbox_pending_since: 1 } }),
     );
     if (emptied.matchedCount === 1) return;
     await serialisedPerDocument(model.collection.name, id, () => model.updateOne({ _id: id as Types.ObjectId }, { $pullAll: { outbox: written.outbox } }));
-    await this.drain(model, id);
+    await this.drain(model, id, sent);
   }
 
-  /** Sent in order on the one confirm channel; resolves when the broker has every one. */
-  private async publish(events: EventEnvelope[]): Promise<void> {
-    await Promise.all(events.map((event) => this.broker.publish(event)));
-    for (const event of events) this.published?.inc({ type: event.type });
+  /** Those not published yet, in order on the one confirm channel; resolves when the broker has every one. */
+  private async publish(events: EventEnvelope[], sent: Set<string>): Promise<void> {
+    const fresh = events.filter((event) => !sent.has(event.id));
+    await Promise.all(fresh.map((event) => this.broker.publish(event)));
+    for (const event of fresh) {
+      sent.add(event.id);
+      this.published?.inc({ type: event.type });
+    }
   }
 
-  private async drain(model: OutboxModel, id: unknown): Promise<void> {
+  private async drain(model: OutboxModel, id: unknown, sent: Set<string>): Promise<void> {
     const doc = await model.findById(id, { outbox: 1 }).lean();
     if (!doc) return;
     const events = doc.outbox ?? [];
     if (events.length > 0) {
-      await this.publish(events);
+      await this.publish(events, sent);
       // One write for the whole batch, removing exactly the entries published; events pushed meanwhile stay.
       await serialisedPerDocument(model.collection.name, id, () => model.updateOne({ _id: id as Types.ObjectId }, { $pullAll: { outbox: events } }));
     }
