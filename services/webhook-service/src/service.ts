@@ -26,15 +26,6 @@ export interface WebhookService extends Service {
   deps: WebhookDeps;
 }
 
-/**
- * How many messages of one busy endpoint may wait in memory for a slot: half
- * of the replica's window. A slow endpoint can hold no more than that, so the
- * other half stays free for everyone else; a fast endpoint under a burst
- * keeps its messages here instead of sending them on a detour to a delay queue.
- */
-function waitingPerEndpoint(config: WebhookServiceConfig): number {
-  return Math.max(config.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT, Math.floor(config.WEBHOOK_MAX_IN_FLIGHT / 2));
-}
 
 /** Wires the service on an open database connection and broker; used by main.ts and by the tests. */
 export function createWebhookService(resources: ServiceResources<WebhookServiceConfig>): WebhookService {
@@ -89,7 +80,7 @@ export function createWebhookService(resources: ServiceResources<WebhookServiceC
       attempts = await consumeAttempts(broker, {
         queue: attemptsQueueName(config),
         prefetch: config.WEBHOOK_MAX_IN_FLIGHT,
-        slots: new EndpointSlots(config.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT, waitingPerEndpoint(config)),
+        slots: EndpointSlots.forReplica(config.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT, config.WEBHOOK_MAX_IN_FLIGHT),
         scheduler,
         log,
         attempt: (message) => attemptDelivery(deps, message),

@@ -14,6 +14,17 @@ export class EndpointSlots {
     private readonly maxWaiting: number,
   ) {}
 
+  /**
+   * A replica's slots: `limit` attempts per endpoint, and as many of one busy
+   * endpoint's messages waiting here as half the replica's window (its
+   * prefetch). A slow endpoint holds no more than that, so the other half stays
+   * free for everyone else; a fast endpoint under a burst keeps its messages
+   * here instead of sending them on a detour through a delay queue.
+   */
+  static forReplica(limit: number, window: number): EndpointSlots {
+    return new EndpointSlots(limit, Math.max(limit, Math.floor(window / 2)));
+  }
+
   /** Runs `work` in a slot of the endpoint; 'busy' (without running it) when too many are waiting already. */
   async run(endpointId: string, work: () => Promise<void>): Promise<'done' | 'busy'> {
     if ((this.running.get(endpointId) ?? 0) >= this.limit) {
