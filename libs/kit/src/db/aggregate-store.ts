@@ -87,7 +87,7 @@ export class AggregateStore<D extends Aggregate> {
     let refused = new Set<number>();
     try {
       // As in insert(): the schema casts and validates what the generic type cannot describe.
-      await this.model.insertMany(docs as unknown as D[], { ordered: false });
+      await this.model.insertMany(docs as unknown as D[], { ordered: false, throwOnValidationError: true });
     } catch (error) {
       refused = refusedAsDuplicates(error);
     }

@@ -120,6 +120,17 @@ describe('AggregateStore (real database and broker)', () => {
     expect(captured.events.map((event) => event.id)).not.to.include(duplicate.id);
   });
 
+  it('when one of several documents inserted at once is invalid, then the insert throws instead of reporting it stored', async () => {
+    const outcome = await counters
+      .insertEach([
+        { doc: { _id: 'each-valid', count: 0, label: null }, events: [] },
+        { doc: { _id: 'each-invalid', count: 'many' as unknown as number, label: null }, events: [] },
+      ])
+      .catch((error: unknown) => error);
+    expect(outcome).to.be.instanceOf(Error);
+    expect(await counters.find('each-invalid')).to.equal(null);
+  });
+
   it('when the copy a change starts from is stale, then the change is decided again on the current document', async () => {
     const stale = await counters.insert({ _id: 'stale', count: 0, label: null });
     await counters.change('stale', () => ({ set: { count: 5 } }));
