@@ -26,7 +26,6 @@ export interface WebhookService extends Service {
   deps: WebhookDeps;
 }
 
-
 /** Wires the service on an open database connection and broker; used by main.ts and by the tests. */
 export function createWebhookService(resources: ServiceResources<WebhookServiceConfig>): WebhookService {
   const { config, connection, broker, log, registry } = resources;

@@ -10,9 +10,9 @@ import type { WebhookEndpoint, WebhookEndpointModel } from './endpoint-model.js'
 /**
  * How old the copy of an endpoint an attempt works from may be. Every attempt
  * needs its endpoint (URL, secrets, enabled, cool-off); reading it each time
- * would be a third of an attempt's database work. A change made through this
- * replica replaces its copy at once; one made by another replica is seen
- * within this time (docs/architecture.md, "Webhook endpoints seen by attempts").
+ * reads the same document again and again for a busy endpoint. A change made
+ * through this replica replaces its copy at once; one made by another replica
+ * is seen within this time (docs/architecture.md, "Webhook deliveries: who owns what").
  */
 export const ENDPOINT_COPY_MAX_AGE_MS = 1000;
 const ENDPOINT_COPIES = 10_000;
