@@ -135,6 +135,8 @@ function messageFor(error: ErrorObject, field: string): string {
       return formatMessage(name, String(params['format']));
     case 'additionalProperties':
       return `The ${name} field is prohibited.`;
+    case 'minProperties':
+      return Number(params['limit']) <= 1 ? `The ${name} must name at least one field to change.` : `The ${name} must have at least ${params['limit']} fields.`;
     default:
       return `The ${name} field format is invalid.`;
   }

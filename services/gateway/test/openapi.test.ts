@@ -67,6 +67,19 @@ describe('the OpenAPI document (buildOpenApiDocument)', () => {
     expect(JSON.stringify((issuance?.['post'] as JsonObject)['security'])).to.include('BasicAuth');
   });
 
+  it('when a route needs no key, then its 401 says that a key which is sent must still be valid (the gateway checks it)', () => {
+    for (const [path, method] of [
+      ['/api/operators', 'post'],
+      ['/.well-known/jwks.json', 'get'],
+      ['/api/authorisations/{jti}', 'get'],
+    ] as const) {
+      const responses = (document.paths[path]?.[method] as { responses: JsonObject }).responses;
+      expect(responses['401'], `${method} ${path}`).to.deep.equal({ $ref: '#/components/responses/KeyRefused' });
+    }
+    const read = (document.paths['/api/operators/{uuid}']?.['get'] as { responses: JsonObject }).responses;
+    expect(JSON.stringify(read['401'])).to.not.include('KeyRefused');
+  });
+
   it('when assembled, then the document is plain JSON (no TypeBox symbols, survives a round trip)', () => {
     expect(JSON.parse(JSON.stringify(document))).to.deep.equal(document);
   });

@@ -52,6 +52,9 @@ Rate limits (per key, and per client IP on registration and key issuance) answer
 const STANDARD_RESPONSES: Record<string, JsonObject> = {
   BadRequest: errorResponse('Malformed JSON body.'),
   Unauthenticated: errorResponse('Missing, malformed, unknown or revoked API key (`{"message":"Unauthenticated."}`).'),
+  KeyRefused: errorResponse(
+    'An `X-API-Key` was sent and is malformed, unknown or revoked (`{"message":"Unauthenticated."}`): the route needs no key, but a key that is sent must be valid.',
+  ),
   Forbidden: errorResponse('The key\'s role may not do this.'),
   NotFound: errorResponse('No such resource (or another operator\'s).'),
   Conflict: errorResponse('The change is not allowed in the resource\'s current state.'),
@@ -212,7 +215,7 @@ function documentOperation(path: string, method: string, operation: JsonObject, 
     if (!(status in responses)) responses[status] = { $ref: `${RESPONSE_REF}${name}` };
   };
   const explicitlyPublic = Array.isArray(operation['security']) && operation['security'].length === 0;
-  if (publicSecurity === undefined && !explicitlyPublic) add('401', 'Unauthenticated');
+  add('401', publicSecurity === undefined && !explicitlyPublic ? 'Unauthenticated' : 'KeyRefused');
   if (METHODS_WITH_BODY.has(method) && operation['requestBody'] !== undefined) {
     add('400', 'BadRequest');
     add('413', 'PayloadTooLarge');

@@ -32,7 +32,8 @@ export type OperatorCreate = Static<typeof OperatorCreate>;
  * PATCH /api/operators/{uuid}: contact fields, same rules, all optional. The
  * CTR rule is checked on the record as it would be after the change. A new
  * `password` needs the `current_password`; API keys issued before stay valid.
- * Any other field (`uuid`, `created_at`, `updated_at`, unknown ones) is refused.
+ * Any other field (`uuid`, `created_at`, `updated_at`, unknown ones) is refused,
+ * and so is a patch that names no field (no body, or `{}`), as for webhook endpoints.
  */
 export const OperatorUpdate = Type.Object(
   {
@@ -49,7 +50,7 @@ export const OperatorUpdate = Type.Object(
       Type.String({ minLength: 1, maxLength: 256, writeOnly: true, description: 'required with password, refused without it' }),
     ),
   },
-  { $id: 'OperatorUpdate', additionalProperties: false },
+  { $id: 'OperatorUpdate', additionalProperties: false, minProperties: 1 },
 );
 export type OperatorUpdate = Static<typeof OperatorUpdate>;
 

@@ -100,10 +100,13 @@ export function checkUpdate(body: unknown, current: OperatorRuleView): CheckedIn
   const normalised = normaliseInput(body);
   const { rest: input, nulls } = withoutNullFields(pick(normalised, UPDATABLE_FIELDS), REQUIRED_FIELDS);
   const requiredErrors: FieldErrors = Object.fromEntries(nulls.map((field) => [field, [requiredMessage(field)]]));
+  const shapeErrors = schemaErrors(OperatorUpdate, input);
+  // "At least one field" speaks of the body as sent: fields refused by name already say what is wrong with it.
+  if (Object.keys(normalised).length > 0) delete shapeErrors['body'];
   const errors = mergeFieldErrors(
     notUpdatableErrors(normalised),
     requiredErrors,
-    schemaErrors(OperatorUpdate, input),
+    shapeErrors,
     passwordChangeErrors(input, nulls),
     operatorRuleErrors({ ...current, ...input }),
   );

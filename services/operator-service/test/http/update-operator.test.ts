@@ -88,6 +88,24 @@ describe('PATCH /api/operators/{uuid}', () => {
     expect(read.body.data).to.deep.equal(operator.record);
   });
 
+  it('when the patch names no field (no body, or {}), then 422 on body and nothing changes, as for webhook endpoints', async () => {
+    const operator = await registerOperator(service);
+    for (const body of [undefined, {}]) {
+      const reply = await patch(operator.uuid, body);
+      expect(reply.status, JSON.stringify(body)).to.equal(422);
+      expect(reply.body.errors).to.deep.equal({ body: ['The body must name at least one field to change.'] });
+    }
+    const read = await service.call('GET', `/api/operators/${operator.uuid}`, { as: admin });
+    expect(read.body.data).to.deep.equal(operator.record);
+  });
+
+  it('when the only field sent is refused by name, then 422 names that field alone', async () => {
+    const operator = await registerOperator(service);
+    const reply = await patch(operator.uuid, { company_name: null });
+    expect(reply.status).to.equal(422);
+    expect(reply.body.errors).to.deep.equal({ company_name: ['The company name field is required.'] });
+  });
+
   it('when a required field is set to null or blank, then 422 says it is required', async () => {
     const operator = await registerOperator(service);
     const reply = await patch(operator.uuid, { company_name: null, phone: ' ' });
