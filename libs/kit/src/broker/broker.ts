@@ -98,9 +98,11 @@ export class Broker {
    * Holds `event` in a durable delay queue for `delayMs`, after which the
    * broker dead-letters it to `routingKey` on the exchange (at a consumer's
    * work queue). The queue's own TTL is the delay, so every message in it
-   * expires in arrival order; it is declared on every call (idempotent) and
-   * removes itself once it has stood unused for twice its delay plus an hour,
-   * by which time every message in it has left.
+   * expires in arrival order; it removes itself once it has stood unused for
+   * twice its delay plus an hour, by which time every message in it has left.
+   * It is declared on every call (idempotent): the declaration renews that
+   * lease, which a publish alone does not, and a message sent to a queue that
+   * has just removed itself would be dropped without a word.
    */
   async publishDelayed(queue: string, event: EventEnvelope, delayMs: number, routingKey: string): Promise<void> {
     const channel = this.publishChannel;

@@ -1,7 +1,7 @@
 import type { Model } from 'mongoose';
 import type { EventEnvelope } from '@dfc/contracts';
 import { ConflictError, NotFoundError } from '../errors.js';
-import { outboxOnCreate, type OutboxFields, type OutboxModel, type OutboxRelay, type WrittenOutbox } from '../broker/outbox.js';
+import { outboxOnCreate, withOutbox, type OutboxFields, type OutboxModel, type OutboxRelay, type WrittenOutbox } from '../broker/outbox.js';
 import { refusedAsDuplicates, serialisedPerDocument } from './engine-gaps.js';
 
 /** A document that is changed only through its store's write path. */
@@ -121,14 +121,13 @@ export class AggregateStore<D extends Aggregate> {
     const change = await decide(current);
     if (change === null) return { doc: current };
     const events = change.events ?? [];
-    const set: Record<string, unknown> = { ...change.set };
-    const update: Record<string, unknown> = { $inc: { version: 1 } };
-    if (change.unset?.length) update['$unset'] = Object.fromEntries(change.unset.map((field) => [field, 1]));
-    if (events.length > 0) {
-      set['outbox_pending_since'] = new Date();
-      update['$push'] = { outbox: { $each: events } };
-    }
-    if (Object.keys(set).length > 0) update['$set'] = set;
+    const set = (change.set ?? {}) as Record<string, unknown>;
+    const plain = {
+      $inc: { version: 1 },
+      ...(Object.keys(set).length > 0 ? { $set: set } : {}),
+      ...(change.unset?.length ? { $unset: Object.fromEntries(change.unset.map((field) => [field, 1])) } : {}),
+    };
+    const update: Record<string, unknown> = events.length > 0 ? withOutbox(plain, events) : plain;
     const updated = await this.model
       .findOneAndUpdate({ _id: id, version: current.version }, update, { returnDocument: 'after' })
       .lean<D & OutboxFields>()

@@ -38,10 +38,6 @@ export class EndpointStore {
     return this.remember(await this.aggregate.change(id, decide));
   }
 
-  findById(id: string): Promise<WebhookEndpoint | null> {
-    return this.aggregate.find(id);
-  }
-
   /** The endpoint as an attempt sees it: a copy at most ENDPOINT_COPY_MAX_AGE_MS old. */
   async findForAttempt(id: string): Promise<WebhookEndpoint | null> {
     const copy = this.copies.get(id);
