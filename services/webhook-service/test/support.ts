@@ -181,6 +181,22 @@ export class Receiver {
   }
 }
 
+/** The receivers one suite starts, closed together in its `after`. */
+export class Receivers {
+  private readonly started: Receiver[] = [];
+
+  /** A new receiver on a free port, or on `port`. */
+  async start(port = 0): Promise<Receiver> {
+    const receiver = await new Receiver().start(port);
+    this.started.push(receiver);
+    return receiver;
+  }
+
+  async closeAll(): Promise<void> {
+    await Promise.all(this.started.map((receiver) => receiver.close()));
+  }
+}
+
 /** The internal event as the flight-request-service publishes it, `sequence` (its status-history position) included. */
 export type StatusChangedEvent = FlightRequestStatusChanged;
 

@@ -5,13 +5,13 @@ import { Broker, queueName } from '@dfc/kit/broker';
 import { createLogger } from '@dfc/kit/logging';
 import { testDependencies, waitFor } from '@dfc/kit/testing';
 import { delayQueueName } from '../../src/domain/delay-queues.js';
-import { api, cleanUp, freshNames, operator, Receiver, registerEndpoint, sleep, startService, statusChanged, TEST_ENV, testServiceEnv, type Names, type TestService } from '../support.js';
+import { api, cleanUp, freshNames, operator, Receivers, registerEndpoint, sleep, startService, statusChanged, TEST_ENV, testServiceEnv, type Names, type TestService } from '../support.js';
 import { unrecorded } from '@dfc/kit/db';
 
 /** The attempt pipeline on the real broker: work queue, delay queues, competing replicas, crashes. */
 describe('delivery attempts through the broker', () => {
   const opened: TestService[] = [];
-  const receivers: Receiver[] = [];
+  const receivers = new Receivers();
   const used: Names[] = [];
   const start = async (names: Names, env: Record<string, string> = {}) => {
     const service = await startService(names, env);
@@ -22,11 +22,7 @@ describe('delivery attempts through the broker', () => {
     opened.splice(opened.indexOf(service), 1);
     await service.close();
   };
-  const receiver = async () => {
-    const started = await new Receiver().start();
-    receivers.push(started);
-    return started;
-  };
+  const receiver = () => receivers.start();
   const names = () => {
     const fresh = freshNames();
     used.push(fresh);
@@ -35,7 +31,7 @@ describe('delivery attempts through the broker', () => {
 
   after(async () => {
     await Promise.all(opened.map((service) => service.close()));
-    await Promise.all(receivers.map((started) => started.close()));
+    await receivers.closeAll();
     for (const fresh of used) await cleanUp(fresh);
   });
 

@@ -10,7 +10,8 @@ import {
   cleanUp,
   freshNames,
   operator,
-  Receiver,
+  type Receiver,
+  Receivers,
   registerEndpoint,
   reviewCompleted,
   sleep,
@@ -26,18 +27,14 @@ const offset = (text: string) => `${new Date(text).toISOString().slice(0, 19)}+0
 describe('events from the broker → webhook deliveries', () => {
   const names = freshNames();
   let service: TestService;
-  const receivers: Receiver[] = [];
-  const receiver = async () => {
-    const started = await new Receiver().start();
-    receivers.push(started);
-    return started;
-  };
+  const receivers = new Receivers();
+  const receiver = () => receivers.start();
 
   before(async () => {
     service = await startService(names);
   });
   after(async () => {
-    await Promise.all(receivers.map((started) => started.close()));
+    await receivers.closeAll();
     await service?.close();
     await cleanUp(names);
   });

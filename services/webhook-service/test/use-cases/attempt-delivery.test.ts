@@ -2,7 +2,7 @@ import { createServer } from 'node:net';
 import { expect } from 'chai';
 import { waitFor } from '@dfc/kit/testing';
 import { verifyWebhookSignature } from '@dfc/contracts';
-import { api, cleanUp, freshNames, operator, Receiver, registerEndpoint, sleep, startService, statusChanged, type TestService } from '../support.js';
+import { api, cleanUp, freshNames, operator, Receivers, registerEndpoint, sleep, startService, statusChanged, type TestService } from '../support.js';
 
 /** A port nobody listens on (yet). */
 async function freePort(): Promise<number> {
@@ -17,12 +17,8 @@ async function freePort(): Promise<number> {
 describe('delivery attempts: retries, outcomes and the delivery log', () => {
   const names = freshNames();
   let service: TestService;
-  const receivers: Receiver[] = [];
-  const receiver = async () => {
-    const started = await new Receiver().start();
-    receivers.push(started);
-    return started;
-  };
+  const receivers = new Receivers();
+  const receiver = () => receivers.start();
   const deliveriesOf = async (principal: ReturnType<typeof operator>, endpointId: string) =>
     (await api(service.url, principal, 'GET', `/api/webhooks/${endpointId}/deliveries`)).body;
 
@@ -30,7 +26,7 @@ describe('delivery attempts: retries, outcomes and the delivery log', () => {
     service = await startService(names);
   });
   after(async () => {
-    await Promise.all(receivers.map((started) => started.close()));
+    await receivers.closeAll();
     await service?.close();
     await cleanUp(names);
   });
@@ -70,8 +66,7 @@ describe('delivery attempts: retries, outcomes and the delivery log', () => {
       const page = await deliveriesOf(alice, endpoint.id);
       return page.data.length === 3 && page.data.every((delivery: { attempts: Array<{ error: string }> }) => delivery.attempts[0]?.error === 'Connection refused.');
     });
-    const late = await new Receiver().start(port);
-    receivers.push(late);
+    const late = await receivers.start(port);
     await waitFor(() => events.every((event) => late.requests.some((request) => request.headers['x-webhook-id'] === event.id)), 5000);
     expect(late.requests.map((request) => request.path)).to.deep.equal(['/late', '/late', '/late']);
   });
