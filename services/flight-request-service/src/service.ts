@@ -1,7 +1,7 @@
 import { InternalTokenVerifier } from '@dfc/kit/http';
 import { verifyIndexes } from '@dfc/kit/db';
 import { OutboxRelay } from '@dfc/kit/broker';
-import { dependencyReadiness, type Service, type ServiceResources } from '@dfc/kit/service';
+import { dependencyReadiness, repeatEvery, type PeriodicJob, type Service, type ServiceResources } from '@dfc/kit/service';
 import { buildApp } from './app.js';
 import type { FlightRequestServiceConfig } from './config.js';
 import { AuthorisationKeys } from './domain/authorisation/signing-keys.js';
@@ -67,14 +67,7 @@ export function createFlightRequestService(resources: ServiceResources<FlightReq
     readiness: dependencyReadiness(resources),
   });
 
-  const timers: NodeJS.Timeout[] = [];
-  const every = (ms: number, work: () => Promise<unknown>, what: string) => {
-    const timer = setInterval(() => {
-      work().catch((error: Error) => log.warn({ err: error.message }, `${what} failed`));
-    }, ms);
-    timer.unref();
-    timers.push(timer);
-  };
+  const jobs: PeriodicJob[] = [];
 
   return {
     app,
@@ -88,12 +81,12 @@ export function createFlightRequestService(resources: ServiceResources<FlightReq
       await subscribeZoneChanges(broker, (zoneId) => zoneSync.changed(zoneId));
       await subscribeZoneRescreening(broker, (zoneId, requestId) => rescreenForZone(deps, zoneId, requestId));
       relay.start();
-      every(config.EXPIRY_SWEEP_INTERVAL_MS, () => expirePendingRequests(deps), 'expiry sweep');
+      jobs.push(repeatEvery('expiry sweep', config.EXPIRY_SWEEP_INTERVAL_MS, () => expirePendingRequests(deps), log));
       // The safety net of the zone events: a replica that missed some (its broadcast queue lives with its connection) catches up.
-      every(config.ZONE_RELOAD_INTERVAL_MS, () => zoneSync.reloadAll(), 'zone reload');
+      jobs.push(repeatEvery('zone reload', config.ZONE_RELOAD_INTERVAL_MS, () => zoneSync.reloadAll(), log));
     },
     async stop() {
-      for (const timer of timers) clearInterval(timer);
+      await Promise.all(jobs.splice(0).map((job) => job.stop()));
       await zoneSync.stop();
       await relay.stop();
     },

@@ -1,7 +1,7 @@
 import { OutboxRelay } from '@dfc/kit/broker';
 import { InternalTokenVerifier } from '@dfc/kit/http';
 import { verifyIndexes } from '@dfc/kit/db';
-import { dependencyReadiness, type Service, type ServiceResources } from '@dfc/kit/service';
+import { dependencyReadiness, repeatEvery, type PeriodicJob, type Service, type ServiceResources } from '@dfc/kit/service';
 import { buildApp } from './app.js';
 import { attemptsQueueName, eventsQueueName, type WebhookServiceConfig } from './config.js';
 import { parseRetrySchedule } from './domain/retry-schedule.js';
@@ -9,7 +9,6 @@ import { SecretBox } from './domain/secret-box.js';
 import { brokerScheduler, consumeAttempts } from './events/attempt-consumer.js';
 import { EndpointSlots } from './events/endpoint-slots.js';
 import { consumeWebhookEvents } from './events/event-consumer.js';
-import { startSweep } from './events/lost-delivery-sweep.js';
 import { WebhookMetrics } from './metrics.js';
 import { WebhookSender } from './sending/http-sender.js';
 import { attemptModel } from './store/attempt-model.js';
@@ -67,7 +66,7 @@ export function createWebhookService(resources: ServiceResources<WebhookServiceC
     readiness: dependencyReadiness(resources),
     webhooks: deps,
   });
-  let sweep: { stop(): Promise<void> } | undefined;
+  let sweep: PeriodicJob | undefined;
   let attempts: { drain(): Promise<void> } | undefined;
   return {
     app,
@@ -75,7 +74,7 @@ export function createWebhookService(resources: ServiceResources<WebhookServiceC
     async start() {
       await verifyIndexes(connection);
       relay.start();
-      sweep = startSweep(() => recoverLostDeliveries(deps), config.WEBHOOK_LOST_SWEEP_INTERVAL_MS, log);
+      sweep = repeatEvery('lost-delivery sweep', config.WEBHOOK_LOST_SWEEP_INTERVAL_MS, () => recoverLostDeliveries(deps), log);
       attempts = await consumeAttempts(broker, {
         queue: attemptsQueueName(config),
         prefetch: config.WEBHOOK_MAX_IN_FLIGHT,

@@ -78,7 +78,8 @@ export class OutboxRelay {
   private readonly sentInRun = new Map<string, Set<string>>();
   private readonly published: Counter<'type'> | undefined;
   private readonly lag: Gauge | undefined;
-  private sweeping = false;
+  /** The sweep under way, which stop() waits for: closing the connection under its query would interrupt it. */
+  private sweeping: Promise<void> | undefined;
 
   constructor(
     private readonly broker: Broker,
@@ -115,6 +116,7 @@ export class OutboxRelay {
 
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
+    await this.sweeping;
     await Promise.allSettled([...this.inFlight.values()]);
   }
 
@@ -146,10 +148,16 @@ export class OutboxRelay {
     return next;
   }
 
-  /** Publishes everything older than the grace period, in all models. */
-  async sweep(): Promise<void> {
-    if (this.sweeping || !this.broker.isConnected()) return;
-    this.sweeping = true;
+  /** Publishes everything older than the grace period, in all models (one sweep at a time). */
+  sweep(): Promise<void> {
+    if (this.sweeping || !this.broker.isConnected()) return this.sweeping ?? Promise.resolve();
+    this.sweeping = this.sweepModels().finally(() => {
+      this.sweeping = undefined;
+    });
+    return this.sweeping;
+  }
+
+  private async sweepModels(): Promise<void> {
     try {
       const cutoff = new Date(Date.now() - (this.options.sweepGraceMs ?? 2000));
       let oldest: number | undefined;
@@ -168,8 +176,6 @@ export class OutboxRelay {
       this.lag?.set(oldest === undefined ? 0 : (Date.now() - oldest) / 1000);
     } catch (error) {
       this.log.warn({ err: (error as Error).message }, 'outbox sweep failed');
-    } finally {
-      this.sweeping = false;
     }
   }
 

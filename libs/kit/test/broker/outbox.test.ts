@@ -82,6 +82,19 @@ describe('OutboxRelay (real database and broker)', () => {
     }
   });
 
+  it('when the relay is stopped while its sweep is under way, then stop waits for the sweep, which finishes its work first', async () => {
+    const orphan = newEvent(RoutingKeys.apiKeyRevoked, null, { key_id: 'k2' });
+    const thing = await Things.create({ name: 'd' });
+    await Things.updateOne({ _id: thing._id }, withOutbox({ $set: { name: 'd2' } }, [orphan]));
+    const relay = new OutboxRelay(broker, log, { sweepIntervalMs: 60_000, sweepGraceMs: 0 });
+    relay.watch(Things as never);
+    relay.start();
+    await relay.stop();
+    const stored = await Things.findById(thing._id).lean();
+    expect(stored?.outbox).to.deep.equal([]);
+    await captured.next((candidate) => candidate.id === orphan.id);
+  });
+
   it('when the broker is unreachable, then publish fails with 503 and the entry stays', async () => {
     const event = newEvent(RoutingKeys.operatorUpdated, null, {});
     const thing = await Things.create({ name: 'c', ...outboxOnCreate([event]) });
