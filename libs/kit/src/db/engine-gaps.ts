@@ -13,7 +13,12 @@
  *    replicas by itself, the lock only saves the losers of a race a retry.
  * 2. A unique index refusing an *update* is reported with its own error text
  *    rather than MongoDB's code 11000.
+ * 3. It filters `$in` itself, over the whole collection (15 ids among 20,000
+ *    documents: 1 s), while an equality is served by an index (15 of them in
+ *    parallel: 40 ms). `findWhereIn` sends one or the other.
  */
+import type { Connection, Model, ProjectionType, QueryFilter } from 'mongoose';
+
 const tails = new Map<string, Promise<void>>();
 
 /** Runs `write` after every earlier write of the same document in this process has finished. */
@@ -52,4 +57,31 @@ export function refusedAsDuplicates(error: unknown): Set<number> {
   const entries = Array.isArray(writeErrors) ? (writeErrors as Array<{ index?: unknown }>) : [];
   if (entries.length === 0 || !isDuplicateKey(error)) throw error;
   return new Set(entries.map((entry) => Number(entry.index)));
+}
+
+const inServedByIndexes = new WeakMap<Connection, Promise<boolean>>();
+
+/** Whether the engine behind `connection` serves `$in` from an index: MongoDB does, FerretDB (which names itself in buildInfo) does not. */
+function servesInFromIndexes(connection: Connection): Promise<boolean> {
+  let known = inServedByIndexes.get(connection);
+  if (!known) {
+    const admin = connection.db?.admin();
+    known = admin ? admin.command({ buildInfo: 1 }).then((info) => !('ferretdbVersion' in info), () => true) : Promise.resolve(true);
+    inServedByIndexes.set(connection, known);
+  }
+  return known;
+}
+
+/**
+ * The documents whose `field` equals one of `values`, in no particular order:
+ * one `$in` query on MongoDB, one equality query per distinct value where the
+ * engine would filter `$in` over the whole collection.
+ */
+export async function findWhereIn<T, D = unknown>(model: Model<D>, field: string, values: readonly unknown[], projection?: ProjectionType<D>): Promise<T[]> {
+  const distinct = [...new Set(values)];
+  if (distinct.length === 0) return [];
+  const where = (condition: unknown) => ({ [field]: condition }) as QueryFilter<D>;
+  if (await servesInFromIndexes(model.db)) return model.find(where({ $in: distinct }), projection).lean<T[]>().exec();
+  const found = await Promise.all(distinct.map((value) => model.find(where(value), projection).lean<T[]>().exec()));
+  return found.flat();
 }

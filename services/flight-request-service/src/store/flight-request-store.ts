@@ -1,6 +1,6 @@
 import type { QueryFilter } from 'mongoose';
 import type { EventEnvelope, FlightRequestStatus } from '@dfc/contracts';
-import { AggregateStore, type Decide, countMatching } from '@dfc/kit/db';
+import { AggregateStore, type Decide, countMatching, findWhereIn } from '@dfc/kit/db';
 import type { OutboxRelay } from '@dfc/kit/broker';
 import type { FlightRequestModel, StoredFlightRequest } from './flight-request-model.js';
 
@@ -61,7 +61,7 @@ export class FlightRequestStore {
 
   /** The requests with these uuids, in no particular order. */
   findMany(uuids: string[]): Promise<FlightRequestDoc[]> {
-    return this.model.find({ _id: { $in: uuids } }, WITHOUT_GEOMETRY).lean<FlightRequestDoc[]>().exec();
+    return findWhereIn<FlightRequestDoc, StoredFlightRequest>(this.model, '_id', uuids, WITHOUT_GEOMETRY);
   }
 
   async list(criteria: ListCriteria, skip: number, limit: number): Promise<{ items: FlightRequestDoc[]; total: number }> {

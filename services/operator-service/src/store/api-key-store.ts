@@ -1,6 +1,6 @@
 import { Schema, type Connection, type IndexDefinition, type Model, type QueryFilter } from 'mongoose';
 import { outboxSchemaFields, type OutboxRelay } from '@dfc/kit/broker';
-import { AggregateStore, type Aggregate, type Decide, countMatching } from '@dfc/kit/db';
+import { AggregateStore, type Aggregate, type Decide, countMatching, findWhereIn } from '@dfc/kit/db';
 import { skipFor, type PageRequest } from '@dfc/kit/http';
 import type { ApiKeyRole } from '@dfc/contracts';
 import type { KeyListFilter } from '../domain/key-list-filter.js';
@@ -158,10 +158,7 @@ export class ApiKeyStore {
 
   private async withLastUse(keys: ApiKeyDocument[]): Promise<ApiKeyView[]> {
     if (keys.length === 0) return [];
-    const uses = await this.usage
-      .find({ _id: { $in: keys.map((key) => key._id) } })
-      .lean<ApiKeyUsageDocument[]>()
-      .exec();
+    const uses = await findWhereIn<ApiKeyUsageDocument, ApiKeyUsageDocument>(this.usage, '_id', keys.map((key) => key._id));
     const lastUse = new Map(uses.map((use) => [use._id, use.last_used_at]));
     return keys.map((key) => ({ ...key, last_used_at: lastUse.get(key._id) ?? null }));
   }

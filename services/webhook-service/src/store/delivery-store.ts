@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AggregateStore, GroupedWrites, isDuplicateKey, type Decide } from '@dfc/kit/db';
+import { AggregateStore, findWhereIn, GroupedWrites, isDuplicateKey, type Decide } from '@dfc/kit/db';
 import type { OutboxRelay } from '@dfc/kit/broker';
 import type { PageRequest } from '@dfc/kit/http';
 import { skipFor } from '@dfc/kit/http';
@@ -69,11 +69,8 @@ export class DeliveryStore {
   /** The deliveries with their attempts, oldest attempt first. */
   async withAttempts(deliveries: Delivery[]): Promise<DeliveryWithAttempts[]> {
     if (deliveries.length === 0) return [];
-    const attempts = await this.attempts
-      .find({ delivery_id: { $in: deliveries.map((delivery) => delivery._id) } })
-      .sort({ delivery_id: 1, at: 1, _id: 1 })
-      .lean<StoredAttempt[]>()
-      .exec();
+    const attempts = await findWhereIn<StoredAttempt, StoredAttempt>(this.attempts, 'delivery_id', deliveries.map((delivery) => delivery._id));
+    attempts.sort(oldestFirst);
     const byDelivery = new Map<string, StoredAttempt[]>();
     for (const attempt of attempts) byDelivery.set(attempt.delivery_id, [...(byDelivery.get(attempt.delivery_id) ?? []), attempt]);
     return deliveries.map((delivery) => ({ ...delivery, attempts: byDelivery.get(delivery._id) ?? [] }));
@@ -117,4 +114,9 @@ export class DeliveryStore {
       .exec();
     return oldest?.next_attempt_at ?? null;
   }
+}
+
+/** Attempts in the order they were made (ties, within one millisecond, by id as the index orders them). */
+function oldestFirst(a: StoredAttempt, b: StoredAttempt): number {
+  return a.at.getTime() - b.at.getTime() || (a._id < b._id ? -1 : a._id > b._id ? 1 : 0);
 }

@@ -1,0 +1,64 @@
+import { expect } from 'chai';
+import mongoose, { Schema, type Connection, type Model, type mongo } from 'mongoose';
+import { findWhereIn } from '@dfc/kit/db';
+import { testDependencies, uniqueName } from '@dfc/kit/testing';
+
+interface Thing {
+  _id: string;
+  owner: string;
+  note: string;
+}
+
+describe('findWhereIn (real database)', () => {
+  let connection: Connection;
+  let things: Model<Thing>;
+  const sent: Array<Record<string, unknown>> = [];
+
+  before(async () => {
+    const { mongoUrl } = await testDependencies();
+    connection = await mongoose.createConnection(mongoUrl, { dbName: uniqueName('kit_where_in'), monitorCommands: true }).asPromise();
+    connection.getClient().on('commandStarted', (event: mongo.CommandStartedEvent) => {
+      if (event.commandName === 'find') sent.push(event.command['filter'] as Record<string, unknown>);
+    });
+    things = connection.model<Thing>('Thing', new Schema<Thing>({ _id: String, owner: String, note: String }, { versionKey: false }));
+    await things.insertMany([
+      { _id: 't1', owner: 'ann', note: 'a' },
+      { _id: 't2', owner: 'ann', note: 'b' },
+      { _id: 't3', owner: 'bob', note: 'c' },
+      { _id: 't4', owner: 'cy', note: 'd' },
+    ]);
+  });
+
+  after(async () => {
+    await connection.dropDatabase();
+    await connection.close();
+  });
+
+  beforeEach(() => {
+    sent.length = 0;
+  });
+
+  it('when values repeat or match nothing, then every matching document comes back once, with the projection applied', async () => {
+    const found = await findWhereIn<Pick<Thing, '_id' | 'owner'>, Thing>(things, 'owner', ['ann', 'bob', 'ann', 'nobody'], { note: 0 });
+    expect(found.sort((a, b) => a._id.localeCompare(b._id))).to.deep.equal([
+      { _id: 't1', owner: 'ann' },
+      { _id: 't2', owner: 'ann' },
+      { _id: 't3', owner: 'bob' },
+    ]);
+  });
+
+  it('when no value is given, then nothing is asked of the database', async () => {
+    expect(await findWhereIn<Thing, Thing>(things, '_id', [])).to.deep.equal([]);
+    expect(sent).to.deep.equal([]);
+  });
+
+  it('then the engine gets what its indexes serve: one $in on MongoDB, one equality per value on FerretDB', async () => {
+    const info = await connection.db!.admin().command({ buildInfo: 1 });
+    await findWhereIn<Thing, Thing>(things, '_id', ['t1', 't3', 't1']);
+    if ('ferretdbVersion' in info) {
+      expect(sent).to.have.deep.members([{ _id: 't1' }, { _id: 't3' }]);
+    } else {
+      expect(sent).to.deep.equal([{ _id: { $in: ['t1', 't3'] } }]);
+    }
+  });
+});
