@@ -92,6 +92,14 @@ export const ZoneImportProperties = Type.Object({
 });
 export type ZoneImportProperties = Static<typeof ZoneImportProperties>;
 
+/** One feature of an import: the zone's fields in `properties`, its area in `geometry`. */
+export const ZoneImportFeature = Type.Object({
+  type: Type.Literal('Feature'),
+  id: Type.Optional(Type.String({ pattern: ZONE_ID_PATTERN })),
+  properties: ZoneImportProperties,
+  geometry: ZoneGeometry,
+});
+
 /**
  * POST /api/zones/import: a FeatureCollection whose features' `properties` hold
  * the zone fields; an `id` (on the feature, or in its properties) upserts that zone.
@@ -99,15 +107,7 @@ export type ZoneImportProperties = Static<typeof ZoneImportProperties>;
 export const ZoneImport = Type.Object(
   {
     type: Type.Literal('FeatureCollection'),
-    features: Type.Array(
-      Type.Object({
-        type: Type.Literal('Feature'),
-        id: Type.Optional(Type.String({ pattern: ZONE_ID_PATTERN })),
-        properties: ZoneImportProperties,
-        geometry: ZoneGeometry,
-      }),
-      { minItems: 1, maxItems: ZONE_IMPORT_MAX_FEATURES },
-    ),
+    features: Type.Array(ZoneImportFeature, { minItems: 1, maxItems: ZONE_IMPORT_MAX_FEATURES }),
   },
   { $id: 'ZoneImport' },
 );

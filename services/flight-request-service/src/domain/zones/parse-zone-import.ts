@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { ZONE_ID_PATTERN, ZONE_IMPORT_MAX_FEATURES, ZoneImportProperties } from '@dfc/contracts';
+import { ZONE_IMPORT_MAX_FEATURES, ZoneImport, ZoneImportFeature } from '@dfc/contracts';
 import { schemaErrors } from '@dfc/kit/validation';
 import { type FieldErrors } from '@dfc/kit/errors';
 import { isRecord, own } from '../geometry/structure.js';
@@ -14,16 +14,8 @@ import type { GeoZoneDraft } from './geo-zone.js';
  */
 
 const ImportShape = Type.Object({
-  type: Type.Literal('FeatureCollection'),
-  features: Type.Array(
-    Type.Object({
-      type: Type.Literal('Feature'),
-      id: Type.Optional(Type.String({ pattern: ZONE_ID_PATTERN })),
-      properties: ZoneImportProperties,
-      geometry: Type.Optional(Type.Unknown()),
-    }),
-    { minItems: 1 },
-  ),
+  type: ZoneImport.properties.type,
+  features: Type.Array(Type.Object({ ...ZoneImportFeature.properties, geometry: Type.Optional(Type.Unknown()) }), { minItems: 1 }),
 });
 
 export type ZoneImportEntry =
