@@ -9,6 +9,8 @@ import { createMetricsRegistry } from './http/metrics.js';
 import { createHttpServer } from './http/server.js';
 import { createLogger, type Logger } from './logger.js';
 
+export { repeatEvery, type PeriodicJob } from './periodic.js';
+
 /**
  * Graceful shutdown on SIGTERM/SIGINT: stop accepting connections, let
  * in-flight requests finish (bounded by the grace period), then close the
@@ -33,34 +35,6 @@ export function handleShutdown(server: Server, log: Logger, graceMs: number, clo
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
-}
-
-/** Background work a service repeats; stop() ends the repetition and waits for a round under way. */
-export interface PeriodicJob {
-  stop(): Promise<void>;
-}
-
-/**
- * Runs `work` every `intervalMs`, never two rounds at once (a slow round
- * skips the ticks it overlaps). A failed round is logged as "`what` failed"
- * and the next one tries again. stop() waits for the round under way, so a
- * service closes its database and broker only after its sweeps let go of them.
- */
-export function repeatEvery(what: string, intervalMs: number, work: () => Promise<unknown>, log: Logger): PeriodicJob {
-  let running: Promise<unknown> | undefined;
-  const timer = setInterval(() => {
-    if (running) return;
-    running = work()
-      .catch((error: Error) => log.warn({ err: error.message }, `${what} failed`))
-      .finally(() => (running = undefined));
-  }, intervalMs);
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
 }
 
 /**

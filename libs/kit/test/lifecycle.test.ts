@@ -48,6 +48,15 @@ describe('repeatEvery (periodic background work)', () => {
     expect(started).to.equal(1);
   });
 
+  it('when asked to run immediately, then the first round starts before the first interval has passed', async () => {
+    let rounds = 0;
+    const job = repeatEvery('work', 60_000, async () => {
+      rounds++;
+    }, createLogger('test', 'silent'), { immediately: true });
+    await job.stop();
+    expect(rounds).to.equal(1);
+  });
+
   it('when a round fails, then the failure is logged under the job’s name and the next round runs', async () => {
     const { log, warnings } = recordingLogger();
     let rounds = 0;

@@ -5,6 +5,7 @@ import { Gauge, Counter, type Registry } from 'prom-client';
 import type { EventEnvelope } from '@dfc/contracts';
 import type { Broker } from './broker.js';
 import { serialisedPerDocument } from '../db/engine-gaps.js';
+import { repeatEvery, type PeriodicJob } from '../periodic.js';
 
 /**
  * Transactional outbox without transactions: a state change and the events it
@@ -72,14 +73,12 @@ export interface WrittenOutbox {
 export type OutboxModel = Model<OutboxFields & { _id: unknown; version?: number }>;
 
 export class OutboxRelay {
-  private timer: NodeJS.Timeout | undefined;
+  private sweeps: PeriodicJob | undefined;
   private readonly models: OutboxModel[] = [];
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly sentInRun = new Map<string, Set<string>>();
   private readonly published: Counter<'type'> | undefined;
   private readonly lag: Gauge | undefined;
-  /** The sweep under way, which stop() waits for: closing the connection under its query would interrupt it. */
-  private sweeping: Promise<void> | undefined;
 
   constructor(
     private readonly broker: Broker,
@@ -108,15 +107,12 @@ export class OutboxRelay {
 
   start(): void {
     if (this.options.publishing === false) return;
-    const interval = this.options.sweepIntervalMs ?? 1000;
-    this.timer = setInterval(() => void this.sweep(), interval);
-    this.timer.unref();
-    void this.sweep();
+    this.sweeps = repeatEvery('outbox sweep', this.options.sweepIntervalMs ?? 1000, () => this.sweep(), this.log, { immediately: true });
   }
 
+  /** Waits for the sweep under way (closing the connection under its query would interrupt it) and the publishes in flight. */
   async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    await this.sweeping;
+    await this.sweeps?.stop();
     await Promise.allSettled([...this.inFlight.values()]);
   }
 
@@ -148,35 +144,24 @@ export class OutboxRelay {
     return next;
   }
 
-  /** Publishes everything older than the grace period, in all models (one sweep at a time). */
-  sweep(): Promise<void> {
-    if (this.sweeping || !this.broker.isConnected()) return this.sweeping ?? Promise.resolve();
-    this.sweeping = this.sweepModels().finally(() => {
-      this.sweeping = undefined;
-    });
-    return this.sweeping;
-  }
-
-  private async sweepModels(): Promise<void> {
-    try {
-      const cutoff = new Date(Date.now() - (this.options.sweepGraceMs ?? 2000));
-      let oldest: number | undefined;
-      for (const model of this.models) {
-        const pending = await model
-          .find({ outbox_pending_since: { $lte: cutoff } }, { _id: 1, outbox_pending_since: 1 })
-          .sort({ outbox_pending_since: 1 })
-          .limit(500)
-          .lean();
-        for (const doc of pending) {
-          const since = doc.outbox_pending_since?.getTime();
-          if (since !== undefined) oldest = Math.min(oldest ?? since, since);
-          await this.notify(model, doc._id);
-        }
+  /** Publishes everything older than the grace period, in all models. */
+  private async sweep(): Promise<void> {
+    if (!this.broker.isConnected()) return;
+    const cutoff = new Date(Date.now() - (this.options.sweepGraceMs ?? 2000));
+    let oldest: number | undefined;
+    for (const model of this.models) {
+      const pending = await model
+        .find({ outbox_pending_since: { $lte: cutoff } }, { _id: 1, outbox_pending_since: 1 })
+        .sort({ outbox_pending_since: 1 })
+        .limit(500)
+        .lean();
+      for (const doc of pending) {
+        const since = doc.outbox_pending_since?.getTime();
+        if (since !== undefined) oldest = Math.min(oldest ?? since, since);
+        await this.notify(model, doc._id);
       }
-      this.lag?.set(oldest === undefined ? 0 : (Date.now() - oldest) / 1000);
-    } catch (error) {
-      this.log.warn({ err: (error as Error).message }, 'outbox sweep failed');
     }
+    this.lag?.set(oldest === undefined ? 0 : (Date.now() - oldest) / 1000);
   }
 
   /**

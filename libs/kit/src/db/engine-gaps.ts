@@ -61,15 +61,17 @@ export function refusedAsDuplicates(error: unknown): Set<number> {
 
 const inServedByIndexes = new WeakMap<Connection, Promise<boolean>>();
 
-/** Whether the engine behind `connection` serves `$in` from an index: MongoDB does, FerretDB (which names itself in buildInfo) does not. */
+/**
+ * Whether the engine behind `connection` serves `$in` from an index: MongoDB does, FerretDB (which
+ * names itself in buildInfo) does not. Asked once per connection; a failed question is asked again.
+ */
 function servesInFromIndexes(connection: Connection): Promise<boolean> {
-  let known = inServedByIndexes.get(connection);
-  if (!known) {
-    const admin = connection.db?.admin();
-    known = admin ? admin.command({ buildInfo: 1 }).then((info) => !('ferretdbVersion' in info), () => true) : Promise.resolve(true);
-    inServedByIndexes.set(connection, known);
-  }
-  return known;
+  const known = inServedByIndexes.get(connection);
+  if (known) return known;
+  const asked = connection.db!.admin().command({ buildInfo: 1 }).then((info) => !('ferretdbVersion' in info));
+  inServedByIndexes.set(connection, asked);
+  asked.catch(() => inServedByIndexes.delete(connection));
+  return asked;
 }
 
 /**
@@ -77,7 +79,7 @@ function servesInFromIndexes(connection: Connection): Promise<boolean> {
  * one `$in` query on MongoDB, one equality query per distinct value where the
  * engine would filter `$in` over the whole collection.
  */
-export async function findWhereIn<T, D = unknown>(model: Model<D>, field: string, values: readonly unknown[], projection?: ProjectionType<D>): Promise<T[]> {
+export async function findWhereIn<D, T = D>(model: Model<D>, field: string, values: readonly unknown[], projection?: ProjectionType<D>): Promise<T[]> {
   const distinct = [...new Set(values)];
   if (distinct.length === 0) return [];
   const where = (condition: unknown) => ({ [field]: condition }) as QueryFilter<D>;

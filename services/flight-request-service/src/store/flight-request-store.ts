@@ -61,7 +61,7 @@ export class FlightRequestStore {
 
   /** The requests with these uuids, in no particular order. */
   findMany(uuids: string[]): Promise<FlightRequestDoc[]> {
-    return findWhereIn<FlightRequestDoc, StoredFlightRequest>(this.model, '_id', uuids, WITHOUT_GEOMETRY);
+    return findWhereIn<StoredFlightRequest, FlightRequestDoc>(this.model, '_id', uuids, WITHOUT_GEOMETRY);
   }
 
   async list(criteria: ListCriteria, skip: number, limit: number): Promise<{ items: FlightRequestDoc[]; total: number }> {

@@ -158,7 +158,7 @@ export class ApiKeyStore {
 
   private async withLastUse(keys: ApiKeyDocument[]): Promise<ApiKeyView[]> {
     if (keys.length === 0) return [];
-    const uses = await findWhereIn<ApiKeyUsageDocument, ApiKeyUsageDocument>(this.usage, '_id', keys.map((key) => key._id));
+    const uses = await findWhereIn(this.usage, '_id', keys.map((key) => key._id));
     const lastUse = new Map(uses.map((use) => [use._id, use.last_used_at]));
     return keys.map((key) => ({ ...key, last_used_at: lastUse.get(key._id) ?? null }));
   }

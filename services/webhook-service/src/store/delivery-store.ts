@@ -69,7 +69,7 @@ export class DeliveryStore {
   /** The deliveries with their attempts, oldest attempt first. */
   async withAttempts(deliveries: Delivery[]): Promise<DeliveryWithAttempts[]> {
     if (deliveries.length === 0) return [];
-    const attempts = await findWhereIn<StoredAttempt, StoredAttempt>(this.attempts, 'delivery_id', deliveries.map((delivery) => delivery._id));
+    const attempts = await findWhereIn(this.attempts, 'delivery_id', deliveries.map((delivery) => delivery._id));
     attempts.sort(oldestFirst);
     const byDelivery = new Map<string, StoredAttempt[]>();
     for (const attempt of attempts) byDelivery.set(attempt.delivery_id, [...(byDelivery.get(attempt.delivery_id) ?? []), attempt]);
