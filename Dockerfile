@@ -27,24 +27,19 @@ COPY services/ services/
 RUN npm run build \
  && find libs services -path '*/dist/*' \( -name '*.d.ts' -o -name '.tsbuildinfo' \) -delete
 
-# --- runtime dependencies only ---
+# --- runtime dependencies only: the manifests and every node_modules npm made, nested ones too
+#     (npm nests a workspace's dependency under services/<service>/node_modules when the root
+#     holds another version of it) ---
 FROM manifests AS runtime-deps
 RUN npm ci --omit=dev --no-audit --no-fund \
- && rm -f node_modules/@dfc/e2e \
+ && rm -rf node_modules/@dfc/e2e e2e \
  && npm cache clean --force
 
 # --- runtime: compiled JavaScript, production dependencies, nothing else ---
 FROM ${NODE_IMAGE}
 ENV NODE_ENV=production HOST=0.0.0.0
 WORKDIR /app
-COPY --from=runtime-deps /app/node_modules node_modules
-COPY --from=manifests /app/package.json ./
-COPY --from=manifests /app/libs/contracts/package.json libs/contracts/
-COPY --from=manifests /app/libs/kit/package.json libs/kit/
-COPY --from=manifests /app/services/gateway/package.json services/gateway/
-COPY --from=manifests /app/services/operator-service/package.json services/operator-service/
-COPY --from=manifests /app/services/flight-request-service/package.json services/flight-request-service/
-COPY --from=manifests /app/services/webhook-service/package.json services/webhook-service/
+COPY --from=runtime-deps /app ./
 COPY --from=build /app/libs/contracts/dist libs/contracts/dist
 COPY --from=build /app/libs/kit/dist libs/kit/dist
 COPY --from=build /app/services/gateway/dist services/gateway/dist
