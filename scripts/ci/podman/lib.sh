@@ -94,7 +94,7 @@ build_service_image() {
   local base
   base="$(node_base_image)"
   log "podman build of the Dockerfile (NODE_IMAGE=$base) as $SERVICE_IMAGE"
-  podman build -q --layers --build-arg "NODE_IMAGE=$base" -t "$SERVICE_IMAGE" -f "$ROOT/Dockerfile" "$ROOT" >/dev/null \
-    || die "podman build of the Dockerfile failed"
+  podman build --layers --build-arg "NODE_IMAGE=$base" -t "$SERVICE_IMAGE" -f "$ROOT/Dockerfile" "$ROOT" >"$IMAGES_DIR/build.log" 2>&1 \
+    || { tail -n 40 "$IMAGES_DIR/build.log" >&2; die "podman build of the Dockerfile failed (${IMAGES_DIR#"$ROOT/"}/build.log)"; }
   log "image $SERVICE_IMAGE: $(podman image inspect --format '{{.Size}}' "$SERVICE_IMAGE" | numfmt --to=iec --suffix=B)"
 }

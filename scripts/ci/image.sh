@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# The image, built and booted (issue 15, part 1): builds the one Dockerfile with podman, runs the
+# three index migrations and the four services from it against the local stack (scripts/stack.sh,
+# host network, ports 18080-18083, databases and exchange of their own), runs the README
+# walkthrough (scripts/walkthrough.ts) through the containerised gateway, and prints the image
+# size and each container's memory idle and after the walkthrough.
+# A missing module, a missing env variable or a crash fails it: every container must still be
+# running, never restarted, when the walkthrough ends.
+#   bash scripts/ci/image.sh
+set -euo pipefail
+
+ROOT="$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$ROOT"
+
+log() { printf '[image] %s\n' "$*"; }
+die() { printf '[image] ERROR: %s\n' "$*" >&2; exit 1; }
+
+# shellcheck source=podman/lib.sh
+source "$ROOT/scripts/ci/podman/lib.sh"
+
+PREFIX=dfc-image-ci
+BASE_PORT=18080
+ADMIN_API_KEY=dfc_0000000000000ac1_image-ci-admin-key-for-the-walkthrough-0000
+SERVICES=(gateway operator-service flight-request-service webhook-service)
+declare -A PORT=([gateway]=18080 [operator-service]=18081 [flight-request-service]=18082 [webhook-service]=18083)
+declare -A DB=([operator-service]=dfc_image_ci_operators [flight-request-service]=dfc_image_ci_flight_requests [webhook-service]=dfc_image_ci_webhooks)
+KEYS="$(mktemp -d)"
+
+remove_containers() {
+  local ids
+  ids="$(podman ps -aq --filter "label=dfc.ci=$PREFIX")"
+  [[ -z "$ids" ]] || podman rm -f -t 5 $ids >/dev/null
+}
+
+cleanup() {
+  remove_containers
+  rm -rf "$KEYS"
+}
+trap cleanup EXIT
+
+show_logs_and_die() { # container message
+  podman logs --tail 40 "$1" >&2 || true
+  die "$2"
+}
+
+# Test keys, as files, as the Kubernetes Secrets mount them (readable by the service's uid).
+make_keys() {
+  node -e '
+    const { generateKeyPairSync, randomBytes } = require("node:crypto");
+    const fs = require("node:fs");
+    const dir = process.argv[1];
+    const pem = (key, type) => key.export({ type, format: "pem" });
+    const token = generateKeyPairSync("ed25519");
+    fs.writeFileSync(`${dir}/internal-token.pem`, pem(token.privateKey, "pkcs8"));
+    fs.writeFileSync(`${dir}/internal-token.pub.pem`, pem(token.publicKey, "spki"));
+    fs.writeFileSync(`${dir}/signing.pem`, pem(generateKeyPairSync("ed25519").privateKey, "pkcs8"));
+    fs.writeFileSync(`${dir}/webhook-secret-key`, randomBytes(32).toString("base64"));
+  ' "$KEYS"
+  chmod 0755 "$KEYS"
+  chmod 0444 "$KEYS"/*
+}
+
+# podman run for one of the image's entry points, hardened as the manifests run it.
+run_container() { # name detach(yes|no) entrypoint env...
+  local name="$1" detach="$2" entry="$3"
+  shift 3
+  local -a args=(--name "$PREFIX-$name" --label "dfc.ci=$PREFIX" --network host --read-only
+    --tmpfs /tmp:size=64m --cap-drop ALL --security-opt no-new-privileges --user 10001:10001
+    -v "$KEYS:/run/secrets/dfc:ro" -e MONGO_URL="$MONGO_URL" -e AMQP_URL="$AMQP_URL" -e AMQP_EXCHANGE=dfc.image-ci)
+  local var
+  for var in "$@"; do args+=(-e "$var"); done
+  if [[ "$detach" == yes ]]; then
+    podman run -d "${args[@]}" "$SERVICE_IMAGE" "$entry" >/dev/null
+  else
+    podman run "${args[@]}" "$SERVICE_IMAGE" "$entry"
+  fi
+}
+
+migrate_all() {
+  local service
+  for service in operator-service flight-request-service webhook-service; do
+    run_container "$service-migrate" no "services/$service/dist/migrate.js" "MONGO_DB=${DB[$service]}" >/dev/null 2>"$KEYS/migrate.err" \
+      || { cat "$KEYS/migrate.err" >&2; die "the $service index migration failed"; }
+    log "migration $service: exit 0"
+  done
+}
+
+start_services() {
+  local key_file=INTERNAL_TOKEN_PUBLIC_KEY_FILE=/run/secrets/dfc/internal-token.pub.pem
+  run_container operator-service yes services/operator-service/dist/main.js "PORT=${PORT[operator-service]}" \
+    "MONGO_DB=${DB[operator-service]}" "$key_file" "ADMIN_API_KEY=$ADMIN_API_KEY"
+  run_container flight-request-service yes services/flight-request-service/dist/main.js "PORT=${PORT[flight-request-service]}" \
+    "MONGO_DB=${DB[flight-request-service]}" "$key_file" AUTHORISATION_SIGNING_KEY_FILE=/run/secrets/dfc/signing.pem
+  # Loopback webhooks: the example receiver runs on this host, which the container shares.
+  run_container webhook-service yes services/webhook-service/dist/main.js "PORT=${PORT[webhook-service]}" \
+    "MONGO_DB=${DB[webhook-service]}" "$key_file" WEBHOOK_SECRET_KEY_FILE=/run/secrets/dfc/webhook-secret-key \
+    ALLOW_HTTP_WEBHOOKS=true ALLOW_LOOPBACK_WEBHOOK_TARGETS=true
+  run_container gateway yes services/gateway/dist/main.js "PORT=${PORT[gateway]}" \
+    INTERNAL_TOKEN_PRIVATE_KEY_FILE=/run/secrets/dfc/internal-token.pem \
+    "OPERATOR_SERVICE_URL=http://127.0.0.1:${PORT[operator-service]}" \
+    "FLIGHT_REQUEST_SERVICE_URL=http://127.0.0.1:${PORT[flight-request-service]}" \
+    "WEBHOOK_SERVICE_URL=http://127.0.0.1:${PORT[webhook-service]}"
+}
+
+ready() { curl -fs -o /dev/null --max-time 2 "http://127.0.0.1:$1/readyz"; }
+
+wait_ready() {
+  local service deadline=$((SECONDS + 90))
+  for service in "${SERVICES[@]}"; do
+    until ready "${PORT[$service]}"; do
+      [[ "$(podman inspect -f '{{.State.Running}}' "$PREFIX-$service")" == true ]] \
+        || show_logs_and_die "$PREFIX-$service" "$service exited during start-up"
+      ((SECONDS < deadline)) || show_logs_and_die "$PREFIX-$service" "$service not ready within 90 s"
+      sleep 0.5
+    done
+  done
+  log "all four services ready (/readyz)"
+}
+
+# Each container's memory: the cgroup's usage as podman reads it.
+print_memory() { # when
+  local service
+  for service in "${SERVICES[@]}"; do
+    log "memory $1: $service $(podman stats --no-stream --format '{{.MemUsage}}' "$PREFIX-$service" | cut -d/ -f1)"
+  done
+}
+
+# Still running and never restarted: nothing crashed while the walkthrough ran.
+check_alive() {
+  local service state
+  for service in "${SERVICES[@]}"; do
+    state="$(podman inspect -f '{{.State.Status}} restarts={{.RestartCount}}' "$PREFIX-$service")"
+    [[ "$state" == "running restarts=0" ]] || show_logs_and_die "$PREFIX-$service" "$service: $state after the walkthrough"
+  done
+  log "all four containers still running, none restarted"
+}
+
+podman_setup
+eval "$(bash "$ROOT/scripts/stack.sh" env)"
+build_service_image
+remove_containers
+make_keys
+for port in "${PORT[@]}"; do
+  ! curl -s -o /dev/null --max-time 1 "http://127.0.0.1:$port/" || die "port $port is in use"
+done
+migrate_all
+start_services
+wait_ready
+sleep 5
+print_memory idle
+GATEWAY_URL="http://127.0.0.1:$BASE_PORT" ADMIN_API_KEY="$ADMIN_API_KEY" WALKTHROUGH_RECEIVER_PORT=19000 \
+  "$ROOT/node_modules/.bin/tsx" scripts/walkthrough.ts || die "the walkthrough through the containerised gateway failed"
+print_memory "after the walkthrough"
+check_alive
+log "image booted and walked through"
