@@ -136,6 +136,7 @@ check_alive() {
 }
 
 podman_setup
+bash "$ROOT/scripts/stack.sh" up >/dev/null || die "could not start the local stack (scripts/stack.sh up)"
 eval "$(bash "$ROOT/scripts/stack.sh" env)"
 build_service_image
 remove_containers
