@@ -13,6 +13,7 @@
 #   down    stop whatever this script started
 #   status  show what is running (exit 0 when both are up, 3 otherwise)
 #   env     print the export lines for MONGO_URL and AMQP_URL
+#   ferretdb-version / ferretdb-bin   FerretDB's version / the path of its binary (built if missing)
 #
 # All state lives under .data/ at the repository root (git-ignored).
 set -euo pipefail
@@ -205,6 +206,7 @@ ferretdb_bin() {
 
 build_ferretdb() {
   local dest="$1"
+  mkdir -p "$(dirname -- "$dest")"
   command -v go >/dev/null 2>&1 \
     || die "could not install FerretDB: 'go' is not installed (need Go >= 1.24 to build FerretDB $FERRETDB_VERSION; see https://go.dev/dl/)"
   log "FerretDB: building $FERRETDB_VERSION from source with $(go version | awk '{print $3}') (first run only, takes a few minutes) ..."
@@ -345,10 +347,7 @@ mongo_up() {
 
   local bin
   bin="$(ferretdb_bin)"
-  if [[ ! -x "$bin" ]]; then
-    mkdir -p "$(dirname -- "$bin")"
-    build_ferretdb "$bin"
-  fi
+  [[ -x "$bin" ]] || build_ferretdb "$bin"
   pg_up
   mkdir -p "$FDB_DIR/state"
   if pid_alive "$FDB_PID"; then
@@ -459,6 +458,16 @@ case "${1:-}" in
     ;;
   status) cmd_status ;;
   env) cmd_env ;;
+  # For the container stand-ins (scripts/ci/podman/standins.sh): FerretDB's version, and the
+  # static binary of that version (built here on first use; the log goes to stderr).
+  ferretdb-version) echo "$FERRETDB_VERSION" ;;
+  ferretdb-bin)
+    lock
+    if [[ "$("$FDB_BIN_DEFAULT" --version 2>/dev/null | head -n 1)" != "version: $FERRETDB_VERSION" ]]; then
+      build_ferretdb "$FDB_BIN_DEFAULT" >&2
+    fi
+    echo "$FDB_BIN_DEFAULT"
+    ;;
   # Outages on purpose, for the resilience tests: the broker drops every
   # connection (its node keeps running), the database process stops.
   pause)
@@ -476,7 +485,7 @@ case "${1:-}" in
     esac
     ;;
   *)
-    echo "usage: $0 up|down|status|env|pause broker|database|resume broker|database" >&2
+    echo "usage: $0 up|down|status|env|ferretdb-version|ferretdb-bin|pause broker|database|resume broker|database" >&2
     exit 2
     ;;
 esac
