@@ -8,7 +8,7 @@
  * Register → key → read → subscribe a webhook (the example receiver, started here with the secret)
  * → submit (Approved by screening) → read with geometry → list with filters → [midway command] →
  * sample zones → reviewer key → submit inside the Schiphol CTR (Pending) → review item → approve →
- * preview → signed authorisation, JWKS, its status → cancel. Then every webhook the steps caused
+ * preview → signed authorisation, JWKS, its status → cancel both. Then every webhook the steps caused
  * must reach the receiver, signature verified, each once.
  *
  * WALKTHROUGH_RECEIVER  shell command that runs the example receiver with WEBHOOK_SECRET and PORT from
@@ -127,8 +127,14 @@ class Receiver {
   }
 }
 
+/*
+ * A slot of its own, some hour of the next 80 days: an earlier run's Approved flight in the same
+ * area and hour would belong to another operator and make this one wait for deconfliction.
+ */
+const slotStart = new Date(Math.ceil((Date.now() + (24 + Math.floor(Math.random() * 80 * 24)) * 3_600_000) / 1000) * 1000);
+
 function flightRequestBody(operator: string, email: string, corner: [number, number]): Json {
-  const start = new Date(Math.ceil((Date.now() + 24 * 3_600_000) / 1000) * 1000);
+  const start = slotStart;
   const utc = (date: Date) => `${date.toISOString().slice(0, 19)}Z`;
   const [x, y] = corner;
   return {
@@ -216,13 +222,16 @@ async function stepsWithReceiver(operator: string, email: string, key: string, r
   const valid = await expectStatus(200, '9. the authorisation’s status', call('GET', `/api/v1/authorisations/${authorisation['data']['jti']}`));
   expect(valid['data']['status'] === 'valid', '9. it is valid');
 
-  const cancelled = await expectStatus(200, '6. cancel the first request', call('DELETE', `/api/flight-requests/${cleared}`, { key, body: { reason: 'Weather' } }));
-  expect(cancelled['data']['status'] === 'Cancelled', '6. it is Cancelled');
+  for (const uuid of [cleared, reviewed]) {
+    const cancelled = await expectStatus(200, '6. cancel a request', call('DELETE', `/api/flight-requests/${uuid}`, { key, body: { reason: 'Weather' } }));
+    expect(cancelled['data']['status'] === 'Cancelled', '6. it is Cancelled');
+  }
 
   const expected: Array<[string, string, string | undefined]> = [
     [cleared, 'status_change', 'Approved'],
     [cleared, 'status_change', 'Cancelled'],
     [reviewed, 'status_change', 'Approved'],
+    [reviewed, 'status_change', 'Cancelled'],
     [reviewed, 'review_complete', undefined],
   ];
   await waitFor('every webhook at the receiver', async () => (expected.every(([uuid, event, status]) => receiver.events(uuid, event, status).length > 0) ? true : undefined), WEBHOOK_WAIT_MS);
