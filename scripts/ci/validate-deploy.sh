@@ -195,16 +195,19 @@ validate_kubeconform() {
 # The wiring of each overlay (scripts/ci/kube/lint-overlay.sh: kube-score and check-wiring.py),
 # then the proof that the linters catch the wiring mistakes (scripts/ci/kube/break-tests.sh).
 check_wiring() {
-  local file overlay
+  local file overlay failed=()
   npx --no-install tsx scripts/ci/kube/public-paths.ts >"$OUT/public-paths.json" \
     || die "could not list the OpenAPI document's paths (scripts/ci/kube/public-paths.ts)"
   for file in "$OUT"/overlays-*.yaml; do
     overlay="${file##*/overlays-}"
     overlay="${overlay%.yaml}"
-    TOOLS="$TOOLS" scripts/ci/kube/lint-overlay.sh "$overlay" "$file" "$OUT/public-paths.json" \
-      || die "overlay $overlay: wiring problems (above; settings and accepted exceptions: scripts/ci/kube/kube-score.yaml, scripts/ci/kube/wiring.yaml)"
-    log "wiring: overlay $overlay passes kube-score and check-wiring.py"
+    if TOOLS="$TOOLS" scripts/ci/kube/lint-overlay.sh "$overlay" "$file" "$OUT/public-paths.json"; then
+      log "wiring: overlay $overlay passes kube-score and check-wiring.py"
+    else
+      failed+=("$overlay")
+    fi
   done
+  ((${#failed[@]} == 0)) || die "wiring problems in overlay(s) ${failed[*]} (above; settings and accepted exceptions: scripts/ci/kube/kube-score.yaml, scripts/ci/kube/wiring.yaml)"
   TOOLS="$TOOLS" scripts/ci/kube/break-tests.sh "$OUT" || die "a wiring mistake got past the linters (scripts/ci/kube/break-tests.sh)"
 }
 
