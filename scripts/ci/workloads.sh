@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# The production overlay's Deployments and Jobs, started as podman containers exactly as their specs
+# say (scripts/ci/workloads/run-workloads.ts), and the README walkthrough run against them:
+#   1. renders k8s/overlays/production with kustomize (the binary scripts/ci/validate-deploy.sh builds),
+#   2. builds the Dockerfile (scripts/ci/podman/lib.sh) and the MongoDB/RabbitMQ stand-ins
+#      (scripts/ci/podman/standins.sh), started on the podman network dfc-workloads as `mongo` and
+#      `rabbitmq`, the hosts the test Secrets name,
+#   3. writes test values for every Secret the workloads mount (Ed25519 keys made per run, an AES
+#      key, an admin API key, the stand-ins' URLs) and, CI only, ALLOW_HTTP_WEBHOOKS and
+#      ALLOW_LOOPBACK_WEBHOOK_TARGETS=true in dfc-config (the manifests' values stay; the walkthrough's
+#      example receiver listens on webhook-service's loopback, in its network namespace),
+#   4. runs the Jobs to completion, then the Deployments (one replica each) until their startup and
+#      readiness probes pass, publishes the gateway Service's port on 127.0.0.1:28080, and runs
+#      scripts/walkthrough.ts while the liveness probes are polled; prints each workload's state
+#      and memory and removes everything (also on failure or interrupt).
+#
+#   bash scripts/ci/workloads.sh
+#   WORKLOADS_MANIFESTS=edited.yaml bash scripts/ci/workloads.sh   # start these rendered manifests instead
+#
+# Needs root (rootful podman, on Debian: lib.sh installs it), Go for kustomize on the first run.
+set -euo pipefail
+
+ROOT="$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$ROOT"
+NETWORK=dfc-workloads
+GATEWAY_PUBLISH=127.0.0.1:28080
+LABEL="dfc.workloads.run=$NETWORK"
+STARTED=$SECONDS
+
+log() { printf '[workloads] %s\n' "$*" >&2; }
+die() { printf '[workloads] ERROR: %s\n' "$*" >&2; exit 1; }
+
+# shellcheck source=podman/lib.sh
+source "$ROOT/scripts/ci/podman/lib.sh"
+# shellcheck source=podman/standins.sh
+source "$ROOT/scripts/ci/podman/standins.sh"
+
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/dfc-workloads.XXXXXX")"
+
+remove_everything() {
+  local ids
+  ids="$(podman ps -aq --filter "label=$LABEL" 2>/dev/null || true)"
+  # shellcheck disable=SC2086
+  [[ -z "$ids" ]] || podman rm --force --depend --time 10 $ids >/dev/null 2>&1 || true
+  podman network exists "$NETWORK" 2>/dev/null && podman network rm --force "$NETWORK" >/dev/null 2>&1 || true
+}
+cleanup() {
+  local status=$?
+  remove_everything
+  rm -rf "$WORK"
+  log "done in $((SECONDS - STARTED)) s"
+  exit "$status"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+kustomize_bin() {
+  local bin="$ROOT/.data/tools/bin/kustomize" version
+  version="$(sed -n 's/^KUSTOMIZE_VERSION=//p' "$ROOT/scripts/ci/validate-deploy.sh")"
+  if [[ -x "$bin" && "$("$bin" version 2>/dev/null)" == "$version" ]]; then echo "$bin"; return; fi
+  command -v go >/dev/null 2>&1 || die "go is needed to build kustomize"
+  log "building kustomize $version from its Go module (first run only)"
+  mkdir -p "$(dirname "$bin")"
+  (
+    cd "$WORK" && mkdir kustomize && cd kustomize
+    go mod init kustomizebuild && go get "sigs.k8s.io/kustomize/kustomize/v5@$version" \
+      && CGO_ENABLED=0 go build -trimpath -o "$bin.tmp" sigs.k8s.io/kustomize/kustomize/v5 && mv "$bin.tmp" "$bin"
+  ) >"$WORK/kustomize-build.log" 2>&1 || { tail -n 20 "$WORK/kustomize-build.log" >&2; die "could not build kustomize"; }
+  echo "$bin"
+}
+
+start_data_layer() {
+  log "data layer on the podman network $NETWORK: mongo ($MONGO_STANDIN_IMAGE), rabbitmq ($RABBITMQ_STANDIN_IMAGE)"
+  podman network create "$NETWORK" >/dev/null
+  podman run -d --name "$NETWORK-mongo" --label "$LABEL" --network "$NETWORK" --network-alias mongo \
+    "$MONGO_STANDIN_IMAGE" >/dev/null
+  podman run -d --name "$NETWORK-rabbitmq" --label "$LABEL" --network "$NETWORK" --network-alias rabbitmq \
+    --hostname rabbitmq "$RABBITMQ_STANDIN_IMAGE" >/dev/null
+  local deadline=$((SECONDS + 180))
+  until podman exec "$NETWORK-mongo" mongo-standin-healthcheck >/dev/null 2>&1 \
+    && podman exec "$NETWORK-rabbitmq" rabbitmq-diagnostics -q check_port_connectivity >/dev/null 2>&1; do
+    if ((SECONDS > deadline)); then
+      podman logs --tail 50 "$NETWORK-mongo" >&2 || true
+      podman logs --tail 50 "$NETWORK-rabbitmq" >&2 || true
+      die "the data stand-ins did not become healthy within 180 s"
+    fi
+    sleep 2
+  done
+  log "data layer healthy"
+}
+
+# <dir>/secret/<name>/<key> and <dir>/configmap/<name>/<key>: what run-workloads.ts reads.
+value() { mkdir -p "$(dirname "$VALUES/$1")"; printf '%s' "$2" >"$VALUES/$1"; }
+
+write_test_values() {
+  VALUES="$WORK/values"
+  local keys="$WORK/keys"
+  mkdir -p "$keys"
+  openssl genpkey -algorithm ed25519 -out "$keys/internal-token.pem" 2>/dev/null
+  openssl genpkey -algorithm ed25519 -out "$keys/authorisation.pem" 2>/dev/null
+  value secret/dfc-internal-token-private/private.pem "$(cat "$keys/internal-token.pem")"
+  value secret/dfc-internal-token-public/public.pem "$(openssl pkey -in "$keys/internal-token.pem" -pubout)"
+  value secret/dfc-authorisation-signing-key/private.pem "$(cat "$keys/authorisation.pem")"
+  value secret/dfc-authorisation-signing-key/previous-public.pem ""
+  value secret/dfc-webhook-secret-key/WEBHOOK_SECRET_KEY "$(openssl rand -base64 32)"
+  ADMIN_API_KEY="dfc_$(openssl rand -hex 8)_$(openssl rand -base64 32 | tr '+/' '-_' | tr -d '=')"
+  value secret/dfc-admin-api-key/ADMIN_API_KEY "$ADMIN_API_KEY"
+  value secret/dfc-amqp/url "amqp://guest:guest@rabbitmq:5672"
+  local service
+  for service in operator-service flight-request-service webhook-service; do
+    value "secret/dfc-mongo-$service/url" "mongodb://mongo:27017/?replicaSet=rs0"
+  done
+  # CI only: the walkthrough's receiver is on webhook-service's loopback, over plain HTTP.
+  value configmap/dfc-config/ALLOW_HTTP_WEBHOOKS true
+  value configmap/dfc-config/ALLOW_LOOPBACK_WEBHOOK_TARGETS true
+}
+
+exec 9>"$ROOT/.data/workloads.lock"
+flock -w 1800 9 || die "another scripts/ci/workloads.sh run holds .data/workloads.lock"
+podman_setup
+remove_everything
+
+if [[ -n "${WORKLOADS_MANIFESTS:-}" ]]; then
+  log "starting the given manifests $WORKLOADS_MANIFESTS"
+  cp "$WORKLOADS_MANIFESTS" "$WORK/rendered.yaml"
+else
+  "$(kustomize_bin)" build k8s/overlays/production >"$WORK/rendered.yaml" || die "kustomize build k8s/overlays/production failed"
+  log "rendered k8s/overlays/production ($(grep -c '^kind:' "$WORK/rendered.yaml") objects)"
+fi
+build_service_image
+build_standin_images
+NODE_BASE="$(node_base_image)"
+log "images ready after $((SECONDS - STARTED)) s"
+start_data_layer
+write_test_values
+
+receiver="podman run --rm --name $NETWORK-receiver --label $LABEL --network container:$NETWORK-webhook-service"
+receiver+=" -v $ROOT:/src:ro -w /src -e WEBHOOK_SECRET -e PORT $NODE_BASE node node_modules/.bin/tsx examples/webhook-receiver/server.ts"
+GATEWAY_URL="http://$GATEWAY_PUBLISH" ADMIN_API_KEY="$ADMIN_API_KEY" WALKTHROUGH_RECEIVER="$receiver" \
+  node node_modules/.bin/tsx scripts/ci/workloads/run-workloads.ts \
+  --manifests "$WORK/rendered.yaml" --values "$VALUES" --state-dir "$WORK/state" \
+  --image-map "dfc/service=$SERVICE_IMAGE" --network "$NETWORK" --publish "gateway/http=$GATEWAY_PUBLISH" \
+  -- npx tsx scripts/walkthrough.ts \
+  || die "the workloads run failed (above: what failed and the containers' logs)"
+log "the production overlay's workloads ran the walkthrough"
