@@ -12,9 +12,9 @@
  * Order, as a first install: the config (ConfigMaps, Secrets: --values DIR/secret/<name>/<key>,
  * DIR/configmap/<name>/<key>), then every Job to completion (exit 0 within activeDeadlineSeconds),
  * then every Deployment (one replica each): up when its startup and readiness probes pass. Then
- * COMMAND; liveness probes are polled until it ends. Any Job failure, container exit, failed
- * startup or liveness probe, readiness not reached within progressDeadlineSeconds, or a non-zero
- * COMMAND fails the run (exit 1) with the containers' logs; the containers are removed either way.
+ * COMMAND; liveness probes are polled until it ends, and every liveness and readiness probe must
+ * still pass at the end. Any Job failure, container exit, failed startup or liveness probe,
+ * readiness not reached within progressDeadlineSeconds, or a non-zero COMMAND fails the run (exit 1) with the containers' logs; the containers are removed either way.
  * Checked before anything starts: every field is known (spec.ts FIELDS), every Service selects a
  * pod and targets its ports, every Secret/ConfigMap key referenced exists, images map to local ones.
  * The data layer (the hosts the test Secrets name) must already be on --network.
@@ -274,6 +274,28 @@ class Run {
     log('the command succeeded');
   }
 
+  /**
+   * At the end every Deployment container must still be live and ready: a probe whose failures had
+   * not yet reached failureThreshold when the command ended (a command shorter than period x
+   * threshold) is polled on until it passes once or fails failureThreshold times in a row.
+   */
+  async checkProbesAtTheEnd(): Promise<void> {
+    await Promise.all(this.statuses.filter((status) => status.plan.workload.kind === 'Deployment').flatMap((status) => {
+      const { plan } = status;
+      return (['liveness', 'readiness'] as const).map(async (kind) => {
+        const probe = plan.probes[kind];
+        if (!probe) return;
+        const onAttempt = (failure: string | undefined) => {
+          if (kind === 'liveness') status.livenessChecks++;
+          if (kind === 'liveness' && failure) status.livenessFailures++;
+        };
+        const outcome = await pollUntilDecided({ ...probe, initialDelaySeconds: 0, successThreshold: 1 }, this.target(plan, probe), { failureIsFinal: true, signal: this.stop.signal, onAttempt });
+        if (!outcome.passed) throw new Failure(`${where(plan)}: ${kind} probe fails at the end of the run: ${outcome.detail}`, [plan.name]);
+      });
+    }));
+    log('every liveness and readiness probe passes at the end');
+  }
+
   async report(): Promise<void> {
     const rows = [['WORKLOAD', 'CONTAINER', 'STATE', 'UP/DONE IN', 'LIVENESS CHECKS', 'MEMORY', 'PEAK', 'LIMIT']];
     for (const status of this.statuses) {
@@ -345,6 +367,7 @@ async function main(): Promise<number> {
     await run.startDeployments(plans.filter((containers) => containers[0]!.workload.kind === 'Deployment'));
     log('every workload is up');
     if (options.command.length > 0) await run.runCommand(options.command);
+    await run.checkProbesAtTheEnd();
     await run.report();
     return 0;
   } catch (error) {
