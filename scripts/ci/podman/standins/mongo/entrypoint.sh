@@ -53,6 +53,7 @@ psql_() { as_postgres "$PGBIN/psql" -h "$PGSOCK" -U postgres -v ON_ERROR_STOP=1 
 # As scripts/stack.sh: indexes FerretDB's equality lookups can use (scripts/local-engine).
 psql_ -d ferretdb -o /dev/null </usr/local/share/ferretdb/equality-indexes.sql
 
+# shellcheck disable=SC2317 # the trap's
 stop() {
   log "stopping"
   kill -TERM "$ferretdb" 2>/dev/null || true

@@ -6,6 +6,7 @@ set -euo pipefail
 pg_isready -q -h /run/postgresql -U postgres
 addr="${FERRETDB_LISTEN_ADDR:-mongo:27017}"
 exec 3<>"/dev/tcp/${addr%:*}/${addr##*:}"
+# shellcheck disable=SC2016 # $db is the field's name
 # header (length 52, requestID 1, responseTo 0, opCode 2013), flags 0, section kind 0, BSON (31 bytes)
 printf '\x34\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\xdd\x07\x00\x00\x00\x00\x00\x00\x00'"\
 "'\x1f\x00\x00\x00\x10hello\x00\x01\x00\x00\x00\x02$db\x00\x06\x00\x00\x00admin\x00\x00' >&3
