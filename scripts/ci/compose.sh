@@ -191,6 +191,10 @@ print_failing_logs() {
     if [[ "$status" == running && ( -z "$hc" || "$hc" == healthy ) ]] || [[ "$status" == exited && "$code" == 0 ]]; then continue; fi
     log "--- logs of $name ($status, exit $code, health ${hc:--}) ---"
     podman logs --tail 80 "$name" >&2 2>&1 || true
+    if [[ -n "$hc" && "$hc" != healthy ]]; then
+      log "--- its last healthcheck ---"
+      podman inspect -f '{{range .State.Health.Log}}{{.End}} exit {{.ExitCode}}: {{.Output}}{{"\n"}}{{end}}' "$name" 2>/dev/null | tail -n 3 >&2 || true
+    fi
     shown=1
   done
   if ((!shown)); then
@@ -207,7 +211,11 @@ finish() {
   set +e
   if [[ -n "$SERVICE_PID" ]]; then
     print_states
-    ((rc == 0)) || print_failing_logs
+    if ((rc != 0)); then
+      print_failing_logs
+      log "--- the healthcheck loop's last runs ($WORK/health-loop.log) ---"
+      tail -n 15 "$WORK/health-loop.log" >&2 2>/dev/null || true
+    fi
     log "tearing down: docker-compose down -v"
   fi
   [[ -n "$HEALTH_PID" ]] && kill "$HEALTH_PID" 2>/dev/null && wait "$HEALTH_PID" 2>/dev/null
