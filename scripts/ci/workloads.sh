@@ -115,6 +115,7 @@ write_test_values() {
   value configmap/dfc-config/ALLOW_LOOPBACK_WEBHOOK_TARGETS true
 }
 
+mkdir -p "$ROOT/.data"
 exec 9>"$ROOT/.data/workloads.lock"
 flock -w 1800 9 || die "another scripts/ci/workloads.sh run holds .data/workloads.lock"
 podman_setup
@@ -127,19 +128,21 @@ else
   "$(kustomize_bin)" build k8s/overlays/production >"$WORK/rendered.yaml" || die "kustomize build k8s/overlays/production failed"
   log "rendered k8s/overlays/production ($(grep -c '^kind:' "$WORK/rendered.yaml") objects)"
 fi
+write_test_values
+runner=(node node_modules/.bin/tsx scripts/ci/workloads/run-workloads.ts
+  --manifests "$WORK/rendered.yaml" --values "$VALUES" --state-dir "$WORK/state"
+  --image-map "dfc/service=$SERVICE_IMAGE" --network "$NETWORK" --publish "gateway/http=$GATEWAY_PUBLISH")
+# What needs no container first: unknown fields, Service wiring, Secret and ConfigMap keys.
+"${runner[@]}" --check || die "the manifests cannot be started as they are (above)"
 build_service_image
 build_standin_images
 NODE_BASE="$(node_base_image)"
 log "images ready after $((SECONDS - STARTED)) s"
 start_data_layer
-write_test_values
 
 receiver="podman run --rm --name $NETWORK-receiver --label $LABEL --network container:$NETWORK-webhook-service"
 receiver+=" -v $ROOT:/src:ro -w /src -e WEBHOOK_SECRET -e PORT $NODE_BASE node node_modules/.bin/tsx examples/webhook-receiver/server.ts"
 GATEWAY_URL="http://$GATEWAY_PUBLISH" ADMIN_API_KEY="$ADMIN_API_KEY" WALKTHROUGH_RECEIVER="$receiver" \
-  node node_modules/.bin/tsx scripts/ci/workloads/run-workloads.ts \
-  --manifests "$WORK/rendered.yaml" --values "$VALUES" --state-dir "$WORK/state" \
-  --image-map "dfc/service=$SERVICE_IMAGE" --network "$NETWORK" --publish "gateway/http=$GATEWAY_PUBLISH" \
-  -- npx tsx scripts/walkthrough.ts \
+  "${runner[@]}" -- npx tsx scripts/walkthrough.ts \
   || die "the workloads run failed (above: what failed and the containers' logs)"
 log "the production overlay's workloads ran the walkthrough"

@@ -34,8 +34,8 @@ export interface PlanContext {
   values: Values;
   /** image name → local image: matched on the repository path without registry host, tag or digest. */
   imageMap: Map<string, string>;
-  /** The numeric user each local image runs as (its USER), for runAsNonRoot. */
-  imageUser: (image: string) => string;
+  /** The user each local image runs as (its USER), for runAsNonRoot; undefined: not built yet (--check). */
+  imageUser: (image: string) => string | undefined;
   stateDir: string;
   prefix: string;
   network: string;
@@ -76,7 +76,7 @@ export function planWorkload(workload: Workload, context: PlanContext): Containe
       '--stop-timeout', String(spec.terminationGracePeriodSeconds ?? 30),
       ...(container.workingDir ? ['--workdir', container.workingDir] : []),
       ...[...env].flatMap(([key, value]) => ['--env', `${key}=${value}`]),
-      ...securityOptions(spec, container, image ? context.imageUser(image) : '', at, problems),
+      ...securityOptions(spec, container, image ? context.imageUser(image) : undefined, at, problems),
       ...resourceOptions(container, at, problems),
       ...mountOptions(container, spec, files, at, problems),
     ];
@@ -282,7 +282,7 @@ function mountOptions(container: Container, spec: PodSpec, files: Map<string, Ma
 }
 
 /** --user, --group-add, --read-only, --cap-drop/--cap-add, no-new-privileges, seccomp; runAsNonRoot checked. */
-function securityOptions(spec: PodSpec, container: Container, imageUser: string, at: string, problems: string[]): string[] {
+function securityOptions(spec: PodSpec, container: Container, imageUser: string | undefined, at: string, problems: string[]): string[] {
   const pod: SecurityContext = spec.securityContext ?? {};
   const own: SecurityContext = container.securityContext ?? {};
   const options: string[] = [];
@@ -290,8 +290,8 @@ function securityOptions(spec: PodSpec, container: Container, imageUser: string,
   const gid = own.runAsGroup ?? pod.runAsGroup;
   if (uid !== undefined) options.push('--user', gid !== undefined ? `${uid}:${gid}` : String(uid));
   else if (gid !== undefined) problems.push(`${at}: runAsGroup without runAsUser is not supported by the runner`);
-  const effectiveUid = uid !== undefined ? String(uid) : imageUser.split(':')[0] ?? '';
-  if ((own.runAsNonRoot ?? pod.runAsNonRoot) === true && !/^[1-9][0-9]*$/.test(effectiveUid)) {
+  const effectiveUid = uid !== undefined ? String(uid) : imageUser?.split(':')[0];
+  if ((own.runAsNonRoot ?? pod.runAsNonRoot) === true && effectiveUid !== undefined && !/^[1-9][0-9]*$/.test(effectiveUid)) {
     problems.push(`${at}: runAsNonRoot, but the container would run as "${effectiveUid || 'root'}" (the kubelet refuses a non-numeric or 0 uid)`);
   }
   for (const group of [...(pod.fsGroup !== undefined ? [pod.fsGroup] : []), ...(pod.supplementalGroups ?? [])]) options.push('--group-add', String(group));

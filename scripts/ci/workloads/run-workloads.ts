@@ -8,6 +8,7 @@
  *     --image-map dfc/service=localhost/dfc/service:ci --network dfc-workloads \
  *     --publish gateway/http=127.0.0.1:28080 [--state-dir DIR] -- COMMAND [ARGS...]
  *   npx tsx scripts/ci/workloads/run-workloads.ts --explain      every spec field and what the runner does with it
+ *   ... --check (without the command): only the checks made before anything starts, no podman container
  *
  * Order, as a first install: the config (ConfigMaps, Secrets: --values DIR/secret/<name>/<key>,
  * DIR/configmap/<name>/<key>), then every Job to completion (exit 0 within activeDeadlineSeconds),
@@ -60,6 +61,8 @@ interface Options {
   publish: string[];
   stateDir: string;
   command: string[];
+  /** Only the checks made before anything starts; local images that do not exist yet are no problem. */
+  check: boolean;
 }
 
 function parseOptions(): Options | undefined {
@@ -74,6 +77,7 @@ function parseOptions(): Options | undefined {
       publish: { type: 'string', multiple: true, default: [] },
       'state-dir': { type: 'string' },
       explain: { type: 'boolean', default: false },
+      check: { type: 'boolean', default: false },
     },
   });
   if (values.explain) {
@@ -91,6 +95,7 @@ function parseOptions(): Options | undefined {
     publish: values.publish,
     stateDir: values['state-dir'] ?? mkdtempSync(join(tmpdir(), 'dfc-workloads-')),
     command: positionals,
+    check: values.check,
   };
 }
 
@@ -102,13 +107,13 @@ async function plan(options: Options): Promise<{ plans: ContainerPlan[][]; probl
   const imageUsers = new Map<string, string>();
   for (const image of new Set(options.imageMap.values())) {
     const user = await podman(['image', 'inspect', '--format', '{{.Config.User}}', image]);
-    if (user.code !== 0) inventory.problems.push(`--image-map: the local image ${image} does not exist`);
-    imageUsers.set(image, user.stdout.trim());
+    if (user.code === 0) imageUsers.set(image, user.stdout.trim());
+    else if (!options.check) inventory.problems.push(`--image-map: the local image ${image} does not exist`);
   }
   const context = {
     values: inventory.values,
     imageMap: options.imageMap,
-    imageUser: (image: string) => imageUsers.get(image) ?? '',
+    imageUser: (image: string) => imageUsers.get(image),
     stateDir: options.stateDir,
     prefix: options.prefix,
     network: options.network,
@@ -125,6 +130,7 @@ async function plan(options: Options): Promise<{ plans: ContainerPlan[][]; probl
       inventory.problems.push(...error.problems);
     }
   }
+  if (options.check) return { plans, problems: inventory.problems };
   for (const entry of inventory.notStarted) log(`not started: ${entry}`);
   for (const field of inventory.ignored) log(`not honoured: ${field}`);
   for (const override of inventory.overrides) log(`test value: ${override}`);
@@ -134,6 +140,8 @@ async function plan(options: Options): Promise<{ plans: ContainerPlan[][]; probl
 
 class Run {
   readonly stop = new AbortController();
+  /** Ends the liveness watchers (at the end of the command; the final check takes over). */
+  private readonly livenessStop = new AbortController();
   readonly statuses: Status[] = [];
   failure?: Failure;
   private tearingDown = false;
@@ -247,7 +255,7 @@ class Run {
 
   private watchLiveness(status: Status, liveness: Probe): void {
     const { plan } = status;
-    void watchLiveness(liveness, this.target(plan, liveness), this.stop.signal, (failure) => {
+    void watchLiveness(liveness, this.target(plan, liveness), AbortSignal.any([this.stop.signal, this.livenessStop.signal]), (failure) => {
       status.livenessChecks++;
       if (failure === undefined) return;
       status.livenessFailures++;
@@ -280,6 +288,7 @@ class Run {
    * threshold) is polled on until it passes once or fails failureThreshold times in a row.
    */
   async checkProbesAtTheEnd(): Promise<void> {
+    this.livenessStop.abort();
     await Promise.all(this.statuses.filter((status) => status.plan.workload.kind === 'Deployment').flatMap((status) => {
       const { plan } = status;
       return (['liveness', 'readiness'] as const).map(async (kind) => {
@@ -308,7 +317,7 @@ class Run {
         plan.container.name,
         running === 'running' ? 'running' : plan.workload.kind === 'Job' && exit === '0' ? 'completed (exit 0)' : `${running} (exit ${exit ?? '?'})`,
         status.upSeconds === undefined ? '-' : `${status.upSeconds.toFixed(1)} s`,
-        plan.probes.liveness ? `${status.livenessChecks - status.livenessFailures}/${status.livenessChecks} passed` : '-',
+        plan.probes.liveness && status.livenessChecks > 0 ? `${status.livenessChecks - status.livenessFailures}/${status.livenessChecks} passed` : '-',
         mebibytes(figures?.workingSet),
         mebibytes(Math.max(status.peak, figures?.peak ?? 0) || undefined),
         mebibytes(plan.memoryLimit),
@@ -355,6 +364,10 @@ async function main(): Promise<number> {
     for (const problem of problems) console.error(`[workloads] ERROR: ${problem}`);
     console.error(`[workloads] ${problems.length} problem(s) in the manifests or the test values; nothing was started`);
     return 1;
+  }
+  if (options.check) {
+    log(`checked ${plans.length} workloads: every field known, every Service wired, every Secret and ConfigMap key there`);
+    return 0;
   }
   await podmanOk(['network', 'exists', options.network]).catch(() => {
     throw new Error(`the podman network ${options.network} does not exist (the data layer must be on it)`);
