@@ -1,8 +1,12 @@
 import { expect } from 'chai';
+import mongoose from 'mongoose';
 import { waitFor } from '@dfc/kit/testing';
 import { flightRequestBody, GatewayClient, WebhookReceiver, type RegisteredOperator } from '../src/client.js';
 import { localStackRunning, pause, resume } from '../src/stack.js';
-import { startSystem, type System } from '../src/system.js';
+import { startSystem, type ServiceName, type System } from '../src/system.js';
+
+const SERVICES: ServiceName[] = ['gateway', 'operator-service', 'flight-request-service', 'webhook-service'];
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * The broker and the database go down under a running system and come back:
@@ -32,6 +36,17 @@ describe('resilience: broker and database outages', function () {
     expect(endpoint.status).to.equal(201);
   });
 
+  /** The flight request's unpublished events, read from its document (the relay removes them once confirmed). */
+  async function outboxOf(uuid: string): Promise<unknown[]> {
+    const connection = await mongoose.createConnection(system.mongoUrl).asPromise();
+    try {
+      const flightRequests = connection.useDb(system.database('flight-request-service')).collection<{ _id: string; outbox: unknown[] }>('flight_requests');
+      return (await flightRequests.findOne({ _id: uuid }))?.outbox ?? [];
+    } finally {
+      await connection.close();
+    }
+  }
+
   after(async () => {
     await resume('broker').catch(() => undefined);
     await resume('database').catch(() => undefined);
@@ -39,13 +54,20 @@ describe('resilience: broker and database outages', function () {
     await system?.stop();
   });
 
-  it('POST /api/flight-requests: when the broker is down, then the request is accepted and its status_change arrives once the broker is back', async () => {
+  it('POST /api/flight-requests, GET /readyz: when the broker is down, then every service stays ready, the request is accepted with its events held in its outbox, and its status_change arrives once the broker is back', async () => {
     await pause('broker');
     let uuid: string;
     try {
       const submitted = await client.send('POST', '/api/flight-requests', { key: operator.key, body: flightRequestBody(operator) });
       expect(submitted.status, JSON.stringify(submitted.body)).to.equal(201);
       uuid = submitted.body.data.uuid;
+      // Past a few relay sweeps (one a second): the events stay in the document, unpublished.
+      await sleep(2_500);
+      expect(await outboxOf(uuid), 'the outbox holds the events').to.not.be.empty;
+      for (const service of SERVICES) {
+        const ready = await fetch(`${system.url(service)}/readyz`);
+        expect(ready.status, `${service} /readyz during the broker outage: ${await ready.text()}`).to.equal(200);
+      }
       expect(receiver.about(uuid, 'status_change')).to.have.length(0);
     } finally {
       await resume('broker');
@@ -55,6 +77,7 @@ describe('resilience: broker and database outages', function () {
       return arrived.length > 0 ? arrived : undefined;
     }, 120_000, 200);
     expect(hooks[0]!.body.data['status']).to.be.oneOf(['Pending', 'Approved']);
+    expect(await outboxOf(uuid), 'published and removed from the outbox').to.be.empty;
     const read = await client.send('GET', `/api/flight-requests/${uuid}`, { key: operator.key });
     expect(read.status).to.equal(200);
   });

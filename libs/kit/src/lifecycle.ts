@@ -104,10 +104,17 @@ export interface OpenResources<C extends ServiceBaseConfig> {
   close(): Promise<void>;
 }
 
-/** What /readyz asks of the dependencies a service was given: its database, when it has one, and the broker. */
-export function dependencyReadiness(resources: { broker: Broker; connection?: Connection }): ReadinessCheck[] {
-  const { broker, connection } = resources;
-  return [...(connection ? [{ name: 'mongo', ready: () => mongoReady(connection) }] : []), { name: 'broker', ready: () => broker.isConnected() }];
+/**
+ * What /readyz asks: whether the service can serve its requests, so only what
+ * every request needs, its database when it has one. Not the broker: writes
+ * keep their events in the documents' outboxes until it is back, and consumers
+ * resume when the connection recovers, so a broker outage taking every pod out
+ * of its Service would turn a delay into a full outage. The broker has an
+ * alert of its own.
+ */
+export function dependencyReadiness(resources: { connection?: Connection }): ReadinessCheck[] {
+  const { connection } = resources;
+  return connection ? [{ name: 'mongo', ready: () => mongoReady(connection) }] : [];
 }
 
 /** Connects what a service's config names: the broker, and its database when it has one. */

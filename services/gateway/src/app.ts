@@ -1,7 +1,7 @@
 import Koa, { type Next } from 'koa';
 import type { Registry } from 'prom-client';
 import type { OpenApiDocument } from '@dfc/contracts';
-import { errorMiddleware, httpMetrics, methodRules, operationsRouter, requestContext, type ReadinessCheck } from '@dfc/kit/http';
+import { errorMiddleware, httpMetrics, methodRules, operationsRouter, requestContext } from '@dfc/kit/http';
 import { type Logger } from '@dfc/kit/logging';
 import { canonicalPath } from './domain/routing.js';
 import { docsRouter, isDocumentPath } from './http/docs.js';
@@ -11,8 +11,6 @@ import { closeUnfinishedRequests } from './http/unfinished-requests.js';
 export interface GatewayDeps extends ProxyRouteDeps {
   log: Logger;
   registry: Registry;
-  /** The broker (revocation events); upstreams are not required to be ready. */
-  readiness: ReadinessCheck[];
   openApiDocument: OpenApiDocument;
 }
 
@@ -35,7 +33,10 @@ export function buildApp(deps: GatewayDeps): Koa {
   app.use(httpMetrics(deps.registry));
   app.use(closeUnfinishedRequests());
   app.use(errorMiddleware());
-  app.use(onlyFor((path) => !path.startsWith('/api/'), operationsRouter(deps.registry, deps.readiness).routes()));
+  // Ready once listening, with no checks: it needs neither the broker (a revocation missed while
+  // it is away still ends with the key cache's TTL) nor any one upstream (a route whose service
+  // is down answers 503 by itself, the others keep working).
+  app.use(onlyFor((path) => !path.startsWith('/api/'), operationsRouter(deps.registry, []).routes()));
   app.use((ctx, next) => {
     const path = canonicalPath(ctx.path);
     if (path !== ctx.path) ctx.path = path;

@@ -1,6 +1,6 @@
 import { buildOpenApiDocument } from '@dfc/contracts';
 import { InternalTokenSigner } from '@dfc/kit/http';
-import { dependencyReadiness, type Service, type ServiceResources } from '@dfc/kit/service';
+import type { Service, ServiceResources } from '@dfc/kit/service';
 import { buildApp } from './app.js';
 import type { GatewayConfig } from './config.js';
 import { consumeRevocations } from './events/revocations.js';
@@ -26,7 +26,6 @@ export function createGatewayService({ config, broker, log, registry }: ServiceR
   const app = buildApp({
     log,
     registry,
-    readiness: dependencyReadiness({ broker }),
     openApiDocument: buildOpenApiDocument(),
     keys,
     verify: operatorServiceKeyVerifier(config.OPERATOR_SERVICE_URL, tokens, config.KEY_VERIFY_TIMEOUT_MS, log),

@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type { Registry } from 'prom-client';
 
-/** A dependency the service cannot serve without (database, broker). */
+/** A dependency the service cannot serve its requests without (its database). */
 export interface ReadinessCheck {
   name: string;
   ready: () => boolean | Promise<boolean>;

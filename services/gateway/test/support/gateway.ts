@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { buildOpenApiDocument, type Principal } from '@dfc/contracts';
 import { createLogger } from '@dfc/kit/logging';
-import { createMetricsRegistry, InternalTokenSigner, InternalTokenVerifier, type ReadinessCheck } from '@dfc/kit/http';
+import { createMetricsRegistry, InternalTokenSigner, InternalTokenVerifier } from '@dfc/kit/http';
 import { generateTokenKeys, listen, type Listening } from '@dfc/kit/testing';
 import type { HttpServerLimits } from '@dfc/kit/http';
 import { buildApp } from '../../src/app.js';
@@ -35,7 +35,6 @@ export interface TestGateway extends Listening {
 export interface TestGatewayOptions {
   rateLimits?: Partial<RateLimitSettings>;
   keyCacheTtlMs?: number;
-  readiness?: ReadinessCheck[];
   timeoutMs?: number;
   trustProxy?: boolean;
   serverLimits?: HttpServerLimits;
@@ -77,7 +76,6 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   const app = buildApp({
     log,
     registry: createMetricsRegistry('gateway'),
-    readiness: options.readiness ?? [],
     openApiDocument: buildOpenApiDocument(),
     keys,
     verify: operatorServiceKeyVerifier(operators.url, tokens, 2_000, log),
