@@ -10,6 +10,8 @@ usage: check-manifests.py RENDERED.yaml [...]
 - The webhook egress NetworkPolicy excepts exactly the ranges the application refuses
   (services/webhook-service/src/domain/endpoint-url.ts).
 - Every alert's runbook_url names a page in docs/runbooks/, and has summary and description.
+- Every Deployment's containers set SHUTDOWN_GRACE_MS and a preStop sleep, and its
+  terminationGracePeriodSeconds covers the longest preStop sleep + grace + SHUTDOWN_MARGIN_SECONDS.
 
 Exits 1 with one line per violation.
 """
@@ -30,6 +32,10 @@ SAFE_SYSCTLS = {
     "net.ipv4.tcp_keepalive_probes",
 }
 SELINUX_TYPES = {None, "", "container_t", "container_init_t", "container_kvm_t", "container_engine_t"}
+# Between the grace period's end (the service exits) and the kubelet's SIGKILL: closing connections.
+SHUTDOWN_MARGIN_SECONDS = 5
+# What Kubernetes uses when a pod spec leaves terminationGracePeriodSeconds out.
+DEFAULT_TERMINATION_GRACE_SECONDS = 30
 
 
 def pod_spec(doc):
@@ -139,6 +145,25 @@ def check_alerts(rule):
     return out
 
 
+def check_shutdown(spec):
+    """The kubelet must not kill a pod before its preStop sleep and the service's own grace period are over."""
+    out, needed = [], 0
+    for c in spec.get("containers") or []:
+        env = {e.get("name"): e.get("value") for e in c.get("env") or []}
+        sleep = (((c.get("lifecycle") or {}).get("preStop") or {}).get("sleep") or {}).get("seconds")
+        grace_ms = env.get("SHUTDOWN_GRACE_MS")
+        if sleep is None:
+            out.append(f"container {c.get('name')}: no preStop sleep (endpoints must drop the pod before SIGTERM)")
+        if grace_ms is None or not str(grace_ms).isdigit():
+            out.append(f"container {c.get('name')}: SHUTDOWN_GRACE_MS must be set to a number of milliseconds")
+            continue
+        needed = max(needed, (sleep or 0) + -(-int(grace_ms) // 1000) + SHUTDOWN_MARGIN_SECONDS)
+    granted = spec.get("terminationGracePeriodSeconds", DEFAULT_TERMINATION_GRACE_SECONDS)
+    if granted < needed:
+        out.append(f"terminationGracePeriodSeconds {granted} < preStop sleep + SHUTDOWN_GRACE_MS + {SHUTDOWN_MARGIN_SECONDS} s = {needed}")
+    return out
+
+
 def check(path):
     problems = []
     for doc in yaml.safe_load_all(pathlib.Path(path).read_text()):
@@ -151,6 +176,8 @@ def check(path):
         spec = pod_spec(doc)
         if spec is not None:
             problems += [f"{what}: {v}" for v in restricted_violations(spec)]
+        if doc.get("kind") == "Deployment":
+            problems += [f"{what}: {v}" for v in check_shutdown(spec)]
         if doc.get("kind") == "NetworkPolicy" and doc["metadata"]["name"] == "webhook-egress":
             problems += [f"{what}: {v}" for v in check_webhook_egress(doc)]
         if doc.get("kind") == "PrometheusRule":

@@ -4,8 +4,9 @@
 #   2. passes offline Kubernetes schema validation (kubernetes-validate: schemas bundled in the
 #      package, strict), and kubeconform -strict against the same Kubernetes schemas and, for the
 #      custom resources, the operators' own CRD schemas (scripts/ci/kube/schemas.py),
-#   3. and the Pod Security "restricted" profile, the webhook egress ranges and the alerts'
-#      annotations (scripts/ci/check-manifests.py),
+#   3. and the Pod Security "restricted" profile, the webhook egress ranges, the alerts'
+#      annotations and each Deployment's shutdown timing (scripts/ci/check-manifests.py; the proof
+#      that it catches a timing that does not add up: scripts/ci/check-manifests-breaks.py),
 #   3b. the wiring of each overlay: kube-score and scripts/ci/kube/check-wiring.py (selectors, port
 #      names, ServiceMonitor endpoints, NetworkPolicy peers, the public paths the Ingress routes),
 #      and scripts/ci/kube/break-tests.sh proves they catch the wiring mistakes they are there for,
@@ -213,8 +214,10 @@ check_wiring() {
 
 check_policies() {
   "$TOOLS/venv/bin/python" scripts/ci/check-manifests.py "$OUT"/*.yaml \
-    || die "policy checks failed (Pod Security restricted, webhook egress, alert annotations)"
-  log "Pod Security restricted, webhook egress ranges, alert annotations and runbooks: ok"
+    || die "policy checks failed (Pod Security restricted, webhook egress, alert annotations, shutdown timing)"
+  "$TOOLS/venv/bin/python" scripts/ci/check-manifests-breaks.py "$OUT/overlays-production.yaml" \
+    || die "a shutdown timing that does not add up got past check-manifests.py (scripts/ci/check-manifests-breaks.py)"
+  log "Pod Security restricted, webhook egress ranges, alert annotations and runbooks, shutdown timing: ok"
 }
 
 check_rules() {

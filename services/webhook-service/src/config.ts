@@ -1,8 +1,14 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { amqpConfig, commonConfig, internalTokenVerifyConfig, loadConfig, mongoConfig } from '@dfc/kit/config';
+import { amqpConfig, commonConfig, ConfigError, internalTokenVerifyConfig, loadConfig, mongoConfig } from '@dfc/kit/config';
 import { queueName } from '@dfc/kit/broker';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+/**
+ * What shutdown needs after the slowest attempt's answer: recording it, scheduling its retry on the
+ * broker and acking it. An attempt cut off by the grace period is sent again by another replica.
+ */
+const SHUTDOWN_MARGIN_MS = 5_000;
+const DEFAULT_WEBHOOK_TIMEOUT_MS = 10_000;
 const positiveMs = (defaultMs: number) => Type.Integer({ minimum: 1, default: defaultMs });
 
 export const WebhookServiceConfig = Type.Object({
@@ -12,9 +18,11 @@ export const WebhookServiceConfig = Type.Object({
   ...internalTokenVerifyConfig,
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8083 }),
   MONGO_DB: Type.String({ minLength: 1, default: 'dfc_webhooks' }),
+  /** How long shutdown may take after SIGTERM; webhook-service: at least WEBHOOK_TIMEOUT_MS + 5 s, so that attempts under way finish and are recorded. */
+  SHUTDOWN_GRACE_MS: Type.Integer({ minimum: 0, default: DEFAULT_WEBHOOK_TIMEOUT_MS + SHUTDOWN_MARGIN_MS }),
   /** AES-256-GCM key for the signing secrets at rest: 32 random bytes, base64 (or base64url). */
   WEBHOOK_SECRET_KEY: Type.String({ pattern: '^[A-Za-z0-9+/_-]{43}=?$' }),
-  WEBHOOK_TIMEOUT_MS: positiveMs(10_000),
+  WEBHOOK_TIMEOUT_MS: positiveMs(DEFAULT_WEBHOOK_TIMEOUT_MS),
   /** Delays before the 2nd, 3rd, … attempt; after the last one the delivery is failed. */
   WEBHOOK_RETRY_SCHEDULE_MS: Type.String({
     pattern: '^\\d+(,\\d+)*$',
@@ -54,7 +62,14 @@ export const WebhookServiceConfig = Type.Object({
 export type WebhookServiceConfig = Static<typeof WebhookServiceConfig>;
 
 export function loadWebhookConfig(env: NodeJS.ProcessEnv = process.env): WebhookServiceConfig {
-  return loadConfig(WebhookServiceConfig, env);
+  const config = loadConfig(WebhookServiceConfig, env);
+  if (config.SHUTDOWN_GRACE_MS < config.WEBHOOK_TIMEOUT_MS + SHUTDOWN_MARGIN_MS) {
+    throw new ConfigError([
+      `SHUTDOWN_GRACE_MS (${config.SHUTDOWN_GRACE_MS}) must be at least WEBHOOK_TIMEOUT_MS (${config.WEBHOOK_TIMEOUT_MS}) + ${SHUTDOWN_MARGIN_MS}: ` +
+        'an attempt under way at SIGTERM would be cut off and sent again',
+    ]);
+  }
+  return config;
 }
 
 /** The work queue of delivery attempts, shared by every replica. */

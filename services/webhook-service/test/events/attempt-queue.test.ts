@@ -185,11 +185,45 @@ describe('delivery attempts through the broker', () => {
     });
     expect(log.event_id).to.equal(event.id);
   });
+
+  it('when a webhook-service process gets SIGTERM while a receiver takes 3 s to answer, then the delivery is sent exactly once, recorded succeeded, and a process started later does not send it again', async function () {
+    this.timeout(60_000);
+    const fresh = names();
+    const registrar = await start(fresh);
+    const alice = operator();
+    const hook = await receiver();
+    hook.answer = () => ({ status: 200, delayMs: 3_000 });
+    const endpoint = await registerEndpoint(registrar.url, alice, hook.url);
+    await stop(registrar);
+
+    // SHUTDOWN_GRACE_MS is left to its default, which must outlast an attempt's timeout.
+    const child = await spawnService(fresh, { WEBHOOK_TIMEOUT_MS: '5000' });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const event = statusChanged(alice.operator_uuid!);
+    const { amqpUrl } = await testDependencies();
+    const broker = await Broker.connect(amqpUrl, fresh.exchange, createLogger('webhook-service-test', 'silent'));
+    await broker.publish(event);
+    await broker.close();
+    await waitFor(() => hook.requests.length === 1, 15_000, 20);
+    await sleep(1_000);
+    child.kill('SIGTERM');
+    expect(await exited, 'a clean exit within the grace period').to.equal(0);
+    expect(Date.now() - hook.requests[0]!.at, 'it waited for the answer').to.be.at.least(2_900);
+
+    // Any pending delivery would be swept up at once: nothing is.
+    const later = await start(fresh, { WEBHOOK_LOST_AFTER_MS: '1' });
+    await sleep(3_000);
+    expect(hook.requests.map((request) => request.headers['webhook-id'])).to.deep.equal([event.id]);
+    const page = (await api(later.url, alice, 'GET', `/api/webhooks/${endpoint.id}/deliveries`)).body;
+    expect(page.data).to.have.length(1);
+    expect(page.data[0]).to.include({ event_id: event.id, status: 'succeeded' });
+    expect(page.data[0].attempts.map((attempt: { status_code: number }) => attempt.status_code)).to.deep.equal([200]);
+  });
 });
 
 /** webhook-service as its own process (src/main.ts), on the test's database and exchange. */
-async function spawnService(names: Names): Promise<ChildProcess> {
-  const env = { ...process.env, ...TEST_ENV, ...(await testServiceEnv(names)), PORT: '0', LOG_LEVEL: 'info' };
+async function spawnService(names: Names, extraEnv: Record<string, string> = {}): Promise<ChildProcess> {
+  const env = { ...process.env, ...TEST_ENV, ...(await testServiceEnv(names)), PORT: '0', LOG_LEVEL: 'info', ...extraEnv };
   const child = spawn(process.execPath, ['--import', 'tsx', 'services/webhook-service/src/main.ts'], { env, stdio: ['ignore', 'pipe', 'ignore'] });
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('webhook-service child did not start')), 30_000);
