@@ -141,7 +141,8 @@ log "images ready after $((SECONDS - STARTED)) s"
 start_data_layer
 
 receiver="podman run --rm --name $NETWORK-receiver --label $LABEL --network container:$NETWORK-webhook-service"
-receiver+=" -v $ROOT:/src:ro -w /src -e WEBHOOK_SECRET -e PORT $NODE_BASE node node_modules/.bin/tsx examples/webhook-receiver/server.ts"
+# label=disable: SELinux hosts would refuse the checkout to the container (relabelling it is no option).
+receiver+=" --security-opt label=disable -v $(printf %q "$ROOT"):/src:ro -w /src -e WEBHOOK_SECRET -e PORT $NODE_BASE node node_modules/.bin/tsx examples/webhook-receiver/server.ts"
 GATEWAY_URL="http://$GATEWAY_PUBLISH" ADMIN_API_KEY="$ADMIN_API_KEY" WALKTHROUGH_RECEIVER="$receiver" \
   "${runner[@]}" -- npx tsx scripts/walkthrough.ts \
   || die "the workloads run failed (above: what failed and the containers' logs)"

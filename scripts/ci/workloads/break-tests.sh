@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Proves scripts/ci/workloads.sh catches what it is for: each known mistake of
-# scripts/ci/workloads/breaks.ts (a missing env entry, a wrong secret path or key, a Service selector
-# or targetPort typo, a wrong probe port, a failing liveness probe) is applied to a copy of the
-# rendered production overlay, and the run on that copy must fail, saying why. Takes some minutes
-# (one run per case; the wrong startup probe port waits out its 60 x 2 s). The failure output of
-# each case is kept in .data/workloads-breaks/<case>.log.
+# scripts/ci/workloads/breaks.ts (a missing env entry, with a config error or a silent default; a
+# wrong secret path or key; a Service selector or targetPort typo; a wrong probe port; a failing
+# liveness probe) is applied to a copy of the rendered production overlay, and the run on that copy
+# must fail, saying why. About 10 minutes (one run per case; two cases wait out a startup probe of
+# 60 x 2 s). The output of each case is kept in .data/workloads-breaks/<case>.log.
 #   bash scripts/ci/workloads/break-tests.sh                       # every case
 #   WORKLOADS_BREAKS=missing-env,liveness-path bash scripts/ci/workloads/break-tests.sh
 set -euo pipefail

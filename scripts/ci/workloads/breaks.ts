@@ -25,6 +25,15 @@ const CASES: { name: string; expect: string; edit: Edit }[] = [
     },
   },
   {
+    // No configuration error: the service falls back to MONGO_URL's default (127.0.0.1) and never listens.
+    name: 'missing-env-with-default',
+    expect: 'startup probe failed',
+    edit: (find) => {
+      const target = container(find('Deployment', 'webhook-service'));
+      target.env = target.env!.filter((variable) => variable.name !== 'MONGO_URL_FILE');
+    },
+  },
+  {
     name: 'wrong-secret-path',
     expect: 'AMQP_URL_FILE names a file that cannot be read: /run/secrets/dfc/amqp',
     edit: (find) => {

@@ -263,10 +263,11 @@ function mountOptions(container: Container, spec: PodSpec, files: Map<string, Ma
     }
     if (volume.emptyDir) {
       if (mount.subPath) problems.push(`${at}: subPath on an emptyDir is not supported by the runner`);
-      const size = bytes(volume.emptyDir.sizeLimit ?? '64Mi');
+      const limit = volume.emptyDir.sizeLimit;
+      const size = limit === undefined ? '' : `,tmpfs-size=${bytes(limit)}`;
       // emptyDir is 0777; with fsGroup the kubelet adds setgid (podman's tmpfs takes no gid option).
       const mode = fsGroup === undefined ? '0777' : '2777';
-      options.push('--mount', `type=tmpfs,destination=${mount.mountPath},tmpfs-size=${size},tmpfs-mode=${mode}${mount.readOnly ? ',ro=true' : ''}`);
+      options.push('--mount', `type=tmpfs,destination=${mount.mountPath}${size},tmpfs-mode=${mode}${mount.readOnly ? ',ro=true' : ''}`);
       continue;
     }
     const volumeFiles = files.get(mount.name);
@@ -275,7 +276,8 @@ function mountOptions(container: Container, spec: PodSpec, files: Map<string, Ma
     if (mount.subPath && chosen.length === 0) problems.push(`${at}: subPath ${mount.subPath} is no file of volume ${mount.name}`);
     for (const [path, file] of chosen) {
       const destination = mount.subPath ? mount.mountPath : posix.join(mount.mountPath, path);
-      options.push('--mount', `type=bind,source=${file},destination=${destination},ro=true`);
+      // relabel: on SELinux hosts (a Fedora laptop) the container may read the file; a no-op elsewhere.
+      options.push('--mount', `type=bind,source=${file},destination=${destination},ro=true,relabel=private`);
     }
   }
   return options;

@@ -244,7 +244,7 @@ export const FIELDS: Record<string, Record<string, Rule>> = {
     projected: 'honoured: secret and configMap sources, items, defaultMode and item mode; files bind-mounted read-only one by one',
     secret: 'honoured: as projected',
     configMap: 'honoured: as projected',
-    emptyDir: 'honoured: a tmpfs of sizeLimit (64Mi when unset); medium Memory the same',
+    emptyDir: 'honoured: a tmpfs of sizeLimit (a hard limit here, where the kubelet evicts; podman\'s default size when unset); medium Memory the same',
   },
   'Service.spec': {
     selector: 'honoured: must select a Deployment pod template; its Service name (and .<namespace>[.svc[.cluster.local]]) becomes a network alias of those pods',
