@@ -97,6 +97,44 @@ expect "(e) Service targetPort name" self-hosted \
   "$(edit self-hosted Service webhook-service 'targetPort: http' 'targetPort: metrics')" \
   "\[service-target-port\] Service/webhook-service: port http: targetPort 'metrics' is not a container port name"
 
+# (f) The managed database's port changed in the rendered overlay (a patch that wins over
+# data-services.yaml, a typo): the services cannot reach the database they are configured for.
+expect "(f) managed database egress port" production \
+  "$(edit production NetworkPolicy database-egress-managed 'port: 27017' 'port: 27018')" \
+  '\[data-egress\] Deployment/operator-service: cannot reach the configured data service\(s\) 10\.200\.0\.0/24:27017; may reach 10\.200\.0\.0/24:27018'
+
+# (g) The database egress selects the gateway instead of a migration: the gateway may reach the
+# database, the migration may not.
+expect "(g) managed database egress selects the wrong pods" production \
+  "$(edit production NetworkPolicy database-egress-managed '      - operator-service-migrate' '      - gateway')" \
+  '\[data-egress\] Job/operator-service-migrate: cannot reach the configured data service\(s\) 10\.200\.0\.0/24:27017' \
+  '\[data-egress\] Deployment/gateway: may reach 10\.200\.0\.0/24:27017'
+
+# (h) The self-hosted overlay keeps production's managed broker egress open.
+expect "(h) self-hosted keeps the managed egress" self-hosted \
+  "$(edit self-hosted NetworkPolicy broker-egress-managed 'egress: []' $'egress:\n  - ports:\n    - port: 5671\n      protocol: TCP\n    to:\n    - ipBlock:\n        cidr: 10.201.0.0/24')" \
+  '\[data-egress\] Deployment/gateway: may reach 10\.201\.0\.0/24:5671, which it does not use or the overlay does not configure \(none\)'
+
+# (i) The production image by tag again: a re-pushed tag changes what the nodes run.
+expect "(i) image by tag" production \
+  "$(edit production Deployment gateway "$(grep -o -m1 '@sha256:[0-9a-f]*' "$RENDERED/overlays-production.yaml")" '')" \
+  "\[image-digest\] Deployment/gateway: container gateway: image 'registry.example.org/dfc/service:1.0.0' is not pinned by digest"
+
+# (j) The webhook-service autoscaler reads a queue no service declares: it never scales out.
+expect "(j) HPA on an unknown queue" production \
+  "$(edit production HorizontalPodAutoscaler webhook-service 'queue: webhook-service.attempts' 'queue: webhook-service.attempt')" \
+  "\[hpa-queue\] HorizontalPodAutoscaler/webhook-service: External metric selects queue 'webhook-service.attempt', which no service declares"
+
+# (k) The migrations back in PreSync: a first install runs them before dfc-config exists.
+expect "(k) migration Job as a PreSync hook" production \
+  "$(edit production Job operator-service-migrate 'argocd.argoproj.io/hook: Sync' 'argocd.argoproj.io/hook: PreSync')" \
+  '\[sync-order\] Job/operator-service-migrate: PreSync wave 1 reads ConfigMap dfc-config, applied at Sync wave 0, not before it'
+
+# (l) A Deployment without its wave: Argo CD would roll it out alongside its migration.
+expect "(l) Deployment before its migration" production \
+  "$(edit production Deployment webhook-service 'argocd.argoproj.io/sync-wave: "2"' 'argocd.argoproj.io/sync-wave: "1"')" \
+  '\[sync-order\] Deployment/webhook-service: Sync wave 1 is not after Job/webhook-service-migrate \(Sync wave 1\)'
+
 if ((failures)); then
   log "$failures break(s) got past the linters"
   exit 1

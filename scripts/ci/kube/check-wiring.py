@@ -27,6 +27,21 @@ resources (RabbitmqCluster, MongoDBCommunity: wiring.yaml "operatorPods"). Check
   configmap-ref          a non-optional ConfigMap a pod reads is in the manifests
   issuer-ref             a cert-manager Certificate's Issuer is in the manifests (ClusterIssuers
                          are not checked), and a CA Issuer's secret is a Certificate's
+  image-digest           every container image of every workload is pinned by digest (@sha256:...),
+                         in the overlays listed in wiring.yaml "imageDigest"
+  hpa-queue              an HPA External metric that selects a `queue` label names a durable queue
+                         the services declare (queueName(exchange, '<queue>') in services/*/src)
+  sync-order             Argo CD order (hook phase PreSync < Sync < PostSync, then sync-wave): every
+                         ConfigMap a Job reads and every custom resource whose operator makes a
+                         Secret it reads (Certificate, MongoDBCommunity users, RabbitmqCluster) is
+                         applied before it, and every Deployment after the migration Jobs
+                         (app.kubernetes.io/component=migration); a first install works in one sync
+  data-egress            the (CIDR, port) pairs outside the cluster that NetworkPolicies let a pod
+                         reach on explicit ports: every database client (a container reading
+                         MONGO_URL[_FILE]) reaches exactly the overlay's configured database pairs,
+                         every broker client (AMQP_URL[_FILE]) exactly the broker pairs, and no
+                         other pod any of them (wiring.yaml "dataEgress": the overlay's file of
+                         managed data services, or none)
 
 A finding listed in wiring.yaml "allow" (with its reason) is reported as accepted and does not
 fail. Exits 1 with one line per finding.
@@ -34,11 +49,13 @@ fail. Exits 1 with one line per finding.
 import argparse
 import json
 import pathlib
+import re
 import sys
 
 import yaml
 
 CONFIG = pathlib.Path(__file__).with_name("wiring.yaml")
+ROOT = pathlib.Path(__file__).resolve().parents[3]
 WORKLOADS = ("Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job", "CronJob", "Pod")
 
 
@@ -150,7 +167,139 @@ def public_paths(openapi_paths, also):
 
 # ---------------------------------------------------------------------------------------------
 
-def check(docs, config, openapi_paths):
+# ---------------------------------------------------------------------------------------------
+# Egress to the managed data services.
+
+DATA_ROLES = {"database": ("MONGO_URL", "database-egress-managed"), "broker": ("AMQP_URL", "broker-egress-managed")}
+
+
+def ip_port_pairs(policy):
+    """(cidr, port) of the egress rules with ipBlock peers and explicit numeric ports."""
+    pairs = set()
+    for rule in (policy.get("spec") or {}).get("egress") or []:
+        ports = [p.get("port") for p in rule.get("ports") or []]
+        if not ports or any(not isinstance(p, int) for p in ports):
+            continue  # any port (webhook deliveries) or named ports (pods): not a data service rule
+        for peer in rule.get("to") or []:
+            if peer.get("ipBlock"):
+                pairs |= {(peer["ipBlock"]["cidr"], p) for p in ports}
+    return pairs
+
+
+def configured_data_egress(setting):
+    """The pairs an overlay's data-services file declares, per role; none: no managed services."""
+    wanted = {role: set() for role in DATA_ROLES}
+    if setting in (None, "none"):
+        return wanted
+    path = ROOT / setting
+    for doc in yaml.safe_load_all(path.read_text()):
+        for role, (_, policy) in DATA_ROLES.items():
+            if doc and doc.get("kind") == "NetworkPolicy" and doc["metadata"]["name"] == policy:
+                wanted[role] |= ip_port_pairs(doc)
+    return wanted
+
+
+def show_pairs(pairs):
+    return ", ".join(f"{cidr}:{port}" for cidr, port in sorted(pairs)) or "none"
+
+
+def check_data_egress(docs, pods, setting, fail):
+    wanted = configured_data_egress(setting)
+    policies = [d for d in docs if d["kind"] == "NetworkPolicy"]
+    every = set().union(*wanted.values(), *(ip_port_pairs(p) for p in policies if p["metadata"]["name"] in {v[1] for v in DATA_ROLES.values()}))
+    for pod in pods:
+        if not pod.spec:
+            continue  # the operators' pods
+        env = {e["name"] for c in pod.spec.get("containers") or [] for e in c.get("env") or []}
+        allowed = set()
+        for policy in policies:
+            if policy["metadata"].get("namespace", "default") == pod.namespace and matches(policy["spec"].get("podSelector", {}), pod.labels):
+                allowed |= ip_port_pairs(policy)
+        allowed &= every
+        should = set().union(*(wanted[role] for role, (variable, _) in DATA_ROLES.items() if {variable, f"{variable}_FILE"} & env))
+        if allowed != should:
+            missing, extra = should - allowed, allowed - should
+            fail("data-egress", pod.owner, "; ".join(filter(None, [
+                missing and f"cannot reach the configured data service(s) {show_pairs(missing)}",
+                extra and f"may reach {show_pairs(extra)}, which it does not use or the overlay does not configure ({setting or 'none'})"])))
+
+
+# ---------------------------------------------------------------------------------------------
+# Argo CD's order of a sync.
+
+PHASES = {"PreSync": 0, "Sync": 1, "PostSync": 2}
+
+
+def sync_position(doc):
+    notes = doc["metadata"].get("annotations") or {}
+    hook = notes.get("argocd.argoproj.io/hook", "Sync").split(",")[0].strip()
+    return PHASES.get(hook, 1), int(notes.get("argocd.argoproj.io/sync-wave", "0"))
+
+
+def show_position(position):
+    phase = next(name for name, value in PHASES.items() if value == position[0])
+    return f"{phase} wave {position[1]}"
+
+
+def secret_producers(docs):
+    """Secret name -> the custom resource whose operator creates it."""
+    out = {}
+    for doc in docs:
+        spec = doc.get("spec") or {}
+        if doc["kind"] == "Certificate" and spec.get("secretName"):
+            out[spec["secretName"]] = doc
+        elif doc["kind"] == "MongoDBCommunity":
+            for user in spec.get("users") or []:
+                if user.get("connectionStringSecretName"):
+                    out[user["connectionStringSecretName"]] = doc
+        elif doc["kind"] == "RabbitmqCluster":
+            out[f"{doc['metadata']['name']}-default-user"] = doc
+    return out
+
+
+def pod_references(spec):
+    """(kind, name) of the ConfigMaps and Secrets a pod spec reads."""
+    refs = set()
+    for c in (spec.get("containers") or []) + (spec.get("initContainers") or []):
+        for source in c.get("envFrom") or []:
+            for kind, key in (("ConfigMap", "configMapRef"), ("Secret", "secretRef")):
+                if source.get(key):
+                    refs.add((kind, source[key]["name"]))
+        for env in c.get("env") or []:
+            for kind, key in (("ConfigMap", "configMapKeyRef"), ("Secret", "secretKeyRef")):
+                if (env.get("valueFrom") or {}).get(key):
+                    refs.add((kind, env["valueFrom"][key]["name"]))
+    for volume in spec.get("volumes") or []:
+        for source in [volume] + list((volume.get("projected") or {}).get("sources") or []):
+            if source.get("configMap"):
+                refs.add(("ConfigMap", source["configMap"]["name"]))
+            if source.get("secret"):
+                refs.add(("Secret", source["secret"].get("secretName") or source["secret"].get("name")))
+    return refs
+
+
+def check_sync_order(docs, fail):
+    config_maps = {d["metadata"]["name"]: d for d in docs if d["kind"] == "ConfigMap"}
+    producers = secret_producers(docs)
+    migrations = [d for d in docs if d["kind"] == "Job" and (d["metadata"].get("labels") or {}).get("app.kubernetes.io/component") == "migration"]
+    for doc in docs:
+        if doc["kind"] not in WORKLOADS:
+            continue
+        position = sync_position(doc)
+        _, spec = pod_template(doc)
+        if doc["kind"] in ("Job", "Pod"):
+            for kind, name in sorted(pod_references(spec)):
+                dependency = config_maps.get(name) if kind == "ConfigMap" else producers.get(name)
+                if dependency is not None and sync_position(dependency) >= position:
+                    made = "" if kind == "ConfigMap" else f" (made by {ref(dependency)})"
+                    fail("sync-order", ref(doc), f"{show_position(position)} reads {kind} {name}{made}, applied at {show_position(sync_position(dependency))}, not before it: a first install waits for what comes later")
+        elif doc not in migrations:
+            for job in migrations:
+                if sync_position(job) >= position:
+                    fail("sync-order", ref(doc), f"{show_position(position)} is not after {ref(job)} ({show_position(sync_position(job))}): it would roll out before its migration")
+
+
+def check(docs, config, openapi_paths, overlay=None):
     findings = []  # (check, object, detail, message)
 
     def fail(check_id, obj, message, detail=None):
@@ -359,6 +508,25 @@ def check(docs, config, openapi_paths):
         secret = (issuer["spec"].get("ca") or {}).get("secretName")
         if secret and (ns(issuer), secret) not in cert_secrets:
             fail("issuer-ref", ref(issuer), f"CA secret {secret!r} is no Certificate's secretName")
+
+    # Images by digest; the HPAs' queue metrics.
+    if overlay in (config.get("imageDigest") or []):
+        for doc in docs:
+            if doc["kind"] in WORKLOADS:
+                _, spec = pod_template(doc)
+                for c in (spec.get("containers") or []) + (spec.get("initContainers") or []):
+                    if not re.search(r"@sha256:[0-9a-f]{64}$", c.get("image", "")):
+                        fail("image-digest", ref(doc), f"container {c['name']}: image {c.get('image')!r} is not pinned by digest (a tag can be moved; docs/operations.md \"Releases\")")
+    declared = {m for f in ROOT.glob("services/*/src/**/*.ts") for m in re.findall(r"queueName\([^,()]+, '([^']+)'\)", f.read_text())}
+    for hpa in by_kind.get("HorizontalPodAutoscaler", []):
+        for metric in (hpa.get("spec") or {}).get("metrics") or []:
+            queue = (((metric.get("external") or {}).get("metric") or {}).get("selector") or {}).get("matchLabels", {}).get("queue")
+            if metric.get("type") == "External" and queue is not None and queue not in declared:
+                fail("hpa-queue", ref(hpa), f"External metric selects queue {queue!r}, which no service declares ({', '.join(sorted(declared))})")
+
+    check_sync_order(docs, fail)
+    if overlay in (config.get("dataEgress") or {}):
+        check_data_egress(docs, pods, config["dataEgress"][overlay], fail)
     return findings
 
 
@@ -376,7 +544,7 @@ def main():
         if not rule.get("reason"):
             sys.exit(f"wiring.yaml: allow entry {rule} has no reason")
     failed = 0
-    for check_id, obj, detail, message in check(docs, config, openapi_paths):
+    for check_id, obj, detail, message in check(docs, config, openapi_paths, args.overlay):
         rule = next((r for r in allowed if r["overlay"] == args.overlay and r["check"] == check_id and r["object"] == obj
                      and r.get("peer", r.get("detail")) in (None, detail)), None)
         if rule:
