@@ -10,7 +10,8 @@
 #   3b. the wiring of each overlay: kube-score and scripts/ci/kube/check-wiring.py (selectors, port
 #      names, ServiceMonitor endpoints, NetworkPolicy peers, the public paths the Ingress routes),
 #      and scripts/ci/kube/break-tests.sh proves they catch the wiring mistakes they are there for,
-#   4. the Prometheus rules: promtool check rules, promtool test rules (a test per alert),
+#   4. the Prometheus rules of the monitoring and data-layer components: promtool check rules,
+#      promtool test rules (a test per alert),
 #   5. hadolint on the Dockerfile,
 #   6. docker-compose.yml parsed by Compose (docker-compose config),
 #   7. the configuration table of docs/operations.md against the config schemas.
@@ -220,18 +221,28 @@ check_policies() {
   log "Pod Security restricted, webhook egress ranges, alert annotations and runbooks, shutdown timing: ok"
 }
 
-check_rules() {
-  local dir="$OUT/prometheus"
-  mkdir -p "$dir"
+# The PrometheusRule of a rendered component, as a plain rule file: extract_rules RENDERED OUT.
+extract_rules() {
   "$TOOLS/venv/bin/python" -c '
 import sys, yaml
 rules = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d and d["kind"] == "PrometheusRule"]
-assert len(rules) == 1, "expected one PrometheusRule"
+assert len(rules) == 1, "expected one PrometheusRule in " + sys.argv[1]
 yaml.safe_dump(rules[0]["spec"], open(sys.argv[2], "w"), sort_keys=False)
-' "$OUT/components-monitoring.yaml" "$dir/rules.yaml"
+' "$1" "$2"
+}
+
+# promtool on the monitoring component's rules (the services') and the data-layer component's
+# (broker and database), each with its tests.
+check_rules() {
+  local dir="$OUT/prometheus"
+  mkdir -p "$dir"
+  extract_rules "$OUT/components-monitoring.yaml" "$dir/rules.yaml"
+  extract_rules "$OUT/components-data-layer.yaml" "$dir/data-rules.yaml"
   cp k8s/components/monitoring/rules.test.yaml "$dir/"
-  promtool check rules "$dir/rules.yaml" || die "promtool check rules failed"
-  (cd "$dir" && promtool test rules rules.test.yaml) || die "promtool test rules failed"
+  cp k8s/components/data-layer/rules.test.yaml "$dir/data-rules.test.yaml"
+  promtool check rules "$dir/rules.yaml" "$dir/data-rules.yaml" || die "promtool check rules failed"
+  (cd "$dir" && promtool test rules rules.test.yaml) || die "promtool test rules failed (monitoring)"
+  (cd "$dir" && promtool test rules data-rules.test.yaml) || die "promtool test rules failed (data layer)"
 }
 
 install_kustomize
