@@ -103,6 +103,7 @@ write_test_values() {
   value secret/dfc-authorisation-signing-key/private.pem "$(cat "$keys/authorisation.pem")"
   value secret/dfc-authorisation-signing-key/previous-public.pem ""
   value secret/dfc-webhook-secret-key/WEBHOOK_SECRET_KEY "$(openssl rand -base64 32)"
+  value secret/dfc-webhook-secret-key/WEBHOOK_SECRET_KEY_DECRYPT_ONLY ""
   ADMIN_API_KEY="dfc_$(openssl rand -hex 8)_$(openssl rand -base64 32 | tr '+/' '-_' | tr -d '=')"
   value secret/dfc-admin-api-key/ADMIN_API_KEY "$ADMIN_API_KEY"
   value secret/dfc-amqp/url "amqp://guest:guest@rabbitmq:5672"

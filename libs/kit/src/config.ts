@@ -77,7 +77,17 @@ export const amqpConfig = {
   AMQP_EXCHANGE: Type.String({ minLength: 1, default: 'dfc.events' }),
 };
 
-/** Public half of the gateway's internal-token signing key, as PEM (SPKI). */
+/**
+ * Public halves of the gateway's internal-token signing keys, as PEM (SPKI): one key, or two
+ * concatenated while a rotation overlaps them (docs/operations.md "Key and secret rotation").
+ */
 export const internalTokenVerifyConfig = {
   INTERNAL_TOKEN_PUBLIC_KEY: Type.String({ minLength: 1 }),
 };
+
+const PUBLIC_KEY_PEM = /-----BEGIN PUBLIC KEY-----[\s\S]+?-----END PUBLIC KEY-----/g;
+
+/** The PEM public keys (SPKI) in a value that concatenates zero or more of them. */
+export function publicKeyPems(value: string): string[] {
+  return value.match(PUBLIC_KEY_PEM) ?? [];
+}

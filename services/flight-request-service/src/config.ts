@@ -21,7 +21,10 @@ export const FlightRequestServiceConfig = Type.Object({
   NATIONAL_AUTHORITY: Type.String({ minLength: 1, default: 'NATIONAL' }),
   /** Ed25519 private key (PEM, PKCS#8) that signs flight authorisations; a secret (use AUTHORISATION_SIGNING_KEY_FILE). */
   AUTHORISATION_SIGNING_KEY: Type.String({ minLength: 1 }),
-  /** Public keys (PEM, SPKI, concatenated) of earlier signing keys, still published in the JWKS after a rotation. */
+  /**
+   * Public keys (PEM, SPKI, concatenated) published in the JWKS beside the signing key, which never sign:
+   * during a rotation the incoming key before it signs, then the outgoing one until its tokens expire.
+   */
   AUTHORISATION_PREVIOUS_PUBLIC_KEYS: Type.String({ default: '' }),
 });
 export type FlightRequestServiceConfig = Static<typeof FlightRequestServiceConfig>;

@@ -9,6 +9,8 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  */
 const SHUTDOWN_MARGIN_MS = 5_000;
 const DEFAULT_WEBHOOK_TIMEOUT_MS = 10_000;
+/** 32 bytes, base64 or base64url. */
+const SECRET_KEY_PATTERN = '^[A-Za-z0-9+/_-]{43}=?$';
 const positiveMs = (defaultMs: number) => Type.Integer({ minimum: 1, default: defaultMs });
 
 export const WebhookServiceConfig = Type.Object({
@@ -21,7 +23,13 @@ export const WebhookServiceConfig = Type.Object({
   /** How long shutdown may take after SIGTERM; webhook-service: at least WEBHOOK_TIMEOUT_MS + 5 s, so that attempts under way finish and are recorded. */
   SHUTDOWN_GRACE_MS: Type.Integer({ minimum: 0, default: DEFAULT_WEBHOOK_TIMEOUT_MS + SHUTDOWN_MARGIN_MS }),
   /** AES-256-GCM key for the signing secrets at rest: 32 random bytes, base64 (or base64url). */
-  WEBHOOK_SECRET_KEY: Type.String({ pattern: '^[A-Za-z0-9+/_-]{43}=?$' }),
+  WEBHOOK_SECRET_KEY: Type.String({ pattern: SECRET_KEY_PATTERN }),
+  /**
+   * During a rotation of WEBHOOK_SECRET_KEY, a second key that opens secrets but never seals them:
+   * first the incoming key (so replicas not yet switched read what switched ones seal), then the
+   * outgoing one until reencrypt-secrets has moved every secret onto the new key.
+   */
+  WEBHOOK_SECRET_KEY_DECRYPT_ONLY: Type.Optional(Type.String({ pattern: SECRET_KEY_PATTERN })),
   WEBHOOK_TIMEOUT_MS: positiveMs(DEFAULT_WEBHOOK_TIMEOUT_MS),
   /** Delays before the 2nd, 3rd, … attempt; after the last one the delivery is failed. */
   WEBHOOK_RETRY_SCHEDULE_MS: Type.String({

@@ -39,7 +39,7 @@ export function createWebhookService(resources: ServiceResources<WebhookServiceC
     deliveries,
     sender,
     scheduler,
-    secretBox: new SecretBox(config.WEBHOOK_SECRET_KEY),
+    secretBox: new SecretBox(config.WEBHOOK_SECRET_KEY, config.WEBHOOK_SECRET_KEY_DECRYPT_ONLY ? [config.WEBHOOK_SECRET_KEY_DECRYPT_ONLY] : []),
     metrics: new WebhookMetrics(registry, {
       oldestDueAt: () => deliveries.oldestDueAt(now()),
       coolingEndpoints: () => endpoints.countCooling(now()),

@@ -1,6 +1,6 @@
 import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import type { Middleware } from 'koa';
-import { jwtVerify, SignJWT } from 'jose';
+import { errors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import {
   INTERNAL_TOKEN_AUDIENCE,
   INTERNAL_TOKEN_HEADER,
@@ -9,6 +9,7 @@ import {
   type Principal,
   type Role,
 } from '@dfc/contracts';
+import { publicKeyPems } from '../config.js';
 import { ForbiddenError, UnauthenticatedError } from '../errors.js';
 
 /**
@@ -37,19 +38,21 @@ export class InternalTokenSigner {
   }
 }
 
+/**
+ * Accepts tokens signed by any of its public keys: one, or during a rotation
+ * the old and the new, so gateways on either key are understood while pods roll.
+ */
 export class InternalTokenVerifier {
-  private readonly key: KeyObject;
+  private readonly keys: KeyObject[];
 
-  constructor(publicKeyPem: string) {
-    this.key = createPublicKey(publicKeyPem);
+  /** One PEM public key, or several concatenated. */
+  constructor(publicKeysPem: string) {
+    const pems = publicKeyPems(publicKeysPem);
+    this.keys = (pems.length > 0 ? pems : [publicKeysPem]).map((pem) => createPublicKey(pem));
   }
 
   async verify(token: string): Promise<Principal> {
-    const { payload } = await jwtVerify(token, this.key, {
-      issuer: INTERNAL_TOKEN_ISSUER,
-      audience: INTERNAL_TOKEN_AUDIENCE,
-      algorithms: ['EdDSA'],
-    });
+    const payload = await this.verifiedPayload(token);
     if (typeof payload.sub !== 'string' || !ROLES.includes(payload['role'] as Role)) {
       throw new UnauthenticatedError();
     }
@@ -60,6 +63,21 @@ export class InternalTokenVerifier {
       ...optionalClaim(payload, 'authority'),
       ...optionalClaim(payload, 'key_id'),
     };
+  }
+
+  /** A signature that fails with one key is tried with the next; an expired or misaddressed token fails at once. */
+  private async verifiedPayload(token: string): Promise<JWTPayload> {
+    const options = { issuer: INTERNAL_TOKEN_ISSUER, audience: INTERNAL_TOKEN_AUDIENCE, algorithms: ['EdDSA'] };
+    let failure: unknown;
+    for (const key of this.keys) {
+      try {
+        return (await jwtVerify(token, key, options)).payload;
+      } catch (error) {
+        if (!(error instanceof errors.JWSSignatureVerificationFailed)) throw error;
+        failure = error;
+      }
+    }
+    throw failure;
   }
 }
 

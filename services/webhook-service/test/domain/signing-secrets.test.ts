@@ -67,3 +67,30 @@ describe('SecretBox (AES-256-GCM at rest)', () => {
     expect(() => new SecretBox(randomBytes(16).toString('base64'))).to.throw(/32 bytes/);
   });
 });
+
+const newKey = () => randomBytes(32).toString('base64');
+
+describe('SecretBox: a rotation of WEBHOOK_SECRET_KEY', () => {
+  const [oldKey, incoming] = [newKey(), newKey()];
+
+  it('when a secret was sealed under the old key, then a box on the new key with the old one decrypt-only opens it, and reseal moves it onto the new key', () => {
+    const sealed = new SecretBox(oldKey).seal('whsec_one', 'endpoint-1');
+    const box = new SecretBox(incoming, [oldKey]);
+    expect(box.open(sealed, 'endpoint-1')).to.equal('whsec_one');
+    const moved = box.reseal(sealed, 'endpoint-1')!;
+    expect(new SecretBox(incoming).open(moved, 'endpoint-1')).to.equal('whsec_one');
+    expect(box.reseal(moved, 'endpoint-1'), 'already under the current key').to.equal(undefined);
+  });
+
+  it('when the old key still seals and the incoming one is decrypt-only, then a box already switched is read by one not yet switched', () => {
+    const switched = new SecretBox(incoming, [oldKey]);
+    const notYet = new SecretBox(oldKey, [incoming]);
+    expect(notYet.open(switched.seal('whsec_two', 'endpoint-2'), 'endpoint-2')).to.equal('whsec_two');
+  });
+
+  it('when no key opens a secret, then open names the endpoint (and a ciphertext moved to another endpoint does not open)', () => {
+    const sealed = new SecretBox(oldKey).seal('whsec_three', 'endpoint-3');
+    expect(() => new SecretBox(incoming).open(sealed, 'endpoint-3')).to.throw(/opens the secret of endpoint endpoint-3/);
+    expect(() => new SecretBox(oldKey).open(sealed, 'endpoint-4')).to.throw(/endpoint-4/);
+  });
+});

@@ -1,5 +1,6 @@
 import { createHash, createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import { SignJWT } from 'jose';
+import { publicKeyPems } from '@dfc/kit/config';
 import { AUTHORISATION_TOKEN_TYPE, type AuthorisationClaims, type AuthorisationJwk, type AuthorisationJwks } from '@dfc/contracts';
 
 /*
@@ -8,8 +9,6 @@ import { AUTHORISATION_TOKEN_TYPE, type AuthorisationClaims, type AuthorisationJ
  * a rotation keep verifying while both are listed. Each `kid` is the key's RFC
  * 7638 thumbprint: it cannot disagree with the key, and needs no configuration.
  */
-
-const PUBLIC_KEY_PEM = /-----BEGIN PUBLIC KEY-----[\s\S]+?-----END PUBLIC KEY-----/g;
 
 export class AuthorisationKeys {
   private constructor(
@@ -21,12 +20,13 @@ export class AuthorisationKeys {
 
   /**
    * `signingKeyPem`: PKCS#8 Ed25519 private key. `previousPublicKeysPem`: zero
-   * or more SPKI public keys, concatenated (the keys used before the last rotations).
+   * or more SPKI public keys, concatenated, published but never signing (the
+   * incoming key of a rotation before it signs, the outgoing ones after).
    */
   static fromPem(signingKeyPem: string, previousPublicKeysPem = ''): AuthorisationKeys {
     const signingKey = ed25519(createPrivateKey(signingKeyPem));
     const current = publicJwk(createPublicKey(signingKey));
-    const previous = (previousPublicKeysPem.match(PUBLIC_KEY_PEM) ?? []).map((pem) => publicJwk(ed25519(createPublicKey(pem))));
+    const previous = publicKeyPems(previousPublicKeysPem).map((pem) => publicJwk(ed25519(createPublicKey(pem))));
     const published = [current, ...previous.filter((key) => key.kid !== current.kid)];
     return new AuthorisationKeys(signingKey, current.kid, published);
   }
