@@ -14,6 +14,7 @@
 #   status  show what is running (exit 0 when both are up, 3 otherwise)
 #   env     print the export lines for MONGO_URL and AMQP_URL
 #   ferretdb-version / ferretdb-bin   FerretDB's version / the path of its binary (built if missing)
+#   rabbitmqctl ARGS...   the local node's rabbitmqctl (the broker permission tests' users and policies)
 #
 # All state lives under .data/ at the repository root (git-ignored).
 set -euo pipefail
@@ -468,6 +469,11 @@ case "${1:-}" in
     fi
     echo "$FDB_BIN_DEFAULT"
     ;;
+  # The local node's rabbitmqctl (users, permissions, policies for the broker tests).
+  rabbitmqctl)
+    shift
+    rabbitmqctl_ "$@"
+    ;;
   # Outages on purpose, for the resilience tests: the broker drops every
   # connection (its node keeps running), the database process stops.
   pause)
@@ -485,7 +491,7 @@ case "${1:-}" in
     esac
     ;;
   *)
-    echo "usage: $0 up|down|status|env|ferretdb-version|ferretdb-bin|pause broker|database|resume broker|database" >&2
+    echo "usage: $0 up|down|status|env|ferretdb-version|ferretdb-bin|rabbitmqctl ARGS...|pause broker|database|resume broker|database" >&2
     exit 2
     ;;
 esac

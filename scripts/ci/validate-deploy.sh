@@ -40,6 +40,7 @@ CRD_SOURCES=(
   "github.com/cert-manager/cert-manager@v1.21.2 deploy/crds"
   "github.com/mongodb/mongodb-kubernetes-operator@v0.13.0 config/crd/bases"
   "github.com/rabbitmq/cluster-operator/v2@v2.16.0 config/crd/bases"
+  "github.com/rabbitmq/messaging-topology-operator@v1.16.0 config/crd/bases"
 )
 # The oldest Kubernetes we support (sleep preStop hooks, Pod Security admission) and the newest.
 KUBERNETES_VERSIONS=(1.31.0 1.37.0)

@@ -106,7 +106,15 @@ write_test_values() {
   value secret/dfc-webhook-secret-key/WEBHOOK_SECRET_KEY_DECRYPT_ONLY ""
   ADMIN_API_KEY="dfc_$(openssl rand -hex 8)_$(openssl rand -base64 32 | tr '+/' '-_' | tr -d '=')"
   value secret/dfc-admin-api-key/ADMIN_API_KEY "$ADMIN_API_KEY"
-  value secret/dfc-amqp/url "amqp://guest:guest@rabbitmq:5672"
+  # One broker user per service (and the replay command's), created in the stand-in by
+  # create_broker_users with the data-layer component's permissions.
+  local secret user password
+  for secret in dfc-amqp-gateway dfc-amqp-operator-service dfc-amqp-flight-request-service dfc-amqp-webhook-service dfc-amqp-dead-letter-replay; do
+    user="${secret#dfc-amqp-}" password="$(openssl rand -hex 16)"
+    value "secret/$secret/username" "$user"
+    value "secret/$secret/password" "$password"
+    value "secret/$secret/url" "amqp://$user:$password@rabbitmq:5672"
+  done
   local service
   for service in operator-service flight-request-service webhook-service; do
     value "secret/dfc-mongo-$service/url" "mongodb://mongo:27017/?replicaSet=rs0"
@@ -114,6 +122,20 @@ write_test_values() {
   # CI only: the walkthrough's receiver is on webhook-service's loopback, over plain HTTP.
   value configmap/dfc-config/ALLOW_HTTP_WEBHOOKS true
   value configmap/dfc-config/ALLOW_LOOPBACK_WEBHOOK_TARGETS true
+}
+
+# The users of k8s/components/data-layer/rabbitmq-users.yaml (scripts/ci/workloads/broker-users.ts), with
+# exactly its permissions, so the walkthrough runs as the services' own users, not the administrator.
+create_broker_users() {
+  local secret configure write read users
+  users="$(node node_modules/.bin/tsx scripts/ci/workloads/broker-users.ts)" || die "could not read the broker users (scripts/ci/workloads/broker-users.ts)"
+  while IFS=$'\t' read -r secret configure write read; do
+    [[ -f "$VALUES/secret/$secret/password" ]] || die "no test values for the broker user of $secret (write_test_values)"
+    podman exec "$NETWORK-rabbitmq" rabbitmqctl -q add_user "$(cat "$VALUES/secret/$secret/username")" "$(cat "$VALUES/secret/$secret/password")" >/dev/null \
+      && podman exec "$NETWORK-rabbitmq" rabbitmqctl -q set_permissions -p / "$(cat "$VALUES/secret/$secret/username")" "$configure" "$write" "$read" >/dev/null \
+      || die "could not create the broker user of $secret in the stand-in"
+  done <<<"$users"
+  log "broker users created with the data-layer component's permissions: $(cut -f1 <<<"$users" | tr '\n' ' ')"
 }
 
 mkdir -p "$ROOT/.data"
@@ -140,6 +162,7 @@ build_standin_images
 NODE_BASE="$(node_base_image)"
 log "images ready after $((SECONDS - STARTED)) s"
 start_data_layer
+create_broker_users
 
 receiver="podman run --rm --name $NETWORK-receiver --label $LABEL --network container:$NETWORK-webhook-service"
 # label=disable: SELinux hosts would refuse the checkout to the container (relabelling it is no option).
