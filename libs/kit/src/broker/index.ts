@@ -1,2 +1,3 @@
 export * from './broker.js';
 export * from './outbox.js';
+export * from './replay.js';
