@@ -11,7 +11,7 @@ const SERVICES: ServiceName[] = ['gateway', 'operator-service', 'flight-request-
 /** Series other exporters provide (RabbitMQ's, kube-state-metrics, Prometheus itself), and PromQL's own words. */
 const NOT_OURS = /^(rabbitmq_|kube_|container_|up$|ALERTS)/;
 const PROMQL_WORDS = new Set(
-  'sum max min avg count rate irate increase histogram_quantile absent absent_over_time clamp_min clamp_max and or unless by without on ignoring group_left group_right bool offset vector scalar time abs topk bottomk label_replace'.split(
+  'sum max min avg count rate irate increase histogram_quantile absent absent_over_time max_over_time clamp_min clamp_max and or unless by without on ignoring group_left group_right bool offset vector scalar time abs topk bottomk label_replace'.split(
     ' ',
   ),
 );

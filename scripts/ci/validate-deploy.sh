@@ -11,7 +11,8 @@
 #      names, ServiceMonitor endpoints, NetworkPolicy peers, the public paths the Ingress routes),
 #      and scripts/ci/kube/break-tests.sh proves they catch the wiring mistakes they are there for,
 #   4. the Prometheus rules of the monitoring and data-layer components: promtool check rules,
-#      promtool test rules (a test per alert),
+#      promtool test rules (a test per alert), the burn-rate alerts' mutants each failing the tests
+#      (scripts/ci/mutate-rules.py), and the Alertmanager routing example (amtool check-config),
 #   5. hadolint on the Dockerfile,
 #   6. docker-compose.yml parsed by Compose (docker-compose config),
 #   7. the configuration table of docs/operations.md against the config schemas.
@@ -149,10 +150,12 @@ install_debian_tools() {
   local missing=()
   command -v promtool >/dev/null 2>&1 || missing+=(prometheus)
   command -v docker-compose >/dev/null 2>&1 || missing+=(docker-compose)
+  command -v amtool >/dev/null 2>&1 || missing+=(prometheus-alertmanager)
   ((${#missing[@]})) || return 0
-  log "installing with apt-get: ${missing[*]} (promtool, Compose)"
+  log "installing with apt-get: ${missing[*]} (promtool, Compose, amtool)"
   as_root apt-get update -q >/dev/null || die "apt-get update failed"
-  # The prometheus package brings promtool; its server is neither needed nor started here.
+  # The prometheus package brings promtool, prometheus-alertmanager amtool; their servers are
+  # neither needed nor started here.
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null \
     || die "apt-get install ${missing[*]} failed"
 }
@@ -239,11 +242,26 @@ check_rules() {
   mkdir -p "$dir"
   extract_rules "$OUT/components-monitoring.yaml" "$dir/rules.yaml"
   extract_rules "$OUT/components-data-layer.yaml" "$dir/data-rules.yaml"
-  cp k8s/components/monitoring/rules.test.yaml "$dir/"
+  cp k8s/components/monitoring/rules.test.yaml k8s/components/monitoring/slo-slow.test.yaml "$dir/"
   cp k8s/components/data-layer/rules.test.yaml "$dir/data-rules.test.yaml"
   promtool check rules "$dir/rules.yaml" "$dir/data-rules.yaml" || die "promtool check rules failed"
-  (cd "$dir" && promtool test rules rules.test.yaml) || die "promtool test rules failed (monitoring)"
+  (cd "$dir" && promtool test rules rules.test.yaml slo-slow.test.yaml) || die "promtool test rules failed (monitoring)"
   (cd "$dir" && promtool test rules data-rules.test.yaml) || die "promtool test rules failed (data layer)"
+  # Each burn-rate alert without one of its windows or its traffic guard, or with another for:,
+  # must fail the tests above.
+  "$TOOLS/venv/bin/python" scripts/ci/mutate-rules.py "$dir/rules.yaml" "$dir/rules.test.yaml" "$dir/slo-slow.test.yaml" \
+    || die "a mutant of a burn-rate alert passes the tests (scripts/ci/mutate-rules.py)"
+}
+
+# The Alertmanager routing example: it loads, and each severity the alerts use goes to its receiver.
+check_alert_routing() {
+  local config=k8s/components/monitoring/alertmanager-routing.yaml severity receiver
+  amtool check-config "$config" >/dev/null || { amtool check-config "$config" >&2; die "amtool check-config $config failed"; }
+  for severity in $(cat "$OUT/prometheus/rules.yaml" "$OUT/prometheus/data-rules.yaml" | sed -n 's/^ *severity: *//p' | sort -u); do
+    receiver="$(amtool config routes test --config.file="$config" "severity=$severity" 2>/dev/null)"
+    [[ "$receiver" == "dfc-$severity" ]] || die "$config routes severity=$severity to '$receiver', not dfc-$severity"
+  done
+  log "Alertmanager routing example: loads (amtool), every severity of the rules routed to its receiver"
 }
 
 install_kustomize
@@ -257,6 +275,7 @@ validate_kubeconform
 check_policies
 check_wiring
 check_rules
+check_alert_routing
 "$TOOLS/venv/bin/hadolint" Dockerfile || die "hadolint found problems in the Dockerfile"
 log "hadolint: Dockerfile ok"
 docker-compose -f docker-compose.yml config -q || die "docker-compose.yml does not parse"
