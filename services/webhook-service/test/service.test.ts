@@ -39,9 +39,13 @@ describe('webhook-service restarts', () => {
     const retried = hook.requests[1]!;
     expect(retried.headers['x-webhook-id']).to.equal(event.id);
     expect(verifyWebhookSignature({ rawBody: retried.rawBody, header: String(retried.headers['x-webhook-signature']), secrets: endpoint.secret }).valid).to.equal(true);
+    // The delivery's status and the record of the attempt that set it are written side by side (attempt-delivery.ts):
+    // the status may read 'succeeded' a moment before that attempt's record is there. Waited for both, so that
+    // the assertion below is about the attempts the service recorded, not about which write a read saw first.
     const log = await waitFor(async () => {
-      const page = (await api(second!.url, alice, 'GET', `/api/webhooks/${endpoint.id}/deliveries`)).body;
-      return page.data[0]?.status === 'succeeded' ? page.data[0] : undefined;
+      const delivery = (await api(second!.url, alice, 'GET', `/api/webhooks/${endpoint.id}/deliveries`)).body.data[0];
+      const succeeded = delivery?.status === 'succeeded' && delivery.attempts.some((attempt: { status_code: number }) => attempt.status_code === 200);
+      return succeeded ? delivery : undefined;
     });
     expect(log.attempts.map((attempt: { status_code: number }) => attempt.status_code)).to.deep.equal([500, 200]);
   });
