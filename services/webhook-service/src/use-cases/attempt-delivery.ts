@@ -30,11 +30,11 @@ export async function attemptDelivery(deps: WebhookDeps, message: EventEnvelope<
   const result = await send(deps, endpoint, delivery);
   const now = deps.now();
   const decision = decideAfterAttempt(result, delivery.round_attempts + 1, deps.policy.retry, now);
-  // The attempt's record and the delivery's one status write are independent: written side by side.
-  const [, recorded] = await Promise.all([
-    deps.deliveries.appendAttempt(delivery, attemptRecord(result, decision, now)),
-    recordOutcome(deps, delivery, message.data, decision, now),
-  ]);
+  // The attempt's record before the status it leads to: whoever reads a delivery as succeeded
+  // (the delivery log, a test) finds the attempt that succeeded, and a failed write leaves no
+  // other write under way when a shutdown closes the connection.
+  await deps.deliveries.appendAttempt(delivery, attemptRecord(result, decision, now));
+  const recorded = await recordOutcome(deps, delivery, message.data, decision, now);
   deps.metrics.recordAttempt(metricOutcome(decision), result.latencyMs);
   if (decision.outcome === 'succeeded') deps.metrics.recordArrival(now.getTime() - delivery.event_created_at.getTime());
   // The health first: a retry due soon must find the endpoint's cool-off already in place.
