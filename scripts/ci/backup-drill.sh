@@ -7,8 +7,8 @@
 #   bash scripts/ci/backup-drill.sh
 #
 # Dump tool: mongodump/mongorestore from the MongoDB Database Tools, built from their Go module
-# (github.com/mongodb/mongo-tools at MONGO_TOOLS_VERSION, through a throwaway module as
-# validate-deploy.sh builds kustomize) into .data/tools/bin, or found on PATH. Where they cannot be
+# (github.com/mongodb/mongo-tools at MONGO_TOOLS_VERSION, by scripts/ci/go-tools.sh, as
+# validate-deploy.sh builds its linters) into .data/tools/bin, or found on PATH. Where they cannot be
 # had (the Go module proxy refuses that module on some networks; Debian bookworm has no mongo-tools
 # package), the drill says so and uses the stand-in of scripts/ci/backup-drill/dump-tool.ts, unless
 # BACKUP_DRILL_TOOLS=mongo-tools, which then fails. BACKUP_DRILL_TOOLS=stand-in skips the tools.
@@ -26,58 +26,35 @@ MONGO_TOOLS_MODULE=github.com/mongodb/mongo-tools
 # A release tag of the MongoDB Database Tools (not a semantic-version tag: Go resolves it to a
 # pseudo-version). The CronJob runs the tools of its image (mongo:7.0.14 ships 100.10.x).
 MONGO_TOOLS_VERSION=100.10.0
-TOOLS="$ROOT/.data/tools"
 WORK="$ROOT/.data/ci/backup-drill"
 TSX="$ROOT/node_modules/.bin/tsx"
 MODE="${BACKUP_DRILL_TOOLS:-auto}"
 export WALKTHROUGH_RECEIVER_PORT="${WALKTHROUGH_RECEIVER_PORT:-39000}"
 
-say() { printf '[backup-drill] %s\n' "$*"; }
+log() { printf '[backup-drill] %s\n' "$*"; }
 die() { printf '[backup-drill] ERROR: %s\n' "$*" >&2; exit 1; }
+# shellcheck source=go-tools.sh
+source "$ROOT/scripts/ci/go-tools.sh"
 port_open() { timeout 2 bash -c "exec 3<>/dev/tcp/127.0.0.1/$1" >/dev/null 2>&1; }
 
 [[ -x "$TSX" ]] || die "tsx not found in node_modules (run 'npm ci' first)"
 case "$MODE" in auto | mongo-tools | stand-in) ;; *) die "BACKUP_DRILL_TOOLS must be auto, mongo-tools or stand-in (got $MODE)" ;; esac
 port_open "$WALKTHROUGH_RECEIVER_PORT" && die "port $WALKTHROUGH_RECEIVER_PORT (the walkthrough's receiver) is in use: set WALKTHROUGH_RECEIVER_PORT"
-mkdir -p "$TOOLS/bin" "$WORK"
-
-# Builds mongodump and mongorestore into $TOOLS/bin once per version; returns 1 (with the reason in
-# $TOOLS/mongo-tools-build.log) when the module cannot be had.
-build_mongo_tools() {
-  local stamp="$TOOLS/bin/mongo-tools.version" work status=0
-  if [[ -x "$TOOLS/bin/mongodump" && -x "$TOOLS/bin/mongorestore" && "$(cat "$stamp" 2>/dev/null)" == "$MONGO_TOOLS_MODULE@$MONGO_TOOLS_VERSION" ]]; then
-    return 0
-  fi
-  command -v go >/dev/null 2>&1 || { echo "go is not installed" >"$TOOLS/mongo-tools-build.log"; return 1; }
-  say "building mongodump and mongorestore $MONGO_TOOLS_VERSION from their Go module (first run only)"
-  work="$(mktemp -d)"
-  (
-    cd "$work"
-    go mod init mongotoolsbuild >/dev/null 2>&1
-    go get "$MONGO_TOOLS_MODULE@$MONGO_TOOLS_VERSION"
-    for tool in mongodump mongorestore; do
-      CGO_ENABLED=0 go build -trimpath -ldflags "-X main.VersionStr=$MONGO_TOOLS_VERSION" -o "$TOOLS/bin/$tool.tmp" "$MONGO_TOOLS_MODULE/$tool/main"
-      mv "$TOOLS/bin/$tool.tmp" "$TOOLS/bin/$tool"
-    done
-  ) >"$TOOLS/mongo-tools-build.log" 2>&1 || status=1
-  rm -rf "$work"
-  ((status == 0)) && echo "$MONGO_TOOLS_MODULE@$MONGO_TOOLS_VERSION" >"$stamp"
-  return "$status"
-}
+mkdir -p "$WORK"
 
 unset MONGODUMP MONGORESTORE
 if [[ "$MODE" != stand-in ]]; then
-  if build_mongo_tools; then
-    export MONGODUMP="$TOOLS/bin/mongodump" MONGORESTORE="$TOOLS/bin/mongorestore"
+  if go_tool "$MONGO_TOOLS_MODULE" "$MONGO_TOOLS_VERSION" mongodump="$MONGO_TOOLS_MODULE/mongodump/main" mongorestore="$MONGO_TOOLS_MODULE/mongorestore/main"; then
+    export MONGODUMP="$GO_TOOLS/bin/mongodump" MONGORESTORE="$GO_TOOLS/bin/mongorestore"
   elif command -v mongodump >/dev/null 2>&1 && command -v mongorestore >/dev/null 2>&1; then
     MONGODUMP="$(command -v mongodump)" MONGORESTORE="$(command -v mongorestore)"
     export MONGODUMP MONGORESTORE
   else
-    [[ "$MODE" == mongo-tools ]] && { tail -n 5 "$TOOLS/mongo-tools-build.log" >&2; die "mongodump/mongorestore unavailable"; }
-    say "mongodump/mongorestore unavailable ($(grep -m1 -oE '(403|404|410)[^:]*|go is not installed' "$TOOLS/mongo-tools-build.log" || tail -n 1 "$TOOLS/mongo-tools-build.log")): using the stand-in dump tool"
+    [[ "$MODE" == mongo-tools ]] && { tail -n 5 "$GO_TOOLS/mongodump-build.log" >&2; die "mongodump/mongorestore unavailable"; }
+    log "mongodump/mongorestore unavailable ($(grep -m1 -oE '(403|404|410)[^:]*|go is not installed' "$GO_TOOLS/mongodump-build.log" || tail -n 1 "$GO_TOOLS/mongodump-build.log")): using the stand-in dump tool"
   fi
 fi
-[[ -n "${MONGODUMP:-}" ]] && say "dump tool: $("$MONGODUMP" --version 2>/dev/null | head -n 1)"
+[[ -n "${MONGODUMP:-}" ]] && log "dump tool: $("$MONGODUMP" --version 2>/dev/null | head -n 1)"
 
 bash scripts/stack.sh up >"$WORK/stack.log" 2>&1 || { tail -n 20 "$WORK/stack.log" >&2; die "could not start the local stack (scripts/stack.sh up)"; }
 eval "$(bash scripts/stack.sh env)"
@@ -89,4 +66,4 @@ set +e
 status=${PIPESTATUS[0]}
 set -e
 ((status == 0)) || die "the drill failed (above; log: ${WORK#"$ROOT/"}/drill.log)"
-say "passed in $((SECONDS - start)) s"
+log "passed in $((SECONDS - start)) s"

@@ -19,7 +19,6 @@ die() { printf '[image] ERROR: %s\n' "$*" >&2; exit 1; }
 source "$ROOT/scripts/ci/podman/lib.sh"
 
 PREFIX=dfc-image-ci
-BASE_PORT=18080
 ADMIN_API_KEY=dfc_0000000000000ac1_image-ci-admin-key-for-the-walkthrough-0000
 SERVICES=(gateway operator-service flight-request-service webhook-service)
 declare -A PORT=([gateway]=18080 [operator-service]=18081 [flight-request-service]=18082 [webhook-service]=18083)
@@ -149,7 +148,7 @@ start_services
 wait_ready
 sleep 5
 print_memory idle
-GATEWAY_URL="http://127.0.0.1:$BASE_PORT" ADMIN_API_KEY="$ADMIN_API_KEY" WALKTHROUGH_RECEIVER_PORT=19000 \
+GATEWAY_URL="http://127.0.0.1:${PORT[gateway]}" ADMIN_API_KEY="$ADMIN_API_KEY" WALKTHROUGH_RECEIVER_PORT=19000 \
   "$ROOT/node_modules/.bin/tsx" scripts/walkthrough.ts || die "the walkthrough through the containerised gateway failed"
 print_memory "after the walkthrough"
 check_alive

@@ -28,7 +28,6 @@ TOOLS="$ROOT/.data/tools"
 OUT="$ROOT/.data/validate-deploy"
 mkdir -p "$TOOLS/bin"
 
-KUSTOMIZE_VERSION=v5.7.1
 HADOLINT_VERSION=2.15.1
 KUBERNETES_VALIDATE_VERSION=1.37.0
 # kube-score stands in for kube-linter, which the Go module proxy does not serve.
@@ -49,6 +48,9 @@ KUBERNETES_VERSIONS=(1.31.0 1.37.0)
 log() { printf '[validate-deploy] %s\n' "$*"; }
 die() { printf '[validate-deploy] ERROR: %s\n' "$*" >&2; exit 1; }
 
+# shellcheck source=go-tools.sh
+source "$ROOT/scripts/ci/go-tools.sh"
+
 as_root() {
   if [[ $(id -u) -eq 0 ]]; then "$@"
   elif command -v sudo >/dev/null 2>&1; then sudo -n "$@"
@@ -56,48 +58,9 @@ as_root() {
   fi
 }
 
-install_kustomize() {
-  local bin="$TOOLS/bin/kustomize"
-  if [[ -x "$bin" ]] && [[ "$("$bin" version 2>/dev/null)" == "$KUSTOMIZE_VERSION" ]]; then return; fi
-  command -v go >/dev/null 2>&1 || die "go is needed to build kustomize"
-  log "building kustomize $KUSTOMIZE_VERSION from its Go module (first run only)"
-  local work
-  work="$(mktemp -d)"
-  # 'go install …@version' needs the module's version list, which some proxies refuse:
-  # fetch it through a throwaway module instead (as scripts/stack.sh does for FerretDB).
-  (
-    cd "$work"
-    go mod init kustomizebuild >/dev/null 2>&1
-    go get "sigs.k8s.io/kustomize/kustomize/v5@$KUSTOMIZE_VERSION"
-    CGO_ENABLED=0 go build -trimpath -o "$bin.tmp" sigs.k8s.io/kustomize/kustomize/v5
-    mv "$bin.tmp" "$bin"
-  ) >"$TOOLS/kustomize-build.log" 2>&1 || { tail -n 20 "$TOOLS/kustomize-build.log" >&2; rm -rf "$work"; die "could not build kustomize"; }
-  rm -rf "$work"
-}
-
-# go_tool NAME MODULE VERSION PACKAGE: builds PACKAGE (of MODULE at VERSION) into $TOOLS/bin/NAME
-# through a throwaway module, like kustomize; NAME.version records what was built.
-go_tool() {
-  local name=$1 module=$2 version=$3 package=$4 bin="$TOOLS/bin/$1"
-  if [[ -x "$bin" && "$(cat "$bin.version" 2>/dev/null)" == "$module@$version" ]]; then return; fi
-  command -v go >/dev/null 2>&1 || die "go is needed to build $name"
-  log "building $name $version from its Go module (first run only)"
-  local work
-  work="$(mktemp -d)"
-  (
-    cd "$work"
-    go mod init "${name//-/}build" >/dev/null 2>&1
-    go get "$package@$version"
-    CGO_ENABLED=0 go build -trimpath -ldflags "-X main.version=$version" -o "$bin.tmp" "$package"
-    mv "$bin.tmp" "$bin"
-  ) >"$TOOLS/$name-build.log" 2>&1 || { tail -n 20 "$TOOLS/$name-build.log" >&2; rm -rf "$work"; die "could not build $name"; }
-  rm -rf "$work"
-  echo "$module@$version" >"$bin.version"
-}
-
 install_linters() {
-  go_tool kube-score github.com/zegl/kube-score "$KUBE_SCORE_VERSION" github.com/zegl/kube-score/cmd/kube-score
-  go_tool kubeconform github.com/yannh/kubeconform "$KUBECONFORM_VERSION" github.com/yannh/kubeconform/cmd/kubeconform
+  require_go_tool github.com/zegl/kube-score "$KUBE_SCORE_VERSION" kube-score=github.com/zegl/kube-score/cmd/kube-score
+  require_go_tool github.com/yannh/kubeconform "$KUBECONFORM_VERSION" kubeconform=github.com/yannh/kubeconform/cmd/kubeconform
 }
 
 # The unpacked folder of a Go module version (downloaded once into the module cache), run outside
@@ -264,7 +227,7 @@ check_alert_routing() {
   log "Alertmanager routing example: loads (amtool), every severity of the rules routed to its receiver"
 }
 
-install_kustomize
+require_kustomize
 install_python_tools
 install_linters
 install_schemas

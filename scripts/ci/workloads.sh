@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The production overlay's Deployments and Jobs, started as podman containers exactly as their specs
 # say (scripts/ci/workloads/run-workloads.ts), and the README walkthrough run against them:
-#   1. renders k8s/overlays/production with kustomize (the binary scripts/ci/validate-deploy.sh builds),
+#   1. renders k8s/overlays/production with kustomize (scripts/ci/go-tools.sh, as validate-deploy.sh),
 #   2. builds the Dockerfile (scripts/ci/podman/lib.sh) and the MongoDB/RabbitMQ stand-ins
 #      (scripts/ci/podman/standins.sh), started on the podman network dfc-workloads as `mongo` and
 #      `rabbitmq`, the hosts the test Secrets name,
@@ -34,6 +34,8 @@ die() { printf '[workloads] ERROR: %s\n' "$*" >&2; exit 1; }
 source "$ROOT/scripts/ci/podman/lib.sh"
 # shellcheck source=podman/standins.sh
 source "$ROOT/scripts/ci/podman/standins.sh"
+# shellcheck source=go-tools.sh
+source "$ROOT/scripts/ci/go-tools.sh"
 
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/dfc-workloads.XXXXXX")"
 
@@ -53,21 +55,6 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-
-kustomize_bin() {
-  local bin="$ROOT/.data/tools/bin/kustomize" version
-  version="$(sed -n 's/^KUSTOMIZE_VERSION=//p' "$ROOT/scripts/ci/validate-deploy.sh")"
-  if [[ -x "$bin" && "$("$bin" version 2>/dev/null)" == "$version" ]]; then echo "$bin"; return; fi
-  command -v go >/dev/null 2>&1 || die "go is needed to build kustomize"
-  log "building kustomize $version from its Go module (first run only)"
-  mkdir -p "$(dirname "$bin")"
-  (
-    cd "$WORK" && mkdir kustomize && cd kustomize
-    go mod init kustomizebuild && go get "sigs.k8s.io/kustomize/kustomize/v5@$version" \
-      && CGO_ENABLED=0 go build -trimpath -o "$bin.tmp" sigs.k8s.io/kustomize/kustomize/v5 && mv "$bin.tmp" "$bin"
-  ) >"$WORK/kustomize-build.log" 2>&1 || { tail -n 20 "$WORK/kustomize-build.log" >&2; die "could not build kustomize"; }
-  echo "$bin"
-}
 
 start_data_layer() {
   log "data layer on the podman network $NETWORK: mongo ($MONGO_STANDIN_IMAGE), rabbitmq ($RABBITMQ_STANDIN_IMAGE)"
@@ -148,7 +135,8 @@ if [[ -n "${WORKLOADS_MANIFESTS:-}" ]]; then
   log "starting the given manifests $WORKLOADS_MANIFESTS"
   cp "$WORKLOADS_MANIFESTS" "$WORK/rendered.yaml"
 else
-  "$(kustomize_bin)" build k8s/overlays/production >"$WORK/rendered.yaml" || die "kustomize build k8s/overlays/production failed"
+  require_kustomize
+  "$GO_TOOLS/bin/kustomize" build k8s/overlays/production >"$WORK/rendered.yaml" || die "kustomize build k8s/overlays/production failed"
   log "rendered k8s/overlays/production ($(grep -c '^kind:' "$WORK/rendered.yaml") objects)"
 fi
 write_test_values
