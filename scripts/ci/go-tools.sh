@@ -22,16 +22,17 @@ go_tool() {
   command -v go >/dev/null 2>&1 || { echo "go is not installed" >"$build_log"; return 1; }
   log "building ${*%%=*} $version from its Go module (first run only)"
   work="$(mktemp -d)"
+  # Each step chained: a caller's `||` turns errexit off in here.
   (
-    cd "$work"
-    go mod init gotoolbuild >/dev/null 2>&1
-    go get "$module@$version"
+    cd "$work" && go mod init gotoolbuild >/dev/null 2>&1 || exit 1
+    # Per package, not per module: `go get` records the dependencies of what it is given.
+    for spec in "$@"; do go get "${spec#*=}@$version" || exit 1; done
     for spec in "$@"; do
       # The version where the tool prints it from: main.version (kube-score, kubeconform) or
       # main.VersionStr (mongo-tools); the linker ignores the one a tool lacks.
       CGO_ENABLED=0 go build -trimpath -ldflags "-X main.version=$version -X main.VersionStr=$version" \
-        -o "$GO_TOOLS/bin/${spec%%=*}.tmp" "${spec#*=}"
-      mv "$GO_TOOLS/bin/${spec%%=*}.tmp" "$GO_TOOLS/bin/${spec%%=*}"
+        -o "$GO_TOOLS/bin/${spec%%=*}.tmp" "${spec#*=}" \
+        && mv "$GO_TOOLS/bin/${spec%%=*}.tmp" "$GO_TOOLS/bin/${spec%%=*}" || exit 1
     done
   ) >"$build_log" 2>&1 || status=1
   rm -rf "$work"
