@@ -69,7 +69,22 @@ export const FindingRecord = Type.Object({
   zone_id: Nullable(Type.String()),
   zone_name: Nullable(Type.String()),
   authority: Nullable(Type.String()),
-  flight_request_uuid: Type.Optional(Uuid),
+  conflict: Type.Optional(
+    Type.Object(
+      {
+        start_time: Timestamp,
+        end_time: Timestamp,
+        lower_altitude_m: Type.Integer({ description: 'metres above ground' }),
+        upper_altitude_m: Type.Integer({ description: 'metres above ground' }),
+        bbox: Type.Array(Type.Number(), { minItems: 4, maxItems: 4, description: '[west, south, east, north] of the shared area' }),
+      },
+      {
+        description:
+          'DECONFLICTION_OVERLAP only: the volume this flight shares with another operator’s approved flight (time window, ' +
+          'altitude band, area). Nothing identifies the other flight or its operator.',
+      },
+    ),
+  ),
 });
 export type FindingRecord = Static<typeof FindingRecord>;
 

@@ -1,5 +1,6 @@
-import type { FlightArea, FlightRequestRecord, ReviewItemRecord, ReviewQueueEntry } from '@dfc/contracts';
+import type { FindingRecord, FlightArea, FlightRequestRecord, ReviewItemRecord, ReviewQueueEntry } from '@dfc/contracts';
 import type { ReviewItem } from '../domain/review/review-group.js';
+import type { Finding } from '../domain/screening/screen.js';
 import { aircraftCategoryOf } from '../domain/submission/aircraft-category.js';
 import { toUtcZ } from '../domain/time-format.js';
 import type { FlightRequestDoc } from '../store/flight-request-store.js';
@@ -25,7 +26,7 @@ export function flightRequestRecord(doc: FlightRequestDoc, includeGeometry = fal
     area: doc.area,
     ...(includeGeometry ? { flight_area: JSON.parse(doc.flight_area_json) as FlightArea } : {}),
     review: {
-      findings: doc.review.findings,
+      findings: doc.review.findings.map(findingRecord),
       items: doc.review.items.map(reviewItemRecord),
       complete: doc.review.complete,
     },
@@ -44,6 +45,15 @@ export function flightRequestRecord(doc: FlightRequestDoc, includeGeometry = fal
     created_at: toOffsetTimestamp(doc.created_at),
     updated_at: toOffsetTimestamp(doc.updated_at),
   };
+}
+
+/**
+ * A finding as the API shows it, field by field: whatever else a stored finding
+ * carries (findings screened before issue 17 named the conflicting flight) stays out.
+ */
+export function findingRecord(finding: Finding): FindingRecord {
+  const { code, message, zone_id, zone_name, authority, conflict } = finding;
+  return { code, message, zone_id, zone_name, authority, ...(conflict ? { conflict } : {}) };
 }
 
 export function reviewItemRecord(item: ReviewItem): ReviewItemRecord {

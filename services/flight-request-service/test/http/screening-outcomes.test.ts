@@ -69,7 +69,7 @@ describe('POST /api/flight-requests screening outcomes', () => {
     expect(record.review.items.map((item: { kind: string; authority: string }) => [item.kind, item.authority])).to.deep.equal([['altitude', 'NATIONAL']]);
   });
 
-  it('when another operator’s Approved flight overlaps in area and time, then a deconfliction item naming that flight', async () => {
+  it('when another operator’s Approved flight overlaps in area and time, then a deconfliction item and a finding with the shared volume, naming neither the flight nor its operator', async () => {
     const other = await t.seedOperator();
     const first = await submitAt(24, {}, other);
     expect(first.status).to.equal('Approved');
@@ -77,7 +77,10 @@ describe('POST /api/flight-requests screening outcomes', () => {
     expect(record.status).to.equal('Pending');
     expect(record.review.items.map((item: { kind: string }) => item.kind)).to.deep.equal(['deconfliction']);
     const overlap = record.review.findings.find((finding: { code: string }) => finding.code === 'DECONFLICTION_OVERLAP');
-    expect(overlap.flight_request_uuid).to.equal(first.uuid);
+    expect(overlap.conflict).to.deep.include({ start_time: first.start_time.replace(/Z$/, '+00:00'), end_time: first.end_time.replace(/Z$/, '+00:00'), lower_altitude_m: 0, upper_altitude_m: 100 });
+    overlap.conflict.bbox.forEach((edge: number, i: number) => expect(edge).to.be.closeTo(first.area.bbox[i], 1e-9));
+    expect(JSON.stringify(record.review)).not.to.contain(first.uuid);
+    expect(JSON.stringify(record.review)).not.to.contain(first.operator_uuid);
   });
 
   it('when the zone’s schedule does not meet the flight window, then the zone is ignored', async () => {

@@ -27,7 +27,16 @@ export interface Finding {
   zone_id: string | null;
   zone_name: string | null;
   authority: string | null;
-  flight_request_uuid?: string;
+  /** DECONFLICTION_OVERLAP only: the volume both flights would share, nothing that names the other flight. */
+  conflict?: ConflictVolume;
+}
+
+export interface ConflictVolume {
+  start_time: string;
+  end_time: string;
+  lower_altitude_m: number;
+  upper_altitude_m: number;
+  bbox: BBox;
 }
 
 export interface ReviewItemDraft {
@@ -87,7 +96,7 @@ export function screen(input: ScreeningInput): ScreeningResult {
 
   const conflicts = conflictingFlights(input);
   if (conflicts.length > 0) {
-    findings.push(...deconflictionFindings(conflicts, input.rules));
+    findings.push(...deconflictionFindings(conflicts, input));
     items.push(deconflictionItem(conflicts, input.rules));
   }
 
@@ -137,8 +146,14 @@ function compareFindings(a: Finding, b: Finding): number {
   return (
     compareIds(a.code, b.code) ||
     compareIds(a.zone_id ?? '', b.zone_id ?? '') ||
-    compareIds(a.flight_request_uuid ?? '', b.flight_request_uuid ?? '')
+    compareIds(conflictKey(a), conflictKey(b))
   );
+}
+
+/** Conflicts sort by their window, then their band and area, so equal input gives equal output. */
+function conflictKey(finding: Finding): string {
+  const conflict = finding.conflict;
+  return conflict === undefined ? '' : JSON.stringify([conflict.start_time, conflict.end_time, conflict.upper_altitude_m, conflict.bbox]);
 }
 
 function compareItems(a: ReviewItemDraft, b: ReviewItemDraft): number {

@@ -171,16 +171,25 @@ describe('screen', () => {
   });
 
   describe('deconfliction', () => {
-    it("when another operator's approved flight overlaps in area and time, then one item names every such flight", () => {
-      const result = screen(input({ approvedFlights: [flight({ uuid: 'f2' }), flight({ uuid: 'f1' })] }));
+    it("when another operator's approved flight overlaps in area and time, then one item and a finding per flight with only the shared volume", () => {
+      const later = flight({ uuid: 'f2', start: new Date('2026-12-01T11:00:00Z'), end: new Date('2026-12-01T13:00:00Z'), max_altitude: 80 });
+      const result = screen(input({ approvedFlights: [later, flight({ uuid: 'f1' })] }));
       expect(result.outcome).to.equal('Pending');
-      expect(result.findings.map((finding) => [finding.code, finding.flight_request_uuid])).to.deep.equal([
-        ['DECONFLICTION_OVERLAP', 'f1'],
-        ['DECONFLICTION_OVERLAP', 'f2'],
+      expect(result.findings.map((finding) => finding.conflict)).to.deep.equal([
+        { start_time: '2026-12-01T10:00:00+00:00', end_time: '2026-12-01T12:00:00+00:00', lower_altitude_m: 0, upper_altitude_m: 100, bbox: [4.805, 52.305, 4.81, 52.31] },
+        { start_time: '2026-12-01T11:00:00+00:00', end_time: '2026-12-01T12:00:00+00:00', lower_altitude_m: 0, upper_altitude_m: 80, bbox: [4.805, 52.305, 4.81, 52.31] },
       ]);
+      expect(result.findings[1]?.message).to.equal(
+        'The flight overlaps an approved flight of another operator from 2026-12-01T11:00:00+00:00 to 2026-12-01T12:00:00+00:00, ' +
+          'from 0 m up to 80 m, within [4.805, 52.305, 4.81, 52.31].',
+      );
       expect(result.items).to.have.length(1);
       expect(result.items[0]).to.deep.include({ kind: 'deconfliction', authority: 'NATIONAL', zone_id: null });
-      expect(result.items[0]?.message).to.contain('f1, f2');
+      for (const text of [JSON.stringify(result.findings), JSON.stringify(result.items)]) {
+        expect(text).not.to.contain('f1');
+        expect(text).not.to.contain('f2');
+        expect(text).not.to.contain(OTHER_OPERATOR);
+      }
     });
 
     it("when the overlapping approved flight is the same operator's, then there is no item", () => {
@@ -206,16 +215,16 @@ describe('screen', () => {
         zone({ id: 'n', restriction: 'CONDITIONAL' }),
         zone({ id: 'c', type: 'CTR', ctr_exemption_ceiling_m: 200 }),
       ];
-      const flights = [flight({ uuid: 'f2' }), flight({ uuid: 'f1' })];
+      const flights = [flight({ uuid: 'f2', max_altitude: 60 }), flight({ uuid: 'f1' })];
       const base = { zones, approvedFlights: flights, maxAltitudeM: 150, operator: { exemption_for_ctr: true } };
       const first = screen(input(base));
       const second = screen(input({ ...base, zones: [...zones].reverse(), approvedFlights: [...flights].reverse() }));
       expect(second).to.deep.equal(first);
-      expect(first.findings.map((finding) => [finding.code, finding.zone_id ?? finding.flight_request_uuid ?? null])).to.deep.equal([
+      expect(first.findings.map((finding) => [finding.code, finding.zone_id])).to.deep.equal([
         ['ALTITUDE_ABOVE_LIMIT', null],
         ['CTR_EXEMPTION_APPLIED', 'c'],
-        ['DECONFLICTION_OVERLAP', 'f1'],
-        ['DECONFLICTION_OVERLAP', 'f2'],
+        ['DECONFLICTION_OVERLAP', null],
+        ['DECONFLICTION_OVERLAP', null],
         ['ZONE_CONDITIONAL', 'n'],
         ['ZONE_REQUIRES_AUTHORISATION', 'a'],
         ['ZONE_REQUIRES_AUTHORISATION', 'b'],
