@@ -5,7 +5,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import mongoose, { type mongo } from 'mongoose';
 import { INTERNAL_TOKEN_HEADER, type Principal } from '@dfc/contracts';
-import { describeUnserved, findUnservedQueries, parseCommandLog, unrecorded } from '@dfc/kit/db';
 import { InternalTokenSigner } from '@dfc/kit/http';
 import { createLogger } from '@dfc/kit/logging';
 import { openResources } from '@dfc/kit/service';
@@ -25,7 +24,7 @@ import {
   round,
   type SentCommand,
 } from './support.js';
-import { generateTokenKeys } from '@dfc/kit/testing';
+import { generateTokenKeys, describeUnserved, findUnservedQueries, parseCommandLog, unrecorded } from '@dfc/kit/testing';
 
 /**
  * The flight-request-service from one run:

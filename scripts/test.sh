@@ -27,7 +27,7 @@ npx --no-install tsc -p tsconfig.json || { echo "[test] ERROR: typecheck failed"
 
 # Every query the services send is recorded (its shape, once) for the
 # index-coverage check that runs after the last spec
-# (libs/kit/test/db/index-coverage.test.ts); child processes inherit the path.
+# (libs/kit/test/testing/index-coverage.test.ts); child processes inherit the path.
 export DB_COMMAND_LOG="${DB_COMMAND_LOG:-$(mktemp -t dfc-db-commands.XXXXXX.ndjson)}"
 echo "[test] recording database queries in $DB_COMMAND_LOG"
 

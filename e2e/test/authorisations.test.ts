@@ -3,10 +3,9 @@ import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import mongoose from 'mongoose';
-import { captureEvents, waitFor } from '@dfc/kit/testing';
+import { captureEvents, waitFor, unrecorded } from '@dfc/kit/testing';
 import { flightRequestBody, GatewayClient, type RegisteredOperator } from '../src/client.js';
 import { startSystem, type System } from '../src/system.js';
-import { unrecorded } from '@dfc/kit/db';
 
 /** Public calls (registration, key issuance, JWKS, status) a client IP may make per minute in this run. */
 const AUTHORISATION_CHECKS_PER_IP_PER_MINUTE = 40;

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { paginate, pagerWindow } from '@dfc/kit/http';
+import { paginate, pagerWindow } from '@dfc/kit/pagination';
 
 describe('paginate (Laravel envelope)', () => {
   const path = 'http://127.0.0.1:8080/api/things';

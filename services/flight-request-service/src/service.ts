@@ -1,6 +1,6 @@
 import { InternalTokenVerifier } from '@dfc/kit/http';
+import { OutboxRelay } from '@dfc/kit/outbox';
 import { verifyIndexes } from '@dfc/kit/db';
-import { OutboxRelay } from '@dfc/kit/broker';
 import { dependencyReadiness, repeatEvery, type PeriodicJob, type Service, type ServiceResources } from '@dfc/kit/service';
 import { buildApp } from './app.js';
 import type { FlightRequestServiceConfig } from './config.js';

@@ -1,5 +1,5 @@
 import { verifyIndexes } from '@dfc/kit/db';
-import { OutboxRelay } from '@dfc/kit/broker';
+import { OutboxRelay } from '@dfc/kit/outbox';
 import { InternalTokenVerifier } from '@dfc/kit/http';
 import { dependencyReadiness, type Service, type ServiceResources } from '@dfc/kit/service';
 import { buildApp } from './app.js';

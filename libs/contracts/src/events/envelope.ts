@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, Uuid } from '../schema-helpers.js';
 
@@ -18,3 +19,15 @@ export const EventEnvelope = Type.Object(
   { $id: 'EventEnvelope' },
 );
 export type EventEnvelope<D = unknown> = Omit<Static<typeof EventEnvelope>, 'data'> & { data: D };
+
+/** A new event in its envelope: a fresh id (what consumers de-duplicate on) and the time it occurred. */
+export function newEvent<D>(type: string, operatorUuid: string | null, data: D, requestId?: string): EventEnvelope<D> {
+  return {
+    id: randomUUID(),
+    type,
+    occurred_at: new Date().toISOString(),
+    operator_uuid: operatorUuid,
+    ...(requestId ? { request_id: requestId } : {}),
+    data,
+  };
+}

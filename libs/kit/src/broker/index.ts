@@ -1,3 +1,2 @@
 export * from './broker.js';
-export * from './outbox.js';
 export * from './replay.js';

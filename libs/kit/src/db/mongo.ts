@@ -1,23 +1,25 @@
 import mongoose, { type Connection, type Model, type QueryFilter } from 'mongoose';
 import type { Logger } from 'pino';
-import { commandLogFile, recordCommands } from './command-log.js';
 
 /**
  * A mongoose connection of the service's own (one database per service).
  * The first connect is retried with backoff so a service started before its
  * database simply waits; afterwards the driver reconnects by itself. With
  * `DB_COMMAND_LOG` set, its queries are recorded for the index-coverage test
- * under the logger's `service` name (the database's name when it has none).
+ * under the logger's `service` name (the database's name when it has none):
+ * the recorder is test instrumentation (`testing/command-log.ts`), loaded only
+ * then, so a production process never loads it.
  */
 export async function connectMongo(url: string, dbName: string, log: Logger, attempts = 60): Promise<Connection> {
-  const commandLog = commandLogFile();
+  const recorder = process.env['DB_COMMAND_LOG'] ? await import('../testing/command-log.js') : undefined;
+  const commandLog = recorder?.commandLogFile();
   const connection = mongoose.createConnection();
   connection.on('disconnected', () => log.warn('mongo disconnected'));
   connection.on('reconnected', () => log.info('mongo reconnected'));
   for (let attempt = 1; ; attempt++) {
     try {
       await connection.openUri(url, { dbName, serverSelectionTimeoutMS: 5000, autoIndex: false, monitorCommands: commandLog !== undefined });
-      if (commandLog) recordCommands(connection, commandLog, serviceName(log) ?? dbName);
+      if (recorder && commandLog) recorder.recordCommands(connection, commandLog, serviceName(log) ?? dbName);
       log.info({ db: dbName }, 'mongo connected');
       return connection;
     } catch (error) {

@@ -4,7 +4,7 @@ export * from './errors.js';
 export * from './health.js';
 export * from './json-body.js';
 export * from './metrics.js';
-export * from './pagination.js';
+export * from './public-urls.js';
 export * from './request-context.js';
 export * from '../auth/internal-token.js';
 export * from './server.js';

@@ -1,6 +1,6 @@
 import { connect } from 'amqplib';
 import type { EventEnvelope } from '@dfc/contracts';
-import { waitFor } from './index.js';
+import { waitFor } from './wait-for.js';
 
 export interface CapturedEvents {
   readonly events: EventEnvelope[];

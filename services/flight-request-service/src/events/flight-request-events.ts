@@ -1,5 +1,4 @@
-import { newEvent } from '@dfc/kit/broker';
-import { RoutingKeys, type EventEnvelope, type FlightRequestCascadeRejection, type FlightRequestReviewCompleted, type FlightRequestStatus, type FlightRequestStatusChanged, type FlightRequestSubmitted, type ReviewItemSummary, toOffsetTimestamp, toOffsetTimestampOrNull } from '@dfc/contracts';
+import { RoutingKeys, type EventEnvelope, type FlightRequestCascadeRejection, type FlightRequestReviewCompleted, type FlightRequestStatus, type FlightRequestStatusChanged, type FlightRequestSubmitted, type ReviewItemSummary, toOffsetTimestamp, toOffsetTimestampOrNull, newEvent } from '@dfc/contracts';
 import type { ReviewItem } from '../domain/review/review-group.js';
 import type { StatusHistoryEntry } from '../domain/state-machine/transitions.js';
 import { toUtcZ } from '../domain/time-format.js';

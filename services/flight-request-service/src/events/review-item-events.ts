@@ -1,5 +1,4 @@
-import { newEvent } from '@dfc/kit/broker';
-import { RoutingKeys, type EventEnvelope, type ReviewItemStatus } from '@dfc/contracts';
+import { RoutingKeys, type EventEnvelope, type ReviewItemStatus, newEvent } from '@dfc/contracts';
 import type { ReviewItem } from '../domain/review/review-group.js';
 
 /**

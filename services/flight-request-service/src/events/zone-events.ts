@@ -1,5 +1,4 @@
-import { newEvent } from '@dfc/kit/broker';
-import { RoutingKeys, type EventEnvelope } from '@dfc/contracts';
+import { RoutingKeys, type EventEnvelope, newEvent } from '@dfc/contracts';
 
 /** zone.changed: tells every replica to reload one zone into its spatial index. */
 export interface ZoneChanged {

@@ -1,5 +1,6 @@
 import Router from '@koa/router';
-import { paginate, publicPath, requireRole, resourceLocation, type KitState } from '@dfc/kit/http';
+import { paginate } from '@dfc/kit/pagination';
+import { publicPath, requireRole, resourceLocation, type KitState } from '@dfc/kit/http';
 import { queryValidator } from '@dfc/kit/validation';
 import { FlightRequestGetQuery, FlightRequestListQuery } from '@dfc/contracts';
 import type { UseCaseDeps } from '../use-cases/deps.js';

@@ -1,6 +1,7 @@
 import Router from '@koa/router';
+import { paginate } from '@dfc/kit/pagination';
 import { NotFoundError } from '@dfc/kit/errors';
-import { paginate, publicPath, requireRole, type KitState } from '@dfc/kit/http';
+import { publicPath, requireRole, type KitState } from '@dfc/kit/http';
 import { queryValidator } from '@dfc/kit/validation';
 import { ReviewListQuery } from '@dfc/contracts';
 import type { UseCaseDeps } from '../use-cases/deps.js';

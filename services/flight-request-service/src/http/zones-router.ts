@@ -1,5 +1,6 @@
 import Router from '@koa/router';
-import { paginate, publicPath, requireRole, resourceLocation, type KitState } from '@dfc/kit/http';
+import { paginate } from '@dfc/kit/pagination';
+import { publicPath, requireRole, resourceLocation, type KitState } from '@dfc/kit/http';
 import { queryValidator } from '@dfc/kit/validation';
 import { ZoneListQuery, type GeoZoneRecord, toOffsetTimestamp } from '@dfc/contracts';
 import type { ZoneDoc } from '../store/zone-store.js';

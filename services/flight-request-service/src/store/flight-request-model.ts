@@ -1,5 +1,5 @@
 import { Schema, type Connection, type Model } from 'mongoose';
-import { outboxSchemaFields } from '@dfc/kit/broker';
+import { outboxSchemaFields } from '@dfc/kit/outbox';
 import type { FlightRequestStatus } from '@dfc/contracts';
 import type { AreaSummary } from '../domain/geometry/flight-area.js';
 import type { Finding } from '../domain/screening/screen.js';

@@ -1,7 +1,7 @@
 import type { QueryFilter } from 'mongoose';
+import { AggregateStore, WITHOUT_OUTBOX, type Decide, type OutboxRelay } from '@dfc/kit/outbox';
 import type { EventEnvelope, FlightRequestStatus } from '@dfc/contracts';
-import { AggregateStore, type Decide, countMatching, findWhereIn } from '@dfc/kit/db';
-import type { OutboxRelay } from '@dfc/kit/broker';
+import { countMatching, findWhereIn } from '@dfc/kit/db';
 import type { FlightRequestModel, StoredFlightRequest } from './flight-request-model.js';
 
 export type FlightRequestDoc = StoredFlightRequest;
@@ -24,7 +24,7 @@ export interface ListCriteria extends ListScope {
 }
 
 /** Lists and the review queue never carry the geometry (it can be large; only a single GET may ask for it). */
-const WITHOUT_GEOMETRY = { flight_area_json: 0, polygons_json: 0, outbox: 0, outbox_pending_since: 0 } as const;
+const WITHOUT_GEOMETRY = { flight_area_json: 0, polygons_json: 0, ...WITHOUT_OUTBOX } as const;
 
 /** Flight requests: written only through their aggregate's one write path, read by indexed queries. */
 export class FlightRequestStore {

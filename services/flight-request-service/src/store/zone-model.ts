@@ -1,5 +1,5 @@
 import { Schema, type Connection, type Model } from 'mongoose';
-import { outboxSchemaFields } from '@dfc/kit/broker';
+import { outboxSchemaFields } from '@dfc/kit/outbox';
 import type { GeoZone } from '../domain/zones/geo-zone.js';
 
 /**

@@ -1,6 +1,5 @@
 import type { EventEnvelope } from '@dfc/contracts';
-import { AggregateStore } from '@dfc/kit/db';
-import type { OutboxRelay } from '@dfc/kit/broker';
+import { AggregateStore, WITHOUT_OUTBOX, type OutboxRelay } from '@dfc/kit/outbox';
 import type { GeoZone } from '../domain/zones/geo-zone.js';
 import type { StoredZone, ZoneModel } from './zone-model.js';
 
@@ -20,7 +19,6 @@ export interface ZoneFilter {
 
 /** Deleted zones never match. */
 const LIVE = { deleted_at: null };
-const WITHOUT_OUTBOX = { outbox: 0, outbox_pending_since: 0 } as const;
 
 function toZone(stored: StoredZone): ZoneDoc {
   const { _id, geometry_json, version: _version, ...fields } = stored;

@@ -1,5 +1,5 @@
-import type { Change } from '@dfc/kit/db';
 import { isComplete, withdrawPending } from '../domain/review/review-group.js';
+import type { Change } from '@dfc/kit/outbox';
 import type { StatusHistoryEntry } from '../domain/state-machine/transitions.js';
 import { reviewItemsChanged } from '../events/review-item-events.js';
 import { statusChanges } from '../events/flight-request-events.js';

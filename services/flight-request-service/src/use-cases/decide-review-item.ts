@@ -1,5 +1,5 @@
 import { ForbiddenError, NotFoundError } from '@dfc/kit/errors';
-import type { Change } from '@dfc/kit/db';
+import type { Change } from '@dfc/kit/outbox';
 import { bodyValidator } from '@dfc/kit/validation';
 import { ReviewDecision, type EventEnvelope, type Principal } from '@dfc/contracts';
 import { decideItem, type DecisionOutcome, type ItemDecision } from '../domain/review/review-group.js';

@@ -1,5 +1,5 @@
 import { ValidationError } from '@dfc/kit/errors';
-import { skipFor, type PageRequest } from '@dfc/kit/http';
+import { skipFor, type PageRequest } from '@dfc/kit/pagination';
 import type { FlightRequestListQuery, Principal } from '@dfc/contracts';
 import { parseListFilter } from '../domain/listing/list-filter.js';
 import type { FlightRequestDoc, ListScope } from '../store/flight-request-store.js';

@@ -1,5 +1,5 @@
-import { skipFor, type PageRequest } from '@dfc/kit/http';
 import type { Principal, ReviewListQuery } from '@dfc/contracts';
+import { skipFor, type PageRequest } from '@dfc/kit/pagination';
 import type { FlightRequestDoc } from '../store/flight-request-store.js';
 import type { QueuedReviewItem } from '../store/review-item-model.js';
 import type { UseCaseDeps } from './deps.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import type { Change } from '@dfc/kit/outbox';
 import { bbox } from '@turf/bbox';
-import type { Change } from '@dfc/kit/db';
 import { isComplete, openItems, reviewAuthorities } from '../domain/review/review-group.js';
 import { rescreenAgainstZone, type ZoneRescreening } from '../domain/rescreening/zone-rescreening.js';
 import type { Finding } from '../domain/screening/screen.js';

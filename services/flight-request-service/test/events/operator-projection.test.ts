@@ -1,9 +1,8 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { connect } from 'amqplib';
-import { newEvent } from '@dfc/kit/broker';
 import { waitFor } from '@dfc/kit/testing';
-import { RoutingKeys, type OperatorChanged } from '@dfc/contracts';
+import { RoutingKeys, type OperatorChanged, newEvent } from '@dfc/contracts';
 import { operatorQueueName } from '../../src/events/consumers.js';
 import { operatorPrincipal, startTestService, type TestService } from '../support/test-service.js';
 import { submission } from '../support/fixtures.js';

@@ -1,11 +1,10 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import { waitFor } from '@dfc/kit/testing';
+import { waitFor, unrecorded } from '@dfc/kit/testing';
 import type { ReviewItem } from '../../src/domain/review/review-group.js';
 import { reviewItemsChanged } from '../../src/events/review-item-events.js';
 import { admin, reviewerPrincipal, startTestService, type TestService } from '../support/test-service.js';
 import { submission } from '../support/fixtures.js';
-import { unrecorded } from '@dfc/kit/db';
 
 describe('review queue projection (flight_request.review_items_changed)', () => {
   let t: TestService;

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
+import { unrecorded } from '@dfc/kit/testing';
 import { randomUUID } from 'node:crypto';
 import type { Connection } from 'mongoose';
 import { admin, operatorPrincipal, reviewerPrincipal, startTestService, type TestService } from '../support/test-service.js';
 import { featureCollection, square, submission } from '../support/fixtures.js';
 import { zoneBody } from '../support/zones.js';
-import { unrecorded } from '@dfc/kit/db';
 
 /** Every document of the service's database, counted per collection. */
 async function documentCounts(connection: Connection): Promise<Record<string, number>> {

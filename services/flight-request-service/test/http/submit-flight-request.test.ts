@@ -1,9 +1,9 @@
 import { expect } from 'chai';
+import { unrecorded } from '@dfc/kit/testing';
 import { randomUUID } from 'node:crypto';
 import { RoutingKeys } from '@dfc/contracts';
 import { admin, operatorPrincipal, reviewerPrincipal, startTestService, type TestService } from '../support/test-service.js';
 import { featureCollection, isoZ, submission } from '../support/fixtures.js';
-import { unrecorded } from '@dfc/kit/db';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;

@@ -1,9 +1,8 @@
 import { expect } from 'chai';
-import { waitFor } from '@dfc/kit/testing';
+import { waitFor, unrecorded } from '@dfc/kit/testing';
 import { admin, operatorPrincipal, reviewerPrincipal, startTestService, type TestService } from '../support/test-service.js';
 import { square } from '../support/fixtures.js';
 import { zoneBody } from '../support/zones.js';
-import { unrecorded } from '@dfc/kit/db';
 
 describe('zones API', () => {
   let t: TestService;

@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { FlightRequestStatus } from '@dfc/contracts';
 import type { ReviewItem } from '../../src/domain/review/review-group.js';
-import { waitFor } from '@dfc/kit/testing';
+import { waitFor, unrecorded } from '@dfc/kit/testing';
 import { reviewItemsChanged } from '../../src/events/review-item-events.js';
 import type { StoredFlightRequest } from '../../src/store/flight-request-model.js';
 import type { TestService } from './test-service.js';
 import { featureCollection, square } from './fixtures.js';
-import { unrecorded } from '@dfc/kit/db';
 
 /**
  * A request written straight to the store, for states the API cannot create

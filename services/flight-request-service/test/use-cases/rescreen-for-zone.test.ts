@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { waitFor, type CapturedEvents } from '@dfc/kit/testing';
+import { waitFor, type CapturedEvents, unrecorded } from '@dfc/kit/testing';
 import { RoutingKeys, type EventEnvelope, type FlightRequestStatusChanged, type Principal } from '@dfc/contracts';
 import type { StoredFlightRequest } from '../../src/store/flight-request-model.js';
 import { rescreenForZone } from '../../src/use-cases/rescreen-for-zone.js';
@@ -7,7 +7,6 @@ import { admin, operatorPrincipal, reviewerPrincipal, startTestService, type Tes
 import { featureCollection, square, submission } from '../support/fixtures.js';
 import { storedRequest } from '../support/stored-request.js';
 import { zoneBody } from '../support/zones.js';
-import { unrecorded } from '@dfc/kit/db';
 
 const HOUR = 3_600_000;
 const anonymous: Principal = { sub: 'anonymous', role: 'anonymous' };

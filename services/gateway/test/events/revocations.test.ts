@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { RoutingKeys } from '@dfc/contracts';
-import { Broker, newEvent } from '@dfc/kit/broker';
+import { RoutingKeys, newEvent } from '@dfc/contracts';
+import { Broker } from '@dfc/kit/broker';
 import { createLogger } from '@dfc/kit/logging';
 import { removeBrokerTopology, testDependencies, uniqueName, waitFor } from '@dfc/kit/testing';
 import { consumeRevocations } from '../../src/events/revocations.js';

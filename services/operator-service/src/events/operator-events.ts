@@ -1,5 +1,4 @@
-import { newEvent } from '@dfc/kit/broker';
-import { RoutingKeys, type ApiKeyRevoked, type EventEnvelope, type OperatorChanged, type OperatorPasswordChanged } from '@dfc/contracts';
+import { RoutingKeys, type ApiKeyRevoked, type EventEnvelope, type OperatorChanged, type OperatorPasswordChanged, newEvent } from '@dfc/contracts';
 import type { OperatorDocument } from '../store/operator-store.js';
 
 type OperatorFacts = Pick<

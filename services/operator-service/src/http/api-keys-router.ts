@@ -1,5 +1,6 @@
 import Router from '@koa/router';
-import { paginate, publicPath, requireRole, type KitState } from '@dfc/kit/http';
+import { paginate } from '@dfc/kit/pagination';
+import { publicPath, requireRole, type KitState } from '@dfc/kit/http';
 import { queryValidator } from '@dfc/kit/validation';
 import { ApiKeyListQuery, OperatorApiKeyListQuery } from '@dfc/contracts';
 import { issueOperatorKey, issueStaffKey } from '../use-cases/issue-api-key.js';

@@ -1,7 +1,7 @@
 import { Schema, type Connection, type IndexDefinition, type Model, type QueryFilter } from 'mongoose';
-import { outboxSchemaFields, type OutboxRelay } from '@dfc/kit/broker';
-import { AggregateStore, type Aggregate, type Decide, countMatching, findWhereIn } from '@dfc/kit/db';
-import { skipFor, type PageRequest } from '@dfc/kit/http';
+import { skipFor, type PageRequest } from '@dfc/kit/pagination';
+import { AggregateStore, outboxSchemaFields, WITHOUT_OUTBOX, type Aggregate, type Decide, type OutboxRelay } from '@dfc/kit/outbox';
+import { countMatching, findWhereIn } from '@dfc/kit/db';
 import type { ApiKeyRole } from '@dfc/contracts';
 import type { KeyListFilter } from '../domain/key-list-filter.js';
 
@@ -124,7 +124,7 @@ export class ApiKeyStore {
     const query = toQuery(filter);
     const [keys, total] = await Promise.all([
       this.aggregates.model
-        .find(query, { outbox: 0, outbox_pending_since: 0 })
+        .find(query, WITHOUT_OUTBOX)
         .sort(NEWEST_FIRST)
         .skip(skipFor(page))
         .limit(page.per_page)

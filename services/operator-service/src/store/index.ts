@@ -1,5 +1,5 @@
 import type { Connection } from 'mongoose';
-import type { OutboxRelay } from '@dfc/kit/broker';
+import type { OutboxRelay } from '@dfc/kit/outbox';
 import { ApiKeyStore } from './api-key-store.js';
 import { OperatorStore } from './operator-store.js';
 

@@ -1,6 +1,6 @@
 import { Schema, type Connection, type Model } from 'mongoose';
-import { outboxSchemaFields, type OutboxRelay } from '@dfc/kit/broker';
-import { AggregateStore, isDuplicateKey, type Aggregate, type Decide } from '@dfc/kit/db';
+import { AggregateStore, outboxSchemaFields, WITHOUT_OUTBOX, type Aggregate, type Decide, type OutboxRelay } from '@dfc/kit/outbox';
+import { isDuplicateKey } from '@dfc/kit/db';
 import type { EventEnvelope } from '@dfc/contracts';
 import { emailTakenError } from '../domain/operator-rules.js';
 
@@ -83,7 +83,7 @@ export class OperatorStore {
   }
 
   findByNormalisedEmail(emailNormalised: string): Promise<OperatorDocument | null> {
-    return this.aggregates.model.findOne({ email_normalised: emailNormalised }, { outbox: 0, outbox_pending_since: 0 }).lean<OperatorDocument>().exec();
+    return this.aggregates.model.findOne({ email_normalised: emailNormalised }, WITHOUT_OUTBOX).lean<OperatorDocument>().exec();
   }
 
   /** Whether an operator other than `exceptUuid` holds this normalised email. */

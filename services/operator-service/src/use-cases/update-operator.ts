@@ -1,5 +1,5 @@
 import { NotFoundError, ValidationError, type FieldErrors } from '@dfc/kit/errors';
-import type { Change } from '@dfc/kit/db';
+import type { Change } from '@dfc/kit/outbox';
 import type { EventEnvelope, OperatorUpdate } from '@dfc/contracts';
 import { assertIsOperatorOrAdmin } from '../domain/access.js';
 import { hasErrors, mergeFieldErrors } from '../domain/field-errors.js';

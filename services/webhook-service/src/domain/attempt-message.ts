@@ -1,5 +1,5 @@
-import { newEvent } from '@dfc/kit/broker';
 import type { EventEnvelope } from '@dfc/contracts';
+import { newEvent } from '@dfc/contracts';
 
 /**
  * The work-queue message that makes a delivery attempt happen. It names the

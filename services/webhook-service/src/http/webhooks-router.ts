@@ -1,6 +1,7 @@
 import Router from '@koa/router';
+import { paginate } from '@dfc/kit/pagination';
 import type { Context } from 'koa';
-import { paginate, publicPath, requireRole, resourceLocation, type KitState } from '@dfc/kit/http';
+import { publicPath, requireRole, resourceLocation, type KitState } from '@dfc/kit/http';
 import { queryValidator } from '@dfc/kit/validation';
 import { DeliveryListQuery, WebhookListQuery, WebhookScopeQuery } from '@dfc/contracts';
 import { ownerScope, type OwnerScope } from '../domain/owner-scope.js';

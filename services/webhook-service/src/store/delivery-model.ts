@@ -1,5 +1,5 @@
 import { Schema, type Connection, type Model } from 'mongoose';
-import { outboxSchemaFields, type OutboxFields } from '@dfc/kit/broker';
+import { outboxSchemaFields, type OutboxFields } from '@dfc/kit/outbox';
 import type { DeliveryStatus, WebhookEventKind } from '@dfc/contracts';
 
 /**

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { AggregateStore, findWhereIn, GroupedWrites, isDuplicateKey, type Decide } from '@dfc/kit/db';
-import type { OutboxRelay } from '@dfc/kit/broker';
-import type { PageRequest } from '@dfc/kit/http';
-import { skipFor } from '@dfc/kit/http';
+import { type PageRequest, skipFor } from '@dfc/kit/pagination';
+import { AggregateStore, WITHOUT_OUTBOX, type Decide, type OutboxRelay } from '@dfc/kit/outbox';
+import { findWhereIn, GroupedWrites, isDuplicateKey } from '@dfc/kit/db';
 import type { DeliveryStatus, EventEnvelope } from '@dfc/contracts';
 import type { AttemptModel, StoredAttempt } from './attempt-model.js';
 import type { Delivery, DeliveryModel } from './delivery-model.js';
@@ -14,7 +13,6 @@ export type AttemptFields = Omit<StoredAttempt, '_id' | 'delivery_id' | 'endpoin
 
 export type DeliveryWithAttempts = Delivery & { attempts: StoredAttempt[] };
 
-const WITHOUT_OUTBOX = { outbox: 0, outbox_pending_since: 0 } as const;
 
 /**
  * The delivery log. A delivery is written through the aggregate's write

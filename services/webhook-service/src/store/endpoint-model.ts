@@ -1,5 +1,5 @@
 import { Schema, type Connection, type Model } from 'mongoose';
-import { outboxSchemaFields, type OutboxFields } from '@dfc/kit/broker';
+import { outboxSchemaFields, type OutboxFields } from '@dfc/kit/outbox';
 import type { SubscribableWebhookKind } from '@dfc/contracts';
 import type { EndpointHealth } from '../domain/endpoint-health.js';
 import type { SealedSecret } from '../domain/secret-box.js';

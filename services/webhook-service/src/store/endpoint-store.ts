@@ -1,8 +1,7 @@
 import { LRUCache } from 'lru-cache';
-import { AggregateStore, type Decide, countMatching } from '@dfc/kit/db';
-import type { OutboxRelay } from '@dfc/kit/broker';
-import type { PageRequest } from '@dfc/kit/http';
-import { skipFor } from '@dfc/kit/http';
+import { type PageRequest, skipFor } from '@dfc/kit/pagination';
+import { AggregateStore, WITHOUT_OUTBOX, type Decide, type OutboxRelay } from '@dfc/kit/outbox';
+import { countMatching } from '@dfc/kit/db';
 import type { SubscribableWebhookKind } from '@dfc/contracts';
 import { scopeFilter, type OwnerScope } from '../domain/owner-scope.js';
 import type { WebhookEndpoint, WebhookEndpointModel } from './endpoint-model.js';
@@ -80,5 +79,3 @@ export class EndpointStore {
     return this.model.countDocuments({ cooling_until: { $gt: now } }).exec();
   }
 }
-
-const WITHOUT_OUTBOX = { outbox: 0, outbox_pending_since: 0 } as const;

@@ -1,5 +1,5 @@
-import type { PageRequest } from '@dfc/kit/http';
 import type { DeliveryStatus } from '@dfc/contracts';
+import type { PageRequest } from '@dfc/kit/pagination';
 import type { OwnerScope } from '../domain/owner-scope.js';
 import type { DeliveryWithAttempts } from '../store/delivery-store.js';
 import type { WebhookDeps } from './delivery-deps.js';

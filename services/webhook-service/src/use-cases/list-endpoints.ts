@@ -1,5 +1,5 @@
-import type { PageRequest } from '@dfc/kit/http';
 import type { OwnerScope } from '../domain/owner-scope.js';
+import type { PageRequest } from '@dfc/kit/pagination';
 import type { WebhookEndpoint } from '../store/endpoint-model.js';
 import type { WebhookDeps } from './delivery-deps.js';
 

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { expect } from 'chai';
-import { waitFor } from '@dfc/kit/testing';
+import { waitFor, unrecorded } from '@dfc/kit/testing';
 import { schemaErrors } from '@dfc/kit/validation';
 import { CascadeRejectionPayload, ReviewCompletePayload, StatusChangePayload, verifyWebhookSignature } from '@dfc/contracts';
 import { Webhook } from 'standardwebhooks';
@@ -19,7 +19,6 @@ import {
   statusChanged,
   type TestService,
 } from '../support.js';
-import { unrecorded } from '@dfc/kit/db';
 
 /** How the API and its webhooks write every timestamp: numeric offset, whole seconds. */
 const offset = (text: string) => `${new Date(text).toISOString().slice(0, 19)}+00:00`;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { unrecorded } from '@dfc/kit/testing';
 import { expect } from 'chai';
 import { admin, api, cleanUp, freshNames, operator, reviewer, startService, type TestService } from '../support.js';
-import { unrecorded } from '@dfc/kit/db';
 
 describe('webhook endpoints API (/api/webhooks)', () => {
   const names = freshNames();

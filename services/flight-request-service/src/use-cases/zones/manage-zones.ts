@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { skipFor, type PageRequest } from '@dfc/kit/pagination';
 import { NotFoundError, ValidationError } from '@dfc/kit/errors';
-import { skipFor, type PageRequest } from '@dfc/kit/http';
 import type { ZoneListQuery } from '@dfc/contracts';
 import { checkZoneInput } from '../../domain/zones/check-zone-input.js';
 import type { GeoZone, GeoZoneDraft } from '../../domain/zones/geo-zone.js';

@@ -10,8 +10,8 @@ import {
   type CommandLogEntry,
   type DeclaredIndex,
   type QueryShape,
-} from '../../src/db/index-coverage.js';
-import { commandLogFile } from '../../src/db/command-log.js';
+} from '../../src/testing/index-coverage.js';
+import { commandLogFile } from '../../src/testing/command-log.js';
 
 /**
  * The index-coverage test. Its unit tests judge fabricated queries against

@@ -20,7 +20,13 @@ export function commandLogFile(env: NodeJS.ProcessEnv = process.env): string | u
   return file && file.trim() !== '' ? file : undefined;
 }
 
-const unrecordedScope = new AsyncLocalStorage<true>();
+/**
+ * One scope per process, however often this module is loaded: connectMongo
+ * loads it on demand (`import()`), and a test runner that loads the specs
+ * through `require` holds a second copy of it for the specs' own imports.
+ */
+const UNRECORDED_SCOPE = Symbol.for('@dfc/kit/testing unrecorded');
+const unrecordedScope: AsyncLocalStorage<true> = ((globalThis as Record<symbol, unknown>)[UNRECORDED_SCOPE] ??= new AsyncLocalStorage<true>()) as AsyncLocalStorage<true>;
 
 /**
  * Runs `work` without recording its commands: for tests that inspect a

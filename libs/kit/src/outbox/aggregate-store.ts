@@ -1,8 +1,9 @@
 import type { Model } from 'mongoose';
 import type { EventEnvelope } from '@dfc/contracts';
 import { ConflictError, NotFoundError } from '../errors.js';
-import { outboxOnCreate, withOutbox, type OutboxFields, type OutboxModel, type OutboxRelay, type WrittenOutbox } from '../broker/outbox.js';
-import { refusedAsDuplicates, serialisedPerDocument } from './engine-gaps.js';
+import { refusedAsDuplicates, serialisedPerDocument } from '../db/engine-gaps.js';
+import { outboxOnCreate, withOutbox, WITHOUT_OUTBOX, type OutboxFields } from './fields.js';
+import type { OutboxModel, OutboxRelay, WrittenOutbox } from './relay.js';
 
 /** A document that is changed only through its store's write path. */
 export interface Aggregate {
@@ -28,8 +29,6 @@ export interface AggregateStoreOptions {
   notFoundMessage?: string;
   maxAttempts?: number;
 }
-
-const WITHOUT_OUTBOX = { outbox: 0, outbox_pending_since: 0 } as const;
 
 /** The outbox is the relay's business, never the caller's. */
 function withoutOutbox<D>(doc: D & OutboxFields): D {

@@ -1,58 +1,11 @@
-import { randomUUID } from 'node:crypto';
 import type { Model, Types } from 'mongoose';
 import type { Logger } from 'pino';
 import { Gauge, Counter, type Registry } from 'prom-client';
 import type { EventEnvelope } from '@dfc/contracts';
-import type { Broker } from './broker.js';
+import type { Broker } from '../broker/broker.js';
 import { serialisedPerDocument } from '../db/engine-gaps.js';
+import type { OutboxFields } from './fields.js';
 import { repeatEvery, type PeriodicJob } from '../periodic.js';
-
-/**
- * Transactional outbox without transactions: a state change and the events it
- * causes are written in the same single-document update (`outbox` array in the
- * document itself). The relay then publishes them with confirms and pulls
- * them out. A crash between the write and the publish leaves the entries in
- * the document, and the sweep publishes them after restart; a crash between
- * publish and pull publishes again, which consumers absorb (idempotent by id).
- */
-export interface OutboxFields {
-  outbox: EventEnvelope[];
-  outbox_pending_since?: Date;
-}
-
-/** The mongoose schema fragment for a document that carries an outbox. */
-export const outboxSchemaFields = {
-  outbox: { type: [Object], default: [] },
-  outbox_pending_since: { type: Date, index: true },
-};
-
-export function newEvent<D>(type: string, operatorUuid: string | null, data: D, requestId?: string): EventEnvelope<D> {
-  return {
-    id: randomUUID(),
-    type,
-    occurred_at: new Date().toISOString(),
-    operator_uuid: operatorUuid,
-    ...(requestId ? { request_id: requestId } : {}),
-    data,
-  };
-}
-
-/** Fields to put into a new document that is created together with its events. */
-export function outboxOnCreate(events: EventEnvelope[]): OutboxFields {
-  return { outbox: events, outbox_pending_since: new Date() };
-}
-
-/** Merges "append these events" into a mongoose update document. */
-export function withOutbox<U extends { $set?: Record<string, unknown>; $push?: Record<string, unknown> }>(
-  update: U,
-  events: EventEnvelope[],
-): U {
-  return {
-    ...update,
-    $set: { ...update.$set, outbox_pending_since: new Date() },
-    $push: { ...update.$push, outbox: { $each: events } },
-  };
-}
 
 interface RelayOptions {
   /** Off only to simulate a crash between a write and its publication (tests, benchmarks). */

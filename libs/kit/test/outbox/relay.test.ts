@@ -1,7 +1,8 @@
 import { expect } from 'chai';
+import { OutboxRelay, outboxOnCreate, outboxSchemaFields, withOutbox, type OutboxFields } from '@dfc/kit/outbox';
 import { Schema, type Connection, type Model } from 'mongoose';
-import { RoutingKeys } from '@dfc/contracts';
-import { Broker, newEvent, OutboxRelay, outboxOnCreate, outboxSchemaFields, withOutbox, type OutboxFields } from '@dfc/kit/broker';
+import { RoutingKeys, newEvent } from '@dfc/contracts';
+import { Broker } from '@dfc/kit/broker';
 import { connectMongo } from '@dfc/kit/db';
 import { createLogger } from '@dfc/kit/logging';
 import { captureEvents, removeBrokerTopology, testDependencies, uniqueName, waitFor, type CapturedEvents } from '@dfc/kit/testing';
@@ -106,4 +107,3 @@ describe('OutboxRelay (real database and broker)', () => {
     expect(stored?.outbox.map((entry) => entry.id)).to.deep.equal([event.id]);
   });
 });
-

@@ -1,7 +1,9 @@
 import { expect } from 'chai';
+import { OutboxRelay, outboxSchemaFields, type OutboxFields, AggregateStore, type Aggregate } from '@dfc/kit/outbox';
+import { newEvent } from '@dfc/contracts';
 import { Schema, type Connection, type Model } from 'mongoose';
-import { Broker, newEvent, OutboxRelay, outboxSchemaFields, type OutboxFields } from '@dfc/kit/broker';
-import { AggregateStore, connectMongo, isDuplicateKey, type Aggregate } from '@dfc/kit/db';
+import { Broker } from '@dfc/kit/broker';
+import { connectMongo, isDuplicateKey } from '@dfc/kit/db';
 import { ConflictError, NotFoundError } from '@dfc/kit/errors';
 import { createLogger } from '@dfc/kit/logging';
 import { captureEvents, removeBrokerTopology, testDependencies, uniqueName, waitFor, type CapturedEvents } from '@dfc/kit/testing';

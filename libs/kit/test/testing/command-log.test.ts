@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { Schema, type Connection } from 'mongoose';
-import { connectMongo, unrecorded } from '@dfc/kit/db';
+import { connectMongo } from '@dfc/kit/db';
 import { createLogger } from '@dfc/kit/logging';
-import { testDependencies, uniqueName } from '@dfc/kit/testing';
-import { parseCommandLog, type CommandLogEntry } from '../../src/db/index-coverage.js';
+import { testDependencies, uniqueName, unrecorded } from '@dfc/kit/testing';
+import { parseCommandLog, type CommandLogEntry } from '../../src/testing/index-coverage.js';
 
 describe('connectMongo with DB_COMMAND_LOG (recording queries for the index-coverage test)', () => {
   const directory = mkdtempSync(join(tmpdir(), 'dfc-command-log-'));

@@ -1,0 +1,3 @@
+export * from './fields.js';
+export * from './relay.js';
+export * from './aggregate-store.js';
