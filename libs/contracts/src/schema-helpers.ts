@@ -1,4 +1,4 @@
-import { Type, type Static, type TSchema, type TString } from '@sinclair/typebox';
+import { Type, type Static, type StringOptions, type TSchema, type TString } from '@sinclair/typebox';
 
 /** A string-or-null field without `anyOf` (keeps ajv's messages to one per field). */
 export function Nullable(schema: TString) {
@@ -6,6 +6,56 @@ export function Nullable(schema: TString) {
 }
 
 export const Uuid = Type.String({ format: 'uuid' });
+
+/**
+ * Texts the API stores as sent. The rules are patterns, so the OpenAPI document
+ * promises exactly what the services check: no C0 control character (U+0000 to
+ * U+001F) in a single-line text, only tab, line feed and carriage return in free
+ * text, and a required text must hold a character that is not white space. Each
+ * pattern is linear (the leading run and the first visible character exclude
+ * each other, so nothing backtracks twice), and written with `\x` escapes that
+ * ECMA-262, RE2 and Python read alike. Lone surrogates cannot be said in a pattern
+ * every engine reads; the kit's body reader refuses them (and every C0 character
+ * outside free text's three) in any string of any body.
+ */
+const LINE_CHAR = '[^\\x00-\\x1f]';
+const FREE_TEXT_CHAR = '[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f]';
+/** The first character that is neither white space nor a control character. */
+const VISIBLE_CHAR = '[^\\s\\x00-\\x1f]';
+export const LINE_PATTERN = `^${LINE_CHAR}*$`;
+export const FREE_TEXT_PATTERN = `^${FREE_TEXT_CHAR}*$`;
+export const REQUIRED_LINE_PATTERN = `^[^\\S\\x00-\\x1f]*${VISIBLE_CHAR}${LINE_CHAR}*$`;
+export const REQUIRED_FREE_TEXT_PATTERN = `^[^\\S\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f]*${VISIBLE_CHAR}${FREE_TEXT_CHAR}*$`;
+
+/**
+ * `x-trim`: the kit's body validator stores the value without leading and
+ * trailing white space (Laravel's TrimStrings), so what is stored is what the
+ * rules judged. An OpenAPI extension, so documents stay valid.
+ */
+export const TRIM_KEYWORD = 'x-trim';
+
+const LINE_MESSAGE = 'The :attribute field must be a single line without control characters.';
+const FREE_TEXT_MESSAGE = 'The :attribute field must not contain control characters other than tabs and line breaks.';
+
+/** A required one-line text (a name, a phone number): trimmed, not blank, no control characters. */
+export function RequiredLine(options: StringOptions & { maxLength: number }): TString {
+  return Type.String({ minLength: 1, pattern: REQUIRED_LINE_PATTERN, [TRIM_KEYWORD]: true, 'x-error-message': LINE_MESSAGE, ...options });
+}
+
+/** A one-line text that may be empty (optional fields): trimmed, no control characters. */
+export function Line(options: StringOptions & { maxLength: number }): TString {
+  return Type.String({ pattern: LINE_PATTERN, [TRIM_KEYWORD]: true, 'x-error-message': LINE_MESSAGE, ...options });
+}
+
+/** Required free text (a purpose, a reason): trimmed, not blank; tabs and line breaks allowed. */
+export function RequiredFreeText(options: StringOptions & { maxLength: number }): TString {
+  return Type.String({ minLength: 1, pattern: REQUIRED_FREE_TEXT_PATTERN, [TRIM_KEYWORD]: true, 'x-error-message': FREE_TEXT_MESSAGE, ...options });
+}
+
+/** Free text that may be empty (a description): trimmed; tabs and line breaks allowed. */
+export function FreeText(options: StringOptions & { maxLength: number }): TString {
+  return Type.String({ pattern: FREE_TEXT_PATTERN, [TRIM_KEYWORD]: true, 'x-error-message': FREE_TEXT_MESSAGE, ...options });
+}
 
 /**
  * ISO 8601 with a numeric UTC offset, as the spec's records show (`+00:00`).
@@ -72,8 +122,11 @@ export function Paginated<T extends TSchema>(item: T) {
   return Type.Object({ data: Type.Array(item), links: PageLinks, meta: PageMeta }, wrapperId(item, 'Page'));
 }
 
-/** `page` / `per_page` query parameters: per_page default 15, max 100. */
+/** The highest page a list answers (int32): past it, a skip no longer fits the database's own integers. */
+export const MAX_PAGE = 2_147_483_647;
+
+/** `page` / `per_page` query parameters: page 1..MAX_PAGE, per_page default 15, max 100. */
 export const PageQuery = {
-  page: Type.Integer({ minimum: 1, default: 1 }),
+  page: Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1 }),
   per_page: Type.Integer({ minimum: 1, maximum: 100, default: 15 }),
 };

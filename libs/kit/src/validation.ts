@@ -1,6 +1,7 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsPlugin from 'ajv-formats';
+import { TRIM_KEYWORD } from '@dfc/contracts';
 import { ValidationError, type FieldErrors } from './errors.js';
 
 // ajv-formats is CommonJS; under NodeNext its default export arrives wrapped.
@@ -14,6 +15,25 @@ export const ERROR_MESSAGE_KEYWORD = 'x-error-message';
  * `verbose` gives errors their `parentSchema`, where a schema's `x-error-message` is read.
  */
 const bodyAjv = addFormats(new Ajv({ allErrors: true, strict: false, verbose: true }));
+/*
+ * A schema's `x-trim` stores the string without its surrounding white space, as
+ * Laravel's TrimStrings does before validation. ajv's own way to change data is
+ * a modifying keyword; it replaces the value in its parent (the other keywords
+ * of the same schema judge the string as sent, which the text patterns allow for).
+ */
+bodyAjv.addKeyword({
+  keyword: TRIM_KEYWORD,
+  type: 'string',
+  schemaType: 'boolean',
+  modifying: true,
+  errors: false,
+  validate: (trim: boolean, data: string, _schema, where) => {
+    if (trim && where !== undefined && where.parentData !== undefined) {
+      (where.parentData as Record<string | number, unknown>)[where.parentDataProperty] = data.trim();
+    }
+    return true;
+  },
+});
 const queryAjv = addFormats(new Ajv({ allErrors: true, strict: false, verbose: true, coerceTypes: true, useDefaults: true }));
 
 export type Validator<T extends TSchema> = (input: unknown) => Static<T>;
@@ -99,10 +119,15 @@ function attribute(field: string): string {
   return field.replace(/_/g, ' ');
 }
 
+/** The keywords a schema's own message speaks for; lengths, bounds and types keep Laravel's words. */
+const CUSTOMISABLE = new Set(['pattern', 'format', 'enum', 'const']);
+
 function messageFor(error: ErrorObject, field: string): string {
-  const custom = (error.parentSchema as Record<string, unknown> | undefined)?.[ERROR_MESSAGE_KEYWORD];
-  if (typeof custom === 'string' && error.keyword !== 'required' && error.keyword !== 'type') return custom;
   const name = attribute(field);
+  // Laravel's `required` fails on a blank string too: a text of white space alone is a missing value.
+  if (error.keyword === 'pattern' && typeof error.data === 'string' && error.data.trim() === '') return `The ${name} field is required.`;
+  const custom = (error.parentSchema as Record<string, unknown> | undefined)?.[ERROR_MESSAGE_KEYWORD];
+  if (typeof custom === 'string' && CUSTOMISABLE.has(error.keyword)) return custom.replace(':attribute', name);
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
     case 'required':

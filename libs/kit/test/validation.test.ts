@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { Type } from '@sinclair/typebox';
+import { Line, Nullable, RequiredFreeText, RequiredLine } from '@dfc/contracts';
 import { ValidationError } from '@dfc/kit/errors';
 import { bodyValidator, queryValidator } from '@dfc/kit/validation';
 
@@ -95,5 +96,45 @@ describe('queryValidator and NUL characters', () => {
       authority: ['The authority field must not contain NUL characters.'],
     });
     expect(validate({ authority: 'LVNL' })).to.deep.equal({ authority: 'LVNL' });
+  });
+});
+
+describe('bodyValidator and the text rules of @dfc/contracts', () => {
+  const Texts = Type.Object({
+    name: RequiredLine({ maxLength: 20 }),
+    note: Type.Optional(Nullable(Line({ maxLength: 20 }))),
+    reason: Type.Optional(RequiredFreeText({ maxLength: 40 })),
+  });
+  const validate = bodyValidator(Texts);
+
+  it('when required texts are blank (spaces, tabs, no-break spaces), then each is "required"', () => {
+    for (const blank of ['   ', '\t', ' \u00a0 ']) {
+      expect(errorsOf(() => validate({ name: blank, reason: blank })), JSON.stringify(blank)).to.deep.equal({
+        name: ['The name field is required.'],
+        reason: ['The reason field is required.'],
+      });
+    }
+  });
+
+  it('when texts carry surrounding white space, then they are stored trimmed and inner spaces kept', () => {
+    expect(validate({ name: '  Jane  Pilot ', note: ' n ', reason: '\n two\n lines \t' })).to.deep.equal({ name: 'Jane  Pilot', note: 'n', reason: 'two\n lines' });
+  });
+
+  it('when a one-line text holds a line break or a tab, then 422 says one line; free text may hold them', () => {
+    expect(errorsOf(() => validate({ name: 'Jane\nPilot', note: 'a\tb', reason: 'a\r\nb\tc' }))).to.deep.equal({
+      name: ['The name field must be a single line without control characters.'],
+      note: ['The note field must be a single line without control characters.'],
+    });
+  });
+
+  it('when a text is too long, then the length message, not the pattern’s', () => {
+    expect(errorsOf(() => validate({ name: 'x'.repeat(21) }))).to.deep.equal({ name: ['The name field must not be greater than 20 characters.'] });
+  });
+
+  it('when a long text has control characters late, then the patterns answer in linear time', () => {
+    const started = Date.now();
+    const long = `${' '.repeat(200_000)}a${' a'.repeat(200_000)}\u0001`;
+    errorsOf(() => validate({ name: long, reason: long }));
+    expect(Date.now() - started).to.be.below(1_000);
   });
 });

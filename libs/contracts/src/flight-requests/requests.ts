@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Nullable, PageQuery, Timestamp, Uuid } from '../schema-helpers.js';
+import { Line, Nullable, PageQuery, RequiredFreeText, RequiredLine, Timestamp, Uuid } from '../schema-helpers.js';
 import { FlightRequestStatus } from './status.js';
 import { FlightArea } from './geojson.js';
 import { ReviewItemRecord } from './reviews.js';
@@ -18,31 +18,31 @@ function utcTimestamp(attribute: string) {
   });
 }
 
-const optionalText = Type.Optional(Nullable(Type.String({ maxLength: 255 })));
+const optionalText = Type.Optional(Nullable(Line({ maxLength: 255 })));
 
 /**
  * POST /api/flight-requests. Bounds that come from configuration (max_altitude,
- * the time rules) and blank texts (aircraft_type, purpose) are checked in the domain,
- * so this schema only fixes the shape; flight_area is checked by the geometry rules.
+ * the time rules) are checked in the domain, so this schema fixes the shape and
+ * the texts (trimmed, not blank, no control characters); flight_area is checked by
+ * the geometry rules.
  */
 export const FlightRequestCreate = Type.Object(
   {
     operator_uuid: Uuid,
-    operator_name: Type.String({ minLength: 1, maxLength: 255 }),
+    operator_name: RequiredLine({ maxLength: 255 }),
     operator_email: Type.String({ minLength: 1, maxLength: 255, format: 'email' }),
-    operator_phone: Type.String({ minLength: 1, maxLength: 50 }),
+    operator_phone: RequiredLine({ maxLength: 50 }),
     operator_company: optionalText,
     operational_authorisation_number: optionalText,
     start_time: utcTimestamp('start time'),
     end_time: utcTimestamp('end time'),
     max_altitude: Type.Integer({ description: 'metres above ground, 1..500 by default (configurable)', examples: [120] }),
-    aircraft_type: Type.String({
-      minLength: 1,
+    aircraft_type: RequiredLine({
       maxLength: 100,
       description: 'a kind of aircraft, free text (not blank); stored as sent, its category is derived for screening',
       examples: ['DJI Matrice 300'],
     }),
-    purpose: Type.String({ minLength: 1, maxLength: 1000, description: 'not blank', examples: ['Roof inspection'] }),
+    purpose: RequiredFreeText({ maxLength: 1000, description: 'free text, not blank; tabs and line breaks allowed', examples: ['Roof inspection'] }),
     flight_area: Type.Unknown({
       description:
         'GeoJSON FeatureCollection of 1..50 Polygon/MultiPolygon features (or Point with properties.radius_m 1..5000), at most 10,000 positions and 1,000 km² in all',
@@ -161,5 +161,5 @@ export const FlightRequestListQuery = Type.Object({
 export type FlightRequestListQuery = Static<typeof FlightRequestListQuery>;
 
 /** DELETE /api/flight-requests/{uuid} */
-export const CancelBody = Type.Object({ reason: Type.String({ minLength: 1, maxLength: 500 }) }, { $id: 'CancelBody' });
+export const CancelBody = Type.Object({ reason: RequiredFreeText({ maxLength: 500 }) }, { $id: 'CancelBody' });
 export type CancelBody = Static<typeof CancelBody>;

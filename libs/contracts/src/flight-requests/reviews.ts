@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Nullable, PageQuery, Timestamp, Uuid } from '../schema-helpers.js';
+import { Nullable, PageQuery, RequiredFreeText, Timestamp, Uuid } from '../schema-helpers.js';
 import { FlightRequestStatus } from './status.js';
 
 export const REVIEW_ITEM_KINDS = ['zone_authorisation', 'altitude', 'deconfliction'] as const;
@@ -60,7 +60,7 @@ export const ReviewDecision = Type.Object(
       enum: ['approve', 'reject'],
       'x-error-message': 'The decision field must be one of: approve, reject.',
     }),
-    reason: Type.String({ minLength: 1, maxLength: 1000 }),
+    reason: RequiredFreeText({ maxLength: 1000 }),
   },
   { $id: 'ReviewDecision' },
 );

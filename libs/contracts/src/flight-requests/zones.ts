@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Timestamp } from '../schema-helpers.js';
+import { RequiredLine, Timestamp } from '../schema-helpers.js';
 import { ZoneGeometry } from './geojson.js';
 
 /*
@@ -41,7 +41,7 @@ const CtrExemptionCeiling = Type.Unsafe<number | null>({
 });
 
 const zoneFieldSchemas = {
-  name: Type.String({ minLength: 1, maxLength: 200, examples: ['Schiphol CTR'] }),
+  name: RequiredLine({ maxLength: 200, examples: ['Schiphol CTR'] }),
   type: Type.Unsafe<ZoneType>({ type: 'string', enum: [...ZONE_TYPES] }),
   restriction: Type.Unsafe<ZoneRestriction>({ type: 'string', enum: [...ZONE_RESTRICTIONS] }),
   lower_limit_m: Type.Integer({ minimum: 0, maximum: ZONE_LIMIT_MAX_M, description: 'm above ground' }),
@@ -51,8 +51,7 @@ const zoneFieldSchemas = {
     description: 'm above ground, greater than lower_limit_m',
   }),
   schedule: Type.Optional(ZoneSchedule),
-  authority: Type.String({
-    minLength: 1,
+  authority: RequiredLine({
     maxLength: 100,
     description: 'who reviews requests touching the zone, e.g. LVNL, MIL, NATURE',
   }),

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Nullable, PageQuery, Timestamp, Uuid } from '../schema-helpers.js';
+import { Line, Nullable, PageQuery, RequiredLine, Timestamp, Uuid } from '../schema-helpers.js';
 
 /**
  * API keys look like `dfc_<16 hex id>_<43 base64url secret>`: the id finds the
@@ -12,7 +12,7 @@ export const ApiKeyRole = Type.Union([Type.Literal('operator'), Type.Literal('re
 export type ApiKeyRole = Static<typeof ApiKeyRole>;
 
 /** A label for the key; null, empty or blank means none (Laravel turns empty strings into null). */
-const KeyName = Nullable(Type.String({ maxLength: 100, description: 'null, empty or blank: no name' }));
+const KeyName = Nullable(Line({ maxLength: 100, description: 'null, empty or blank: no name' }));
 
 /** POST /api/operators/{uuid}/api-keys (HTTP Basic: operator email + password). */
 export const OperatorApiKeyCreate = Type.Object(
@@ -27,7 +27,7 @@ export const StaffApiKeyCreate = Type.Object(
     name: Type.Optional(KeyName),
     role: Type.Union([Type.Literal('reviewer'), Type.Literal('admin')]),
     authority: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 100, description: 'required for reviewer keys, not allowed for admin keys' }),
+      RequiredLine({ maxLength: 100, description: 'required for reviewer keys, not allowed for admin keys' }),
     ),
   },
   { $id: 'StaffApiKeyCreate' },

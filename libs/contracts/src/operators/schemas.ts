@@ -1,26 +1,37 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Nullable, Timestamp, Uuid } from '../schema-helpers.js';
+import { Line, LINE_PATTERN, Nullable, RequiredLine, Timestamp, Uuid } from '../schema-helpers.js';
 
-const optionalText = Nullable(Type.String({ maxLength: 255 }));
+const optionalText = Nullable(Line({ maxLength: 255 }));
 const timezone = Nullable(
   Type.String({ maxLength: 64, description: 'IANA timezone name (<Area>/<City>) or UTC', examples: ['Europe/Berlin'] }),
 );
 
-/** The registration rules of a password, for registration and for a change. */
-const password = (options: { description?: string } = {}) => Type.String({ minLength: 8, maxLength: 256, writeOnly: true, ...options });
+/**
+ * The registration rules of a password, for registration and for a change. Never
+ * trimmed (spaces are part of it), but a control character is no part of any.
+ */
+const password = (options: { description?: string } = {}) =>
+  Type.String({
+    minLength: 8,
+    maxLength: 256,
+    writeOnly: true,
+    pattern: LINE_PATTERN,
+    'x-error-message': 'The :attribute field must not contain control characters.',
+    ...options,
+  });
 
 /** POST /api/operators (spec §2.1, §8; PRODUCT.md "Operators"). */
 export const OperatorCreate = Type.Object(
   {
-    company_name: Type.String({ minLength: 1, maxLength: 255 }),
+    company_name: RequiredLine({ maxLength: 255 }),
     email: Type.String({ minLength: 1, maxLength: 255, format: 'email' }),
     password: password(),
-    phone: Type.String({ minLength: 1, maxLength: 50 }),
+    phone: RequiredLine({ maxLength: 50 }),
     operational_authorisation_number: Type.Optional(optionalText),
     operator_registration_number: Type.Optional(optionalText),
     exemption_for_ctr: Type.Optional(Type.Boolean({ default: false })),
     ctr_exemption_number: Type.Optional(
-      Nullable(Type.String({ maxLength: 255, description: 'required when exemption_for_ctr is true' })),
+      Nullable(Line({ maxLength: 255, description: 'required when exemption_for_ctr is true' })),
     ),
     timezone: Type.Optional(timezone),
   },
@@ -37,9 +48,9 @@ export type OperatorCreate = Static<typeof OperatorCreate>;
  */
 export const OperatorUpdate = Type.Object(
   {
-    company_name: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+    company_name: Type.Optional(RequiredLine({ maxLength: 255 })),
     email: Type.Optional(Type.String({ minLength: 1, maxLength: 255, format: 'email' })),
-    phone: Type.Optional(Type.String({ minLength: 1, maxLength: 50 })),
+    phone: Type.Optional(RequiredLine({ maxLength: 50 })),
     operational_authorisation_number: Type.Optional(optionalText),
     operator_registration_number: Type.Optional(optionalText),
     exemption_for_ctr: Type.Optional(Type.Boolean()),

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Nullable, PageQuery, Timestamp, Uuid } from '../schema-helpers.js';
+import { FreeText, Nullable, PageQuery, Timestamp, Uuid } from '../schema-helpers.js';
 import { WEBHOOK_EVENT_KINDS, WEBHOOK_PING_KIND, type SubscribableWebhookKind } from './kinds.js';
 
 export const WEBHOOK_URL_MAX_LENGTH = 2048;
@@ -22,7 +22,7 @@ const WebhookUrl = Type.String({
 
 const WebhookEvents = Type.Array(SubscribableKind, { minItems: 1, uniqueItems: true });
 
-const WebhookDescription = Nullable(Type.String({ maxLength: WEBHOOK_DESCRIPTION_MAX_LENGTH }));
+const WebhookDescription = Nullable(FreeText({ maxLength: WEBHOOK_DESCRIPTION_MAX_LENGTH }));
 
 /** POST /api/webhooks */
 export const WebhookEndpointCreate = Type.Object(

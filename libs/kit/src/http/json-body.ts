@@ -10,11 +10,15 @@ export type BodyLimit = number | ((method: string, path: string) => number);
 
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
+/** JSON is UTF-8 (RFC 8259 §8.1); a declared charset may only say so. */
+const UTF8_CHARSETS = new Set(['', 'utf-8', 'utf8']);
+
 /**
  * Reads a JSON object body into `ctx.state.body`, or `{}` when there is none.
  * The order of the checks is the order of the documented statuses: too large
- * (413), not JSON (415), nested too deeply or not parseable (400), not an
- * object (422). The depth is checked on the raw text, before anything recurses.
+ * (413), not JSON or not UTF-8 by its charset (415), bytes that are not UTF-8,
+ * nested too deeply or not parseable (400), not an object or a text no store
+ * keeps faithfully (422). The depth is checked on the raw text, before anything recurses.
  */
 export function jsonBody(limit: BodyLimit = DEFAULT_BODY_LIMIT_BYTES): Middleware {
   return async (ctx, next) => {
@@ -23,6 +27,7 @@ export function jsonBody(limit: BodyLimit = DEFAULT_BODY_LIMIT_BYTES): Middlewar
     const limitBytes = typeof limit === 'number' ? limit : limit(ctx.method, ctx.path);
     if (Number(ctx.get('Content-Length') || 0) > limitBytes) throw new PayloadTooLargeError();
     if (!ctx.is('application/json', '+json')) throw new UnsupportedMediaTypeError();
+    if (!UTF8_CHARSETS.has(ctx.request.charset.toLowerCase())) throw new UnsupportedMediaTypeError('Request body must be JSON in UTF-8 (charset=utf-8).');
     const text = await readText(ctx.req, limitBytes);
     // Bytes were declared or streamed, so they must be JSON: whitespace alone is not.
     if (text.length > 0) ctx.state.body = parseObject(text);
@@ -34,16 +39,23 @@ function hasBody(headers: Record<string, string | string[] | undefined>): boolea
   return headers['transfer-encoding'] !== undefined || Number(headers['content-length'] ?? 0) > 0;
 }
 
+/** Refuses bytes that are not UTF-8 instead of storing U+FFFD in their place. */
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
 async function readText(req: NodeJS.ReadableStream, limit: number): Promise<string> {
+  let bytes: Buffer;
   try {
-    return await getRawBody(req, { limit, encoding: 'utf8' });
+    bytes = await getRawBody(req, { limit });
   } catch (error) {
     if ((error as { type?: string }).type === 'entity.too.large') throw new PayloadTooLargeError();
     throw new BadRequestError('Request body could not be read.');
   }
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    throw new BadRequestError('Request body is not valid UTF-8.');
+  }
 }
-
-const NUL_ESCAPE = /\\u0000/i;
 
 function parseObject(text: string): Record<string, unknown> {
   if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
@@ -55,11 +67,48 @@ function parseObject(text: string): Record<string, unknown> {
   } catch {
     throw new BadRequestError();
   }
-  // No text of the API may hold a NUL character: no field means one, and not every store keeps it.
-  if (NUL_ESCAPE.test(text)) throw ValidationError.of('body', 'The body must not contain NUL characters (\\u0000).');
+  // Well-formed UTF-8 holds control characters and lone surrogates only as `\\u` escapes.
+  if (text.includes('\\u')) refuseUnfaithfulText(parsed, '');
   // Well-formed JSON of the wrong type is a validation failure (Laravel's 422), not a malformed body.
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw ValidationError.of('body', 'The body must be a JSON object.');
   }
   return parsed as Record<string, unknown>;
+}
+
+/** C0 control characters but tab, line feed and carriage return, which free text may hold (schemas say where). */
+const CONTROL_CHARACTER = /[\u0000-\u0008\u000b\u000c\u000e-\u001f]/;
+/** In a `u` expression a surrogate pair is one code point: only a lone surrogate matches. */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/**
+ * No text of the API may hold a control character (no field means one, and not
+ * every store or client keeps it) or a lone surrogate (no UTF-8 encoding of it
+ * exists, so it could never be stored or sent back as it came): 422 naming the
+ * first such string, in any value or key at any depth.
+ */
+function refuseUnfaithfulText(value: unknown, path: string): void {
+  if (typeof value === 'string') {
+    refuseUnfaithfulString(value, path);
+  } else if (Array.isArray(value)) {
+    value.forEach((item, i) => refuseUnfaithfulText(item, join(path, String(i))));
+  } else if (typeof value === 'object' && value !== null) {
+    for (const [key, item] of Object.entries(value)) {
+      refuseUnfaithfulString(key, path);
+      refuseUnfaithfulText(item, join(path, key));
+    }
+  }
+}
+
+function refuseUnfaithfulString(text: string, path: string): void {
+  const field = path === '' ? 'body' : path;
+  const name = field.replace(/_/g, ' ');
+  if (CONTROL_CHARACTER.test(text)) {
+    throw ValidationError.of(field, `The ${name} field must not contain control characters (U+0000 to U+001F; free text may hold tabs and line breaks).`);
+  }
+  if (LONE_SURROGATE.test(text)) throw ValidationError.of(field, `The ${name} field must be valid Unicode: it holds a lone surrogate.`);
+}
+
+function join(path: string, key: string): string {
+  return path === '' ? key : `${path}.${key}`;
 }

@@ -94,13 +94,50 @@ describe('createServiceApp', () => {
     expect(await response.json()).to.have.property('message');
   });
 
-  it('when a string in the body holds a NUL character, then 422 names the body and the handler never runs', async () => {
+  it('when a string in the body holds a NUL character, then 422 names that field and the handler never runs', async () => {
     const response = await call('/api/things', { method: 'POST', headers: json, body: '{"name":"a\\u0000b"}' });
     expect(response.status).to.equal(422);
-    expect(await response.json()).to.deep.equal({
-      message: 'The body must not contain NUL characters (\\u0000).',
-      errors: { body: ['The body must not contain NUL characters (\\u0000).'] },
-    });
+    const message = 'The name field must not contain control characters (U+0000 to U+001F; free text may hold tabs and line breaks).';
+    expect(await response.json()).to.deep.equal({ message, errors: { name: [message] } });
+  });
+
+  it('when a nested string or a key holds a C0 control character or a lone surrogate, then 422 names where', async () => {
+    const cases: Array<[string, string, string]> = [
+      ['{"area":{"features":[{"properties":{"note":"bell\\u0007"}}]}}', 'area.features.0.properties.note', 'control characters'],
+      ['{"area":{"we\\u001bird":1}}', 'area', 'control characters'],
+      ['{"name":"half \\ud800 a pair"}', 'name', 'lone surrogate'],
+      ['{"name":"\\udfff"}', 'name', 'lone surrogate'],
+    ];
+    for (const [body, field, words] of cases) {
+      const response = await call('/api/things', { method: 'POST', headers: json, body });
+      expect(response.status, body).to.equal(422);
+      const answer = (await response.json()) as { errors: Record<string, string[]> };
+      expect(Object.keys(answer.errors), body).to.deep.equal([field]);
+      expect(answer.errors[field]?.[0], body).to.contain(words);
+    }
+  });
+
+  it('when strings hold tabs, line breaks, escaped quotes and surrogate pairs, then they pass as sent', async () => {
+    const response = await call('/api/things', { method: 'POST', headers: json, body: '{"name":"a\\tb\\nc\\r\\"d\\" \\ud83d\\ude81 \\u00e9"}' });
+    expect(response.status).to.equal(201);
+    expect(await response.json()).to.deep.equal({ data: { name: 'a\tb\nc\r"d" \u{1F681} é' } });
+  });
+
+  it('when the bytes are not UTF-8, then 400 and nothing is replaced', async () => {
+    const body = Buffer.concat([Buffer.from('{"name":"ab'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
+    const response = await call('/api/things', { method: 'POST', headers: json, body });
+    expect(response.status).to.equal(400);
+    expect(await response.json()).to.deep.equal({ message: 'Request body is not valid UTF-8.' });
+  });
+
+  it('when the Content-Type names a charset other than UTF-8, then 415; utf-8 in any case passes', async () => {
+    for (const charset of ['utf-16', 'ISO-8859-1', 'us-ascii']) {
+      const response = await call('/api/things', { method: 'POST', headers: { 'Content-Type': `application/json; charset=${charset}` }, body: '{"name":"a"}' });
+      expect(response.status, charset).to.equal(415);
+      expect(await response.json(), charset).to.deep.equal({ message: 'Request body must be JSON in UTF-8 (charset=utf-8).' });
+    }
+    const utf8 = await call('/api/things', { method: 'POST', headers: { 'Content-Type': 'application/json; charset=UTF-8' }, body: '{"name":"a"}' });
+    expect(utf8.status).to.equal(201);
   });
 
   it('when the body is not JSON, then 415', async () => {

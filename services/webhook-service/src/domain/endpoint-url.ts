@@ -67,9 +67,17 @@ export function isForbiddenAddress(address: string): boolean {
   return family === 4 ? forbiddenV4.check(address, 'ipv4') : forbiddenV6.check(address, 'ipv6');
 }
 
+/** Spaces of any kind, C0 controls and DEL: none belongs in a URL as written. */
+const UNSTORABLE_URL_CHARACTER = /[\s\u0000-\u001f\u007f]/;
+
 /** Field messages for `url` (empty when acceptable). */
 export function checkEndpointUrl(text: string, policy: UrlPolicy): string[] {
   if (text.length > WEBHOOK_URL_MAX_LENGTH) return [`The url field must not be greater than ${WEBHOOK_URL_MAX_LENGTH} characters.`];
+  // A URL parser drops surrounding white space, tabs and line breaks without a word: refused, so the
+  // stored text is exactly the address every attempt calls.
+  if (UNSTORABLE_URL_CHARACTER.test(text)) {
+    return ['The url field must not contain white space, line breaks or control characters (percent-encode them).'];
+  }
   let url: URL;
   try {
     url = new URL(text);
@@ -82,6 +90,7 @@ export function checkEndpointUrl(text: string, policy: UrlPolicy): string[] {
   }
   if (url.username || url.password) errors.push('The url field must not contain credentials.');
   if (url.hash) errors.push('The url field must not contain a fragment.');
+  if (url.port === '0') errors.push('The url field must not name port 0.');
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (isForbiddenAddress(host) && !(policy.allowLoopbackTargets && isLoopbackAddress(host))) {
     errors.push('The url field must not point to a private, loopback or link-local address.');

@@ -27,6 +27,19 @@ describe('endpoint URL rules', () => {
     expect(checkEndpointUrl('ws://hooks.example.com', { ...strict, allowHttp: true })).to.have.length(1);
   });
 
+  it('when the URL holds CR/LF, a tab, surrounding or inner spaces, then it is refused rather than silently cleaned by the parser', () => {
+    for (const url of ['https://hooks.example.com/a\r\nX-Injected: 1', ' https://hooks.example.com/', 'https://hooks.example.com/\n', 'https://hooks.example.com/a b', 'https://hooks.\texample.com/', 'https://hooks.example.com/\u00a0']) {
+      expect(checkEndpointUrl(url, strict), JSON.stringify(url)).to.deep.equal([
+        'The url field must not contain white space, line breaks or control characters (percent-encode them).',
+      ]);
+    }
+  });
+
+  it('when the URL names port 0, then it is refused; other explicit ports pass', () => {
+    expect(checkEndpointUrl('https://hooks.example.com:0/x', strict)).to.deep.equal(['The url field must not name port 0.']);
+    expect(checkEndpointUrl('https://hooks.example.com:8443/x', strict)).to.deep.equal([]);
+  });
+
   it('when loopback targets are allowed (development), then a loopback literal passes', () => {
     expect(checkEndpointUrl('https://127.0.0.1:8443/x', loopbackAllowed)).to.deep.equal([]);
     expect(checkEndpointUrl('http://[::1]:8080/x', loopbackAllowed)).to.deep.equal([]);

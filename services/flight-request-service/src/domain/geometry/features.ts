@@ -50,7 +50,10 @@ export function readCollection(
   if (features.length > limits.maxFeatures) {
     errors.add(path, `The ${attribute(path)} field must not have more than ${limits.maxFeatures} items.`);
   }
-  return errors.empty ? features : null;
+  const sound = errors.empty;
+  // Reported beside the features' own errors rather than instead of them.
+  refuseCrs(input, field, errors);
+  return sound ? features : null;
 }
 
 export function readFeatureShape(
@@ -63,6 +66,7 @@ export function readFeatureShape(
     errors.add(path, `The ${attribute(path)} field must be a GeoJSON Feature object.`);
     return null;
   }
+  refuseCrs(feature, path, errors);
   const typePath = at(path, 'type');
   if (own(feature, 'type') !== 'Feature') errors.add(typePath, `The ${attribute(typePath)} field must be Feature.`);
   const properties = readProperties(own(feature, 'properties'), at(path, 'properties'), errors);
@@ -97,6 +101,7 @@ export function readGeometryType(
     errors.add(path, `The ${attribute(path)} field must be a GeoJSON geometry object.`);
     return null;
   }
+  refuseCrs(geometry, path, errors);
   const type = own(geometry, 'type');
   if (!allowed.includes(type as AreaGeometryType)) {
     const typePath = at(path, 'type');
@@ -109,6 +114,17 @@ export function readGeometryType(
     return null;
   }
   return type as AreaGeometryType;
+}
+
+/**
+ * RFC 7946 §4 removed `crs`: coordinates are WGS 84 longitude and latitude.
+ * A member naming another system would otherwise be ignored and the area read
+ * in the wrong place, so it is refused wherever GeoJSON objects are read.
+ */
+export function refuseCrs(object: Record<string, unknown>, path: string, errors: FieldErrorBag): void {
+  if (!Object.hasOwn(object, 'crs')) return;
+  const crsPath = at(path, 'crs');
+  errors.add(crsPath, `The ${attribute(crsPath)} field is not allowed: RFC 7946 removed crs, coordinates are WGS 84 longitude and latitude.`);
 }
 
 function readProperties(value: unknown, path: string, errors: FieldErrorBag): Record<string, unknown> | null {

@@ -111,5 +111,5 @@ function checkZone(input: unknown, field: string): ZoneGeometryCheck {
     return refused();
   }
   const geometry = checkPolygonal(type, coordinates, field, errors);
-  return geometry ? { ok: true, geometry } : refused();
+  return geometry && errors.empty ? { ok: true, geometry } : refused();
 }

@@ -39,9 +39,6 @@ export function checkSubmission(body: unknown, limits: SubmissionLimits, now: Da
   if (typeof altitude === 'number' && (altitude < 1 || altitude > limits.maxAltitudeM)) {
     merge(errors, { max_altitude: [`The max altitude field must be between 1 and ${limits.maxAltitudeM}.`] });
   }
-  for (const field of ['aircraft_type', 'purpose']) {
-    if (asString(valid(field))?.trim() === '') merge(errors, { [field]: [`The ${field.replace(/_/g, ' ')} field is required.`] });
-  }
   const area = 'flight_area' in input ? checkFlightArea(input['flight_area'], limits.flightArea, 'flight_area') : undefined;
   if (area && !area.ok) merge(errors, area.errors);
 

@@ -2,6 +2,8 @@ import { Type } from '@sinclair/typebox';
 import { ZONE_IMPORT_MAX_FEATURES, ZoneImport, ZoneImportFeature } from '@dfc/contracts';
 import { schemaErrors } from '@dfc/kit/validation';
 import { type FieldErrors } from '@dfc/kit/errors';
+import { refuseCrs } from '../geometry/features.js';
+import { FieldErrorBag } from '../geometry/field-errors.js';
 import { isRecord, own } from '../geometry/structure.js';
 import { completeZoneCheck } from './check-zone-input.js';
 import type { GeoZoneDraft } from './geo-zone.js';
@@ -37,6 +39,7 @@ export function parseZoneImport(input: unknown): ZoneImportParse {
     return { ok: false, errors: { features: [message] }, entries: [] };
   }
   const { own: collectionErrors, byFeature } = splitByFeature(schemaErrors(ImportShape, input));
+  if (isRecord(input)) Object.assign(collectionErrors, crsErrors(input, ''));
   if (!Array.isArray(features)) return { ok: false, errors: collectionErrors, entries: [] };
 
   const entries = features.map((feature, index) => checkFeature(feature, index, byFeature.get(index) ?? {}));
@@ -50,7 +53,7 @@ function checkFeature(feature: unknown, index: number, schemaFieldErrors: FieldE
   const path = `features.${index}`;
   if (!isRecord(feature)) return { index, id: null, ok: false, errors: schemaFieldErrors };
   const properties = own(feature, 'properties');
-  const featureErrors = { ...schemaFieldErrors };
+  const featureErrors = { ...schemaFieldErrors, ...crsErrors(feature, path) };
   const id = importId(feature, properties, path, featureErrors);
   const checked = completeZoneCheck({
     fields: isRecord(properties) ? properties : {},
@@ -111,4 +114,11 @@ function splitByFeature(errors: FieldErrors): { own: FieldErrors; byFeature: Map
     byFeature.set(index, featureErrors);
   }
   return { own: collection, byFeature };
+}
+
+/** The collection's or a feature's `crs` (the geometry's is refused by the geometry rules). */
+function crsErrors(object: Record<string, unknown>, path: string): FieldErrors {
+  const errors = new FieldErrorBag();
+  refuseCrs(object, path, errors);
+  return errors.toFieldErrors();
 }

@@ -55,6 +55,18 @@ describe('checkFlightArea', () => {
       });
     });
 
+    it('when the collection, a feature or a geometry carries a crs member (removed by RFC 7946), then each is refused by its path', () => {
+      const crs = { type: 'name', properties: { name: 'urn:ogc:def:crs:EPSG::28992' } };
+      const input = { ...collection({ ...feature({ ...polygon(AMSTERDAM), crs }), crs }), crs };
+      const because = 'field is not allowed: RFC 7946 removed crs, coordinates are WGS 84 longitude and latitude.';
+      expect(refused(input)).to.deep.equal({
+        'flight_area.crs': [`The flight area.crs ${because}`],
+        'flight_area.features.0.crs': [`The flight area.features.0.crs ${because}`],
+        'flight_area.features.0.geometry.crs': [`The flight area.features.0.geometry.crs ${because}`],
+      });
+      expect(refused({ ...collection(feature(polygon(AMSTERDAM))), crs: null })).to.have.key('flight_area.crs');
+    });
+
     it('when features is empty, then at least one feature is needed', () => {
       expect(refused(collection())).to.deep.equal({
         'flight_area.features': ['The flight area.features field must have at least 1 items.'],

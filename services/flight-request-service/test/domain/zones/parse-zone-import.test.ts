@@ -63,6 +63,13 @@ describe('parseZoneImport', () => {
     });
   });
 
+  it('when the collection, a feature or a geometry carries crs (removed by RFC 7946), then each is named and nothing parses', () => {
+    const crs = { type: 'name', properties: { name: 'urn:ogc:def:crs:EPSG::28992' } };
+    const result = parseZoneImport({ type: 'FeatureCollection', crs, features: [zoneFeature({ crs }), zoneFeature({ geometry: { ...geometry, crs } })] });
+    expect(result.ok).to.equal(false);
+    expect(Object.keys(result.errors).sort()).to.deep.equal(['crs', 'features.0.crs', 'features.1.geometry.crs']);
+  });
+
   it('when the collection itself is wrong, then its own fields are named', () => {
     expect(parseZoneImport({ type: 'Feature', features: [] }).errors).to.deep.equal({
       type: ['The selected type is invalid.'],
