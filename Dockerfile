@@ -17,6 +17,7 @@ COPY services/operator-service/package.json services/operator-service/
 COPY services/flight-request-service/package.json services/flight-request-service/
 COPY services/webhook-service/package.json services/webhook-service/
 COPY e2e/package.json e2e/
+COPY apps/console/package.json apps/console/
 
 # --- build: TypeScript to JavaScript (npm run build -> <workspace>/dist) ---
 FROM manifests AS build
@@ -24,6 +25,7 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json tsconfig.build.base.json ./
 COPY libs/ libs/
 COPY services/ services/
+COPY apps/ apps/
 RUN npm run build \
  && find libs services -path '*/dist/*' \( -name '*.d.ts' -o -name '.tsbuildinfo' \) -delete
 
@@ -46,6 +48,8 @@ COPY --from=build /app/services/gateway/dist services/gateway/dist
 COPY --from=build /app/services/operator-service/dist services/operator-service/dist
 COPY --from=build /app/services/flight-request-service/dist services/flight-request-service/dist
 COPY --from=build /app/services/webhook-service/dist services/webhook-service/dist
+# The web console the gateway serves at /console (static files, built by Vite).
+COPY --from=build /app/apps/console/dist apps/console/dist
 # Files stay root-owned and read-only to the process; any numeric uid works (k8s sets 10001 too).
 USER 10001:10001
 EXPOSE 8080

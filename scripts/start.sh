@@ -165,6 +165,12 @@ migrate operator-service dfc_operators
 migrate flight-request-service dfc_flight_requests
 migrate webhook-service dfc_webhooks
 
+# The web console the gateway serves at /console: built once (npm run build rebuilds it).
+if [[ ! -s apps/console/dist/index.html ]]; then
+  log "building the web console (apps/console -> dist/)"
+  npm run --silent build -w @dfc/console || die "the console build failed"
+fi
+
 start_service operator-service "$OPERATOR_SERVICE_PORT" dfc_operators
 start_service flight-request-service "$FLIGHT_REQUEST_SERVICE_PORT" dfc_flight_requests
 start_service webhook-service "$WEBHOOK_SERVICE_PORT" dfc_webhooks

@@ -25,6 +25,11 @@ fi
 echo "[test] typecheck: tsc -p tsconfig.json"
 npx --no-install tsc -p tsconfig.json || { echo "[test] ERROR: typecheck failed" >&2; exit 1; }
 
+# The web console (apps/console): its typecheck, its bundle (with the size budget) and the build the
+# gateway serves at /console, which the browser tests (e2e/test/console) open.
+echo "[test] console: npm run build -w @dfc/console"
+npm run --silent build -w @dfc/console || { echo "[test] ERROR: the console build failed" >&2; exit 1; }
+
 # Every query the services send is recorded (its shape, once) for the
 # index-coverage check that runs after the last spec
 # (libs/kit/test/testing/index-coverage.test.ts); child processes inherit the path.

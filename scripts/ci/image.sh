@@ -150,6 +150,14 @@ sleep 5
 print_memory idle
 GATEWAY_URL="http://127.0.0.1:${PORT[gateway]}" ADMIN_API_KEY="$ADMIN_API_KEY" WALKTHROUGH_RECEIVER_PORT=19000 \
   "$ROOT/node_modules/.bin/tsx" scripts/walkthrough.ts || die "the walkthrough through the containerised gateway failed"
+# The web console is in the image: the gateway serves its page with the strict CSP, and its script.
+console_url="http://127.0.0.1:${PORT[gateway]}/console"
+console_headers="$(curl -fsS -D - -o /dev/null "$console_url/")" || die "the image's gateway does not serve /console"
+grep -qi "^content-security-policy: default-src 'none'" <<<"$console_headers" || die "/console came without its Content-Security-Policy"
+console_script="$(curl -fsS "$console_url/" | grep -o '/console/assets/index-[^"]*\.js' | head -n1)"
+[[ -n "$console_script" ]] && curl -fsS -o /dev/null "http://127.0.0.1:${PORT[gateway]}$console_script" \
+  || die "the console's script is not served by the image's gateway"
+log "the image serves the console at /console ($console_script)"
 print_memory "after the walkthrough"
 check_alive
 log "image booted and walked through"

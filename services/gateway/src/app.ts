@@ -4,6 +4,7 @@ import type { OpenApiDocument } from '@dfc/contracts';
 import { errorMiddleware, httpMetrics, methodRules, operationsRouter, requestContext } from '@dfc/kit/http';
 import { type Logger } from '@dfc/kit/logging';
 import { canonicalPath } from './domain/routing.js';
+import { consoleAssets, isConsolePath } from './http/console.js';
 import { docsRouter, isDocumentPath } from './http/docs.js';
 import { proxyRoutes, type ProxyRouteDeps } from './http/proxy-routes.js';
 import { closeUnfinishedRequests } from './http/unfinished-requests.js';
@@ -12,6 +13,8 @@ export interface GatewayDeps extends ProxyRouteDeps {
   log: Logger;
   registry: Registry;
   openApiDocument: OpenApiDocument;
+  /** The console's build (apps/console/dist); tests point it elsewhere. */
+  consoleDirectory?: string;
 }
 
 /**
@@ -42,6 +45,7 @@ export function buildApp(deps: GatewayDeps): Koa {
     if (path !== ctx.path) ctx.path = path;
     return next();
   });
+  app.use(onlyFor(isConsolePath, consoleAssets(deps.consoleDirectory)));
   app.use(onlyFor(isDocumentPath, docs.routes()));
   app.use(onlyFor(isDocumentPath, methodRules()));
   app.use(proxyRoutes(deps));

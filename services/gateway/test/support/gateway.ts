@@ -38,6 +38,7 @@ export interface TestGatewayOptions {
   timeoutMs?: number;
   trustProxy?: boolean;
   serverLimits?: HttpServerLimits;
+  consoleDirectory?: string;
 }
 
 /**
@@ -83,6 +84,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     tokens,
     upstreams,
     trustProxy: options.trustProxy ?? false,
+    ...(options.consoleDirectory === undefined ? {} : { consoleDirectory: options.consoleDirectory }),
   });
   const listening = await listen(app, options.serverLimits);
   return {

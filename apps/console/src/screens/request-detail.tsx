@@ -1,0 +1,51 @@
+import { useState } from 'preact/hooks';
+import type { Api } from '../api';
+import { ErrorBanner, Field } from '../ui/components';
+import { Authorisation } from './authorisation';
+import { History, RequestPage, useFlightRequest } from './request-parts';
+
+const CANCELLABLE = ['Pending', 'Approved'];
+
+/** An operator's request: area on the map, history, review, authorisation, and cancel with a reason. */
+export function RequestDetail({ api, uuid }: { api: Api; uuid: string }) {
+  const request = useFlightRequest(api, uuid, 10_000);
+  return (
+    <RequestPage back={{ to: '/requests', label: 'Flight requests' }} title="Flight request" statusLabel="Status" request={request}>
+      {(record) => (
+        <>
+          <h2>History</h2>
+          <History history={record.status_history} />
+          {record.status === 'Approved' ? <Authorisation api={api} record={record} /> : null}
+          {CANCELLABLE.includes(record.status) ? <CancelForm api={api} uuid={record.uuid} onCancelled={request.reload} /> : null}
+        </>
+      )}
+    </RequestPage>
+  );
+}
+
+function CancelForm({ api, uuid, onCancelled }: { api: Api; uuid: string; onCancelled: () => void }) {
+  const [reason, setReason] = useState('');
+  const [error, setError] = useState<unknown>(null);
+  const cancel = async (event: Event) => {
+    event.preventDefault();
+    setError(null);
+    try {
+      await api.delete(`/api/flight-requests/${uuid}`, { reason });
+      onCancelled();
+    } catch (failure) {
+      setError(failure);
+    }
+  };
+  return (
+    <form onSubmit={cancel} aria-labelledby="cancel-title">
+      <h2 id="cancel-title">Cancel this request</h2>
+      <ErrorBanner error={error} />
+      <Field id="cancel-reason" label="Reason for cancelling" name="reason" error={error}>
+        {(control) => <textarea {...control} rows={2} value={reason} onInput={(e) => setReason(e.currentTarget.value)} />}
+      </Field>
+      <button type="submit" class="danger">
+        Cancel request
+      </button>
+    </form>
+  );
+}

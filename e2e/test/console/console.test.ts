@@ -1,0 +1,288 @@
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { expect } from 'chai';
+import type { Page } from 'playwright-core';
+import { waitFor } from '@dfc/kit/testing';
+import { checkScreen, launchBrowser, type Browser } from '../../src/browser.js';
+import { flightRequestBody, GatewayClient, WebhookReceiver, type RegisteredOperator } from '../../src/client.js';
+import { startSystem, type System } from '../../src/system.js';
+
+/**
+ * The web console (/console) in Debian's Chromium against the real system:
+ * each role's story through the page as its user clicks it, axe-core on every
+ * screen, screenshots at 1280x800 and 390x844, and no request leaving the
+ * deployment nor refused by the page's CSP.
+ */
+const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+const AUTHORITY = 'LVNL';
+/** Inside the test zone (5.0..5.5, 52.0..52.5): screening opens an item for AUTHORITY. */
+const IN_ZONE = 5.2;
+const FAILED_AUTH_LIMIT = 3;
+
+const square = (lon: number, lat = 52.2) => ({
+  type: 'FeatureCollection',
+  features: [{ type: 'Feature', properties: {}, geometry: { type: 'Polygon', coordinates: [[[lon, lat], [lon + 0.01, lat], [lon + 0.01, lat + 0.01], [lon, lat + 0.01], [lon, lat]]] } }],
+});
+
+describe('the web console in Chromium', function () {
+  this.timeout(300_000);
+  let system: System;
+  let client: GatewayClient;
+  let browser: Browser;
+  let reviewerKey: string;
+  let operator: RegisteredOperator;
+  const receiver = new WebhookReceiver();
+  const problems: string[] = [];
+
+  const check = async (page: Page, name: string) => problems.push(...(await checkScreen(page, name)));
+  const open = async (path = '') => {
+    const page = await browser.newPage();
+    await page.goto(`${system.gatewayUrl}/console${path}`);
+    return page;
+  };
+  const signIn = async (key: string, operatorUuid?: string) => {
+    const page = await open();
+    await page.getByLabel('API key', { exact: true }).fill(key);
+    if (operatorUuid !== undefined) await page.getByLabel('Operator UUID (operator keys only)').fill(operatorUuid);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign out' }).waitFor();
+    return page;
+  };
+  const submitByApi = (body: unknown) =>
+    waitFor(async () => {
+      const answer = await client.send('POST', '/api/flight-requests', { key: operator.key, body });
+      // The operator reaches flight-request-service by an event: until then its uuid is a 422.
+      return answer.status === 422 && answer.body.errors?.operator_uuid ? undefined : answer;
+    }, 20_000);
+
+  before(async () => {
+    if (!existsSync(resolve(REPO_ROOT, 'apps/console/dist/index.html'))) {
+      await promisify(execFile)('npm', ['run', 'build', '-w', '@dfc/console'], { cwd: REPO_ROOT });
+    }
+    system = await startSystem({ serviceEnv: { gateway: { RATE_LIMIT_FAILED_AUTH_PER_IP_PER_MINUTE: String(FAILED_AUTH_LIMIT) } } });
+    client = new GatewayClient(system.gatewayUrl);
+    await receiver.start();
+    const zone = await client.send('POST', '/api/zones', {
+      key: system.adminKey,
+      body: {
+        name: 'Console test CTR', type: 'CTR', restriction: 'REQ_AUTHORISATION', lower_limit_m: 0, upper_limit_m: 1000, authority: AUTHORITY,
+        geometry: { type: 'Polygon', coordinates: [[[5.0, 52.0], [5.5, 52.0], [5.5, 52.5], [5.0, 52.5], [5.0, 52.0]]] },
+      },
+    });
+    expect(zone.status).to.equal(201);
+    const reviewer = await client.send('POST', '/api/api-keys', { key: system.adminKey, body: { role: 'reviewer', authority: AUTHORITY, name: 'console desk' } });
+    expect(reviewer.status).to.equal(201);
+    reviewerKey = reviewer.body.data.key;
+    operator = await client.registerOperatorWithKey({ timezone: 'Europe/Amsterdam' });
+    // Like flight-request-service, webhook-service learns of the operator by an event.
+    await waitFor(async () => {
+      const endpoint = await client.send('POST', '/api/webhooks', { key: operator.key, body: { url: receiver.url, events: ['status_change', 'review_complete'] } });
+      return endpoint.status === 201 ? endpoint : undefined;
+    }, 20_000, 200);
+    browser = await launchBrowser(system.gatewayUrl);
+  });
+
+  after(async () => {
+    await browser?.close();
+    await receiver.close();
+    await system?.stop();
+  });
+
+  afterEach(() => {
+    expect(problems.splice(0), 'serious or critical axe violations').to.deep.equal([]);
+    expect(browser.strayRequests, 'requests that left the deployment').to.deep.equal([]);
+    expect(browser.cspViolations, 'CSP violations').to.deep.equal([]);
+  });
+
+  it('a reviewer approves an item on the map: the request becomes Approved and the operator\'s webhook arrives', async () => {
+    const submitted = await submitByApi(flightRequestBody(operator, { purpose: 'Bridge survey', flight_area: square(IN_ZONE) }));
+    expect(submitted.status).to.equal(201);
+    expect(submitted.body.data.status).to.equal('Pending');
+    const uuid: string = submitted.body.data.uuid;
+
+    const page = await signIn(reviewerKey);
+    await page.getByRole('heading', { name: 'Review queue' }).waitFor();
+    await page.getByRole('cell', { name: 'Bridge survey', exact: true }).waitFor();
+    await check(page, 'review-queue');
+
+    await page.getByRole('link', { name: /Review the request of .*Bridge survey/ }).click();
+    await page.getByRole('heading', { name: 'Review a flight request' }).waitFor();
+    await page.locator('.leaflet-overlay-pane path').first().waitFor();
+    expect(await page.getByText('ZONE_REQUIRES_AUTHORISATION').count()).to.be.greaterThan(0);
+    await check(page, 'review-item');
+
+    // An empty reason: the API's 422 message sits beside the reason field.
+    await page.getByRole('button', { name: 'Approve' }).click();
+    const reasonErrors = page.locator('#reason-' + submitted.body.data.review.items[0].id + '-errors');
+    await reasonErrors.waitFor();
+    expect(await reasonErrors.textContent()).to.match(/reason/i);
+
+    await page.getByLabel('Reason for the decision').fill('Coordinated with the tower');
+    await page.getByRole('button', { name: 'Approve' }).click();
+    await page.getByText('Request status: Approved').waitFor();
+
+    const record = await client.send('GET', `/api/flight-requests/${uuid}`, { key: operator.key });
+    expect(record.body.data.status).to.equal('Approved');
+    const hooks = await waitFor(() => {
+      const arrived = receiver.about(uuid, 'status_change').filter((hook) => hook.body.data['status'] === 'Approved');
+      return arrived.length > 0 ? arrived : undefined;
+    }, 20_000, 100);
+    expect(hooks[0]?.body.data['flight_request_uuid']).to.equal(uuid);
+    expect(sessionStorageHoldsOnlyTheKey((await page.evaluate('({ session: JSON.stringify(sessionStorage), local: localStorage.length, url: location.href })')) as StorageState, reviewerKey)).to.equal(true);
+  });
+
+  it('an operator previews (findings shown, nothing stored), submits, sees the request on the map and cancels it; a 409 shows on the cancel form', async () => {
+    const page = await signIn(operator.key, operator.uuid);
+    await page.getByRole('heading', { name: 'Flight requests' }).waitFor();
+    await page.getByRole('table').waitFor();
+    await check(page, 'requests');
+
+    await page.getByRole('link', { name: 'New request' }).click();
+    await page.getByRole('heading', { name: 'New flight request' }).waitFor();
+    await page.getByLabel('Pilot name').fill('Jane Pilot');
+    await page.getByLabel('Pilot email').fill(operator.email);
+    await page.getByLabel('Pilot phone').fill('+31 6 1234 5678');
+    await page.getByLabel('Aircraft type').fill('multirotor');
+    await page.getByLabel('Flight area (GeoJSON FeatureCollection)').fill(JSON.stringify(square(IN_ZONE + 0.1)));
+    // No purpose yet: the 422's message is shown under the purpose field.
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await page.locator('#purpose-errors').waitFor();
+    expect(await page.getByLabel('Purpose').getAttribute('aria-invalid')).to.equal('true');
+
+    await page.getByLabel('Purpose').fill('Dike inspection');
+    const before = await client.send('GET', '/api/flight-requests?per_page=100', { key: operator.key });
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await page.getByRole('heading', { name: /Preview: this request would be Pending/ }).waitFor();
+    expect(await page.locator('.preview').textContent()).to.include(`Review by: ${AUTHORITY}`);
+    const after = await client.send('GET', '/api/flight-requests?per_page=100', { key: operator.key });
+    expect(after.body.meta.total, 'a preview stores nothing').to.equal(before.body.meta.total);
+    await check(page, 'new-request');
+
+    await page.getByRole('button', { name: 'Submit request' }).click();
+    await page.getByRole('heading', { name: 'Flight request', exact: true }).waitFor();
+    await page.getByText('Status: Pending').waitFor();
+    const uuid = page.url().split('/').pop() ?? '';
+    await check(page, 'request-detail');
+
+    await page.getByLabel('Reason for cancelling').fill('Weather');
+    await page.getByRole('button', { name: 'Cancel request' }).click();
+    await page.getByText('Status: Cancelled').waitFor();
+    const cancelled = await client.send('GET', `/api/flight-requests/${uuid}`, { key: operator.key });
+    expect(cancelled.body.data.status).to.equal('Cancelled');
+    expect(cancelled.body.data.cancellation.reason).to.equal('Weather');
+
+    // An approved request (outside the zone) shows its authorisation verified in the page; cancelled
+    // behind the page's back, the page's own cancel gets the API's 409 reason on its form.
+    const approved = await submitByApi(flightRequestBody(operator, { flight_area: square(4.5) }));
+    expect(approved.body.data.status).to.equal('Approved');
+    await page.goto(`${system.gatewayUrl}/console/requests/${approved.body.data.uuid}`);
+    await page.getByText('Verified against the published keys').waitFor();
+    expect(await page.getByText('Matches the signed hash').count()).to.equal(1);
+    expect((await client.send('DELETE', `/api/flight-requests/${approved.body.data.uuid}`, { key: operator.key, body: { reason: 'elsewhere' } })).status).to.equal(200);
+    await page.getByLabel('Reason for cancelling').fill('Twice');
+    await page.getByRole('button', { name: 'Cancel request' }).click();
+    const conflict = page.locator('form[aria-labelledby="cancel-title"] [role="alert"]');
+    await conflict.waitFor();
+    expect(await conflict.textContent()).to.match(/^Conflict: /);
+  });
+
+  it('an operator sees the delivery log of its webhook endpoint and sends a test event', async () => {
+    const page = await signIn(operator.key, operator.uuid);
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByRole('button', { name: receiver.url }).click();
+    await page.getByRole('table').waitFor();
+    await page.getByRole('button', { name: 'Send a test event' }).click();
+    await page.getByRole('cell', { name: 'ping' }).first().waitFor({ timeout: 15_000 });
+    await waitFor(() => (receiver.received.some((hook) => hook.body.event === 'ping') ? true : undefined), 20_000, 100);
+    await check(page, 'webhooks');
+  });
+
+  it('an admin imports zones with one bad feature and sees its error beside that feature; nothing is written until it is fixed', async () => {
+    const page = await signIn(system.adminKey);
+    await page.getByRole('heading', { name: 'Zones' }).waitFor();
+    await page.getByRole('cell', { name: 'Console test CTR' }).waitFor();
+    await check(page, 'zones');
+
+    const feature = (name: string, lon: number, restriction: string) => ({
+      type: 'Feature',
+      properties: { id: `import-${name.toLowerCase()}`, name, type: 'NATURE', restriction, lower_limit_m: 0, upper_limit_m: 300, authority: 'NATURE' },
+      geometry: { type: 'Polygon', coordinates: [[[lon, 51], [lon + 0.1, 51], [lon + 0.1, 51.1], [lon, 51.1], [lon, 51]]] },
+    });
+    const features = [feature('Dunes', 4.0, 'CONDITIONAL'), feature('Heath', 4.2, 'SOMETIMES'), feature('Marsh', 4.4, 'CONDITIONAL')];
+    await page.getByRole('link', { name: 'Import zones' }).click();
+    await page.getByLabel(/FeatureCollection/).fill(JSON.stringify({ type: 'FeatureCollection', features }));
+    await page.getByRole('button', { name: 'Import' }).click();
+    const bad = page.locator('.import-features > li').nth(1);
+    await bad.locator('.field-errors').waitFor();
+    expect(await bad.textContent()).to.match(/^Feature 2: Heath.*restriction/i);
+    expect(await page.locator('.import-features > li .field-errors').count(), 'only the bad feature has errors').to.equal(1);
+    const zones = await client.send('GET', '/api/zones?per_page=100', { key: system.adminKey });
+    expect(zones.body.meta.total, 'a refused import writes nothing').to.equal(1);
+    await check(page, 'zone-import');
+
+    features[1] = feature('Heath', 4.2, 'PROHIBITED');
+    await page.getByLabel(/FeatureCollection/).fill(JSON.stringify({ type: 'FeatureCollection', features }));
+    await page.getByRole('button', { name: 'Import' }).click();
+    await page.getByText('Imported 3 zone(s): 3 new, 0 replaced.').waitFor();
+  });
+
+  it('a key of one role never sees another role\'s screens, by link or by address', async () => {
+    const screens: Record<string, string[]> = {
+      reviewer: ['/reviews'],
+      operator: ['/requests', '/requests/new', '/webhooks'],
+      admin: ['/zones', '/zones/import'],
+    };
+    const sessions: Array<[string, Page]> = [
+      ['reviewer', await signIn(reviewerKey)],
+      ['operator', await signIn(operator.key, operator.uuid)],
+      ['admin', await signIn(system.adminKey)],
+    ];
+    for (const [role, page] of sessions) {
+      const links = await page.getByRole('navigation', { name: 'Screens' }).getByRole('link').evaluateAll((anchors) => anchors.map((anchor) => anchor.getAttribute('href')));
+      expect(links, role).to.deep.equal((screens[role] ?? []).map((path) => `/console${path}`));
+      for (const [other, paths] of Object.entries(screens)) {
+        if (other === role) continue;
+        for (const path of paths) {
+          await page.goto(`${system.gatewayUrl}/console${path}`);
+          await page.getByRole('heading', { name: 'Not available' }).waitFor();
+          expect(await page.getByRole('main').textContent(), `${role} at ${path}`).to.include(`not available to a${role === 'admin' ? 'n' : ''} ${role} key`);
+          expect(await page.locator('table, form, .map').count(), `${role} at ${path}`).to.equal(0);
+        }
+      }
+    }
+    await check(sessions[1]![1], 'not-available');
+  });
+
+  it('sign-in is keyboard operable; a wrong key is refused and, past the failed-authentication limit, the 429 says how long to wait', async () => {
+    const page = await open();
+    await check(page, 'sign-in');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate('document.activeElement.id')).to.equal('api-key');
+    const wrong = `dfc_${'0'.repeat(16)}_${'x'.repeat(43)}`;
+    await page.keyboard.type(wrong);
+    await page.keyboard.press('Enter');
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).to.match(/refused/);
+    for (let attempt = 1; attempt <= FAILED_AUTH_LIMIT; attempt += 1) {
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('button', { name: 'Sign in' }).and(page.locator(':enabled')).waitFor();
+    }
+    await page.getByText(/Too many requests: try again in \d+ s\./).waitFor();
+    expect(await page.evaluate('sessionStorage.length')).to.equal(0);
+  });
+});
+
+/** The key is in sessionStorage (the tab), not in localStorage nor in the address. */
+interface StorageState {
+  session: string;
+  local: number;
+  url: string;
+}
+
+function sessionStorageHoldsOnlyTheKey(state: StorageState, key: string): boolean {
+  return state.session.includes(key) && state.local === 0 && !state.url.includes(key);
+}
