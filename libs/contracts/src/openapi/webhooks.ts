@@ -1,4 +1,4 @@
-import { DataEnvelope, Paginated } from '../schema-helpers.js';
+import { DataEnvelope, PageQuery, Paginated } from '../schema-helpers.js';
 import {
   DeliveryRecord,
   WebhookEndpointCreate,
@@ -14,6 +14,12 @@ import { WEBHOOK_PAYLOAD_SCHEMAS } from '../webhooks/payloads.js';
  * receives is documented as a callback of POST /api/webhooks.
  */
 const TAG = 'Webhooks';
+/**
+ * The `webhooks` section's operations are what subscribers receive, not calls to make: a tag of
+ * their own, since generators (OpenAPI Generator) write one API class per tag and would write a
+ * second `WebhooksApi` over the endpoint-management one.
+ */
+const EVENTS_TAG = 'Webhook events';
 const ref = (name: string) => ({ $ref: `#/components/responses/${name}` });
 
 const operatorUuidQuery = {
@@ -26,8 +32,8 @@ const operatorUuidQuery = {
 const idParam = { name: 'id', in: 'path', required: true, description: 'The endpoint id.', schema: { type: 'string', format: 'uuid' } };
 const deliveryIdParam = { name: 'delivery_id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } };
 const pageParams = [
-  { name: 'page', in: 'query', required: false, schema: { type: 'integer', minimum: 1, default: 1 } },
-  { name: 'per_page', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 15 } },
+  { name: 'page', in: 'query', required: false, schema: PageQuery.page },
+  { name: 'per_page', in: 'query', required: false, schema: PageQuery.per_page },
 ];
 
 const json = (schema: unknown, description: string) => ({ description, content: { 'application/json': { schema } } });
@@ -81,7 +87,7 @@ export const webhookEvents: Record<string, unknown> = Object.fromEntries(
     kind,
     {
       post: {
-        tags: [TAG],
+        tags: [EVENTS_TAG],
         operationId: `${kind.replace(/_(\w)/g, (_match, letter: string) => letter.toUpperCase())}Webhook`,
         summary: KIND_SUMMARIES[kind as keyof typeof WEBHOOK_PAYLOAD_SCHEMAS],
         description: SIGNATURE_DESCRIPTION,
