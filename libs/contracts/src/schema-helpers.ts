@@ -1,4 +1,4 @@
-import { Type, type Static, type StringOptions, type TSchema, type TString } from '@sinclair/typebox';
+import { Type, type IntegerOptions, type NumberOptions, type Static, type StringOptions, type TSchema, type TString } from '@sinclair/typebox';
 
 /** A string-or-null field without `anyOf` (keeps ajv's messages to one per field). */
 export function Nullable(schema: TString) {
@@ -6,6 +6,22 @@ export function Nullable(schema: TString) {
 }
 
 export const Uuid = Type.String({ format: 'uuid' });
+
+/*
+ * Every number carries its format: a generator types a bare `number` as float32 (Go), which
+ * rounds a coordinate's seventh decimal, and a bare `integer` as whatever it likes.
+ */
+export function Double(options: NumberOptions = {}) {
+  return Type.Number({ format: 'double', ...options });
+}
+
+export function Int32(options: IntegerOptions = {}) {
+  return Type.Integer({ format: 'int32', ...options });
+}
+
+export function Int64(options: IntegerOptions = {}) {
+  return Type.Integer({ format: 'int64', ...options });
+}
 
 /**
  * Texts the API stores as sent. The rules are patterns, so the OpenAPI document
@@ -64,6 +80,9 @@ export function FreeText(options: StringOptions & { maxLength: number }): TStrin
  */
 export const Timestamp = Type.String({ format: 'date-time', examples: ['2026-11-23T10:00:00+00:00'] });
 
+/** A flight window's time as the API writes it: RFC 3339 in UTC with `Z`, as it was submitted (`2026-12-01T10:00:00Z`). */
+export const UtcTimestamp = Type.String({ format: 'date-time', examples: ['2026-12-01T10:00:00Z'] });
+
 export const ErrorBody = Type.Object({ message: Type.String() }, { $id: 'ErrorBody' });
 export type ErrorBody = Static<typeof ErrorBody>;
 
@@ -90,7 +109,7 @@ export function DataEnvelope<T extends TSchema>(schema: T) {
   return Type.Object({ data: schema }, wrapperId(schema, 'Response'));
 }
 
-const Nullish = Type.Unsafe<number | null>({ type: ['integer', 'null'] });
+const Nullish = Type.Unsafe<number | null>({ type: ['integer', 'null'], format: 'int64', minimum: 1 });
 
 export const PageLinks = Type.Object(
   { first: Type.String(), last: Type.String(), prev: Nullable(Type.String()), next: Nullable(Type.String()) },
@@ -105,14 +124,14 @@ export const PagerLink = Type.Object(
 
 export const PageMeta = Type.Object(
   {
-    current_page: Type.Integer(),
+    current_page: Int32({ minimum: 1 }),
     from: Nullish,
-    last_page: Type.Integer(),
+    last_page: Int32({ minimum: 1 }),
     links: Type.Array(PagerLink),
     path: Type.String(),
-    per_page: Type.Integer(),
+    per_page: Int32({ minimum: 1, maximum: 100 }),
     to: Nullish,
-    total: Type.Integer(),
+    total: Int64({ minimum: 0 }),
   },
   { $id: 'PageMeta' },
 );
@@ -127,6 +146,6 @@ export const MAX_PAGE = 2_147_483_647;
 
 /** `page` / `per_page` query parameters: page 1..MAX_PAGE, per_page default 15, max 100. */
 export const PageQuery = {
-  page: Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1 }),
-  per_page: Type.Integer({ minimum: 1, maximum: 100, default: 15 }),
+  page: Int32({ minimum: 1, maximum: MAX_PAGE, default: 1 }),
+  per_page: Int32({ minimum: 1, maximum: 100, default: 15 }),
 };

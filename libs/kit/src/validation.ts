@@ -91,8 +91,11 @@ function toValidator<T extends TSchema>(validate: ValidateFunction): Validator<T
 
 export function toFieldErrors(errors: ErrorObject[]): FieldErrors {
   const fields: FieldErrors = {};
+  // `1.5` fails `type: integer` and `format: int32` both: the type says it.
+  const wrongType = new Set(errors.filter((error) => error.keyword === 'type').map((error) => error.instancePath));
   for (const error of errors) {
     if (error.keyword === 'if' || error.keyword === 'anyOf' || error.keyword === 'oneOf') continue;
+    if (error.keyword === 'format' && wrongType.has(error.instancePath)) continue;
     const field = fieldOf(error);
     const message = messageFor(error, field);
     const list = (fields[field] ??= []);
@@ -182,5 +185,7 @@ function formatMessage(name: string, format: string): string {
   if (format === 'uri') return `The ${name} field must be a valid URL.`;
   if (format === 'date') return `The ${name} field must match the format Y-m-d.`;
   if (format === 'date-time') return `The ${name} field must be a valid date.`;
+  if (format === 'int32') return `The ${name} field must be an integer from -2147483648 to 2147483647.`;
+  if (format === 'int64') return `The ${name} field must be a safe integer (at most 2^53 - 1 in size).`;
   return `The ${name} field format is invalid.`;
 }

@@ -50,9 +50,56 @@ describe('the OpenAPI document for client generators', () => {
     expect(issued.properties['last_used_at']?.type).to.deep.equal(['string', 'null']);
   });
 
-  it('when keywords are not OpenAPI ones, then they are x- extensions; arrays are never Sets', () => {
-    expect(everything.filter(([node]) => 'errorMessage' in node || 'uniqueItems' in node).map(([, at]) => at)).to.deep.equal([]);
+  it('when keywords are not OpenAPI ones, then they are x- extensions; uniqueItems stays where the service refuses duplicates', () => {
+    expect(everything.filter(([node]) => 'errorMessage' in node).map(([, at]) => at)).to.deep.equal([]);
     expect(JSON.stringify(document)).to.include('"x-error-message"');
+    expect(everything.filter(([node]) => 'uniqueItems' in node).map(([, at]) => at)).to.deep.equal([
+      '#/components/schemas/WebhookEndpointCreate/properties/events',
+      '#/components/schemas/WebhookEndpointUpdate/properties/events',
+    ]);
+  });
+
+  it('when the webhooks section lists what subscribers receive, then its operations have a tag of their own (one API class per tag)', () => {
+    const tagsOf = (items: Record<string, JsonObject>) =>
+      new Set(Object.values(items).flatMap((item) => METHODS.flatMap((method) => ((item[method] as JsonObject | undefined)?.['tags'] as string[] | undefined) ?? [])));
+    const received = tagsOf(document.webhooks);
+    expect([...received]).to.deep.equal(['Webhook events']);
+    expect([...tagsOf(document.paths)].filter((tag) => received.has(tag))).to.deep.equal([]);
+  });
+
+  it('when a number is documented, then it has format double; an integer format int32 or int64', () => {
+    const unformatted = everything
+      .filter(([node]) => (node['type'] === 'number' || node['type'] === 'integer' || (Array.isArray(node['type']) && (node['type'].includes('number') || node['type'].includes('integer')))))
+      .filter(([node]) => !['double', 'int32', 'int64'].includes(String(node['format'])))
+      .map(([, at]) => at);
+    expect(unformatted).to.deep.equal([]);
+    const summary = (components['FlightRequestRecord']?.['properties'] as Record<string, JsonObject>)['area'] as { properties: Record<string, JsonObject> };
+    expect(summary.properties['bbox']?.['items']).to.deep.equal({ type: 'number', format: 'double' });
+    expect(summary.properties['area_m2']).to.deep.include({ format: 'double', minimum: 0 });
+  });
+
+  it('when the API writes a timestamp, then it is a date-time (flight windows too)', () => {
+    const record = components['FlightRequestRecord']?.['properties'] as Record<string, JsonObject>;
+    for (const name of ['start_time', 'end_time', 'created_at', 'updated_at']) expect(record[name]?.['format'], name).to.equal('date-time');
+    const queued = (components['ReviewQueueEntry']?.['properties'] as Record<string, { properties: Record<string, JsonObject> }>)['flight_request'];
+    expect(queued?.properties['start_time']?.['format']).to.equal('date-time');
+    const responseTimes = everything.filter(([node, at]) => at.includes('/components/schemas/') && !at.includes('Create') && /_(at|time)$/.test(at) && node['type'] !== undefined);
+    expect(responseTimes.filter(([node]) => node['format'] !== 'date-time').map(([, at]) => at)).to.deep.equal([]);
+  });
+
+  it('when a geometry is one of several, then it is a oneOf discriminated by type with a mapping to each component', () => {
+    const geometry = (components['FlightAreaFeature']?.['properties'] as Record<string, JsonObject>)['geometry'];
+    expect(geometry).to.deep.equal({
+      oneOf: ['GeoJsonPolygon', 'GeoJsonMultiPolygon', 'GeoJsonPoint'].map((name) => ({ $ref: `#/components/schemas/${name}` })),
+      discriminator: {
+        propertyName: 'type',
+        mapping: {
+          Polygon: '#/components/schemas/GeoJsonPolygon',
+          MultiPolygon: '#/components/schemas/GeoJsonMultiPolygon',
+          Point: '#/components/schemas/GeoJsonPoint',
+        },
+      },
+    });
   });
 
   it('when operations and the delivery callback are listed, then each has an operationId', () => {

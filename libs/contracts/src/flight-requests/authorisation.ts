@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Nullable, Uuid } from '../schema-helpers.js';
+import { Double, Int32, Int64, Nullable, UtcTimestamp, Uuid } from '../schema-helpers.js';
 import { FindingRecord, FlightAreaSummary } from './requests.js';
 import { FlightRequestStatus } from './status.js';
 
@@ -13,7 +13,7 @@ export const AUTHORISATION_ISSUER = 'dfc-flight-request-service';
 /** How the flight area is made canonical before it is hashed (RFC 8785, JSON Canonicalization Scheme). */
 export const FLIGHT_AREA_CANONICALISATION = 'RFC8785';
 
-const Bbox = Type.Array(Type.Number(), { minItems: 4, maxItems: 4, description: '[west, south, east, north]' });
+const Bbox = Type.Array(Double(), { minItems: 4, maxItems: 4, description: '[west, south, east, north]' });
 
 /** The claims of the token (its JWS payload). */
 export const AuthorisationClaims = Type.Object(
@@ -21,14 +21,14 @@ export const AuthorisationClaims = Type.Object(
     iss: Type.Literal(AUTHORISATION_ISSUER),
     sub: Uuid,
     jti: Type.String({ description: '`<flight request uuid>.<position of the approval in status_history>`' }),
-    iat: Type.Integer({ description: 'the approval time (seconds since the epoch)' }),
-    exp: Type.Integer({ description: "the flight window's end (seconds since the epoch)" }),
+    iat: Int64({ minimum: 0, description: 'the approval time (seconds since the epoch)' }),
+    exp: Int64({ minimum: 0, description: "the flight window's end (seconds since the epoch)" }),
     flight_request_uuid: Uuid,
     operator_uuid: Uuid,
     operator_registration_number: Nullable(Type.String({ description: 'national operator registration number, when the operator gave one' })),
-    start_time: Type.String({ examples: ['2026-12-01T10:00:00Z'] }),
-    end_time: Type.String({ examples: ['2026-12-01T11:00:00Z'] }),
-    max_altitude: Type.Integer({ description: 'metres above ground' }),
+    start_time: UtcTimestamp,
+    end_time: UtcTimestamp,
+    max_altitude: Int32({ minimum: 1, description: 'metres above ground' }),
     flight_area_sha256: Type.String({
       pattern: '^[0-9a-f]{64}$',
       description:

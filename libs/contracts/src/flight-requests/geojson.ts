@@ -1,4 +1,5 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TSchema, type TUnion } from '@sinclair/typebox';
+import { Double } from '../schema-helpers.js';
 
 /*
  * GeoJSON (RFC 7946) shapes as documentation and response schemas. Requests are
@@ -8,10 +9,15 @@ import { Type, type Static } from '@sinclair/typebox';
  * failing path at once.
  */
 
-export const GeoJsonPosition = Type.Array(Type.Number(), {
+/**
+ * `prefixItems` bounds the longitude and the latitude where generators that do not read it still
+ * see `items` (a double each); the altitude, third, is any double.
+ */
+export const GeoJsonPosition = Type.Array(Double(), {
   minItems: 2,
   maxItems: 3,
-  description: '[longitude, latitude]; a third number (altitude) is accepted and ignored',
+  prefixItems: [Double({ minimum: -180, maximum: 180 }), Double({ minimum: -90, maximum: 90 })],
+  description: '[longitude, latitude]; longitude -180..180, latitude -90..90; a third number (altitude) is accepted and ignored',
   examples: [[4.7634, 52.3086]],
 });
 
@@ -47,9 +53,24 @@ export const GeoJsonPoint = Type.Object(
   { $id: 'GeoJsonPoint' },
 );
 
+/**
+ * `oneOf` the geometries, discriminated by `type`: generators make a tagged union a client builds
+ * as a plain object (`{ type: 'Polygon', coordinates }`), where an `anyOf` merges the members
+ * into one type whose `coordinates` fit none. The mapping names the document's components.
+ */
+function geometryUnion<T extends TSchema[]>(members: [...T]) {
+  const mapping = Object.fromEntries(
+    members.map((member) => [(member as unknown as { properties: { type: { const: string } } }).properties.type.const, `#/components/schemas/${member.$id}`]),
+  );
+  return Type.Unsafe<Static<TUnion<T>>>({ oneOf: members, discriminator: { propertyName: 'type', mapping } });
+}
+
 /** A zone's geometry: a Polygon or a MultiPolygon, never a circle. */
-export const ZoneGeometry = Type.Union([GeoJsonPolygon, GeoJsonMultiPolygon]);
+export const ZoneGeometry = geometryUnion([GeoJsonPolygon, GeoJsonMultiPolygon]);
 export type ZoneGeometry = Static<typeof ZoneGeometry>;
+
+/** radius_m of a Point feature: a circle of 1..5000 m (PRODUCT.md defaults). */
+const CircleProperties = Type.Object({ radius_m: Double({ minimum: 1, maximum: 5000 }) });
 
 /** One feature of a flight area: a (Multi)Polygon, or a Point with `properties.radius_m` (a circle). */
 export const FlightAreaFeature = Type.Object(
@@ -58,9 +79,14 @@ export const FlightAreaFeature = Type.Object(
     properties: Type.Record(Type.String(), Type.Unknown(), {
       description: 'any object (may be empty); a Point feature needs radius_m, 1..5000 metres',
     }),
-    geometry: Type.Union([GeoJsonPolygon, GeoJsonMultiPolygon, GeoJsonPoint]),
+    geometry: geometryUnion([GeoJsonPolygon, GeoJsonMultiPolygon, GeoJsonPoint]),
   },
-  { $id: 'FlightAreaFeature' },
+  {
+    $id: 'FlightAreaFeature',
+    // A Point is a circle: its radius is required (generators read no `if`, validators and fuzzers do).
+    if: { properties: { geometry: { properties: { type: { const: 'Point' } }, required: ['type'] } }, required: ['geometry'] },
+    then: { properties: { properties: CircleProperties } },
+  },
 );
 
 /** `flight_area`: 1..50 features, at most 10,000 positions and 1,000 km² in all (PRODUCT.md defaults). */

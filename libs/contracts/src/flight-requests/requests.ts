@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Line, Nullable, PageQuery, RequiredFreeText, RequiredLine, Timestamp, Uuid } from '../schema-helpers.js';
-import { FlightRequestStatus } from './status.js';
+import { Double, Int32, Line, Nullable, PageQuery, RequiredFreeText, RequiredLine, Timestamp, UtcTimestamp, Uuid } from '../schema-helpers.js';
+import { FLIGHT_REQUEST_STATUSES, FlightRequestStatus } from './status.js';
 import { FlightArea } from './geojson.js';
 import { ReviewItemRecord } from './reviews.js';
 
@@ -8,13 +8,24 @@ import { ReviewItemRecord } from './reviews.js';
 export const AIRCRAFT_CATEGORIES = ['multirotor', 'fixed_wing', 'vtol', 'helicopter', 'airship', 'other'] as const;
 export type AircraftCategory = (typeof AIRCRAFT_CATEGORIES)[number];
 
-/** RFC 3339 in UTC with a trailing `Z`; whether it is a real instant is checked in the domain. */
-export const UTC_TIMESTAMP_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?Z$';
+const MONTH_DAY = '(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8]))';
+const LEAP_YEAR = '(?:\\d\\d(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)';
+
+/**
+ * RFC 3339 in UTC with a trailing `Z`, naming a real instant: months 01..12, days that exist in
+ * the month (29 February in leap years only), hours 00..23. The document says all of it, so a
+ * client or fuzzer reading the schema never sends a time the service refuses for its form
+ * (`0000-00-00T00:00:00Z`, `2027-02-30T10:00:00Z`). Requests are strings, not `date-time`: the API
+ * takes the `Z` form only (PRODUCT.md), and generators would send a date-time as `+00:00`.
+ */
+export const UTC_TIMESTAMP_PATTERN =
+  `^(?:\\d{4}-${MONTH_DAY}|${LEAP_YEAR}-02-29)T(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d{1,9})?Z$`;
 
 function utcTimestamp(attribute: string) {
   return Type.String({
     pattern: UTC_TIMESTAMP_PATTERN,
-    'x-error-message': `The ${attribute} field must be an RFC 3339 UTC timestamp ending in Z, e.g. 2026-12-01T10:00:00Z.`,
+    examples: ['2026-12-01T10:00:00Z'],
+    'x-error-message': `The ${attribute} field must be a valid date: an RFC 3339 UTC timestamp ending in Z, e.g. 2026-12-01T10:00:00Z.`,
   });
 }
 
@@ -36,7 +47,7 @@ export const FlightRequestCreate = Type.Object(
     operational_authorisation_number: optionalText,
     start_time: utcTimestamp('start time'),
     end_time: utcTimestamp('end time'),
-    max_altitude: Type.Integer({ description: 'metres above ground, 1..500 by default (configurable)', examples: [120] }),
+    max_altitude: Int32({ minimum: 1, description: 'metres above ground, 1..500 by default (configurable)', examples: [120] }),
     aircraft_type: RequiredLine({
       maxLength: 100,
       description: 'a kind of aircraft, free text (not blank); stored as sent, its category is derived for screening',
@@ -53,10 +64,10 @@ export const FlightRequestCreate = Type.Object(
 export type FlightRequestCreate = Static<typeof FlightRequestCreate>;
 
 export const FlightAreaSummary = Type.Object({
-  bbox: Type.Array(Type.Number(), { minItems: 4, maxItems: 4, description: '[west, south, east, north]' }),
-  centroid: Type.Array(Type.Number(), { minItems: 2, maxItems: 2, description: '[longitude, latitude]' }),
-  area_m2: Type.Number(),
-  feature_count: Type.Integer(),
+  bbox: Type.Array(Double(), { minItems: 4, maxItems: 4, description: '[west, south, east, north]' }),
+  centroid: Type.Array(Double(), { minItems: 2, maxItems: 2, description: '[longitude, latitude]' }),
+  area_m2: Double({ minimum: 0 }),
+  feature_count: Int32({ minimum: 1 }),
 });
 export type FlightAreaSummary = Static<typeof FlightAreaSummary>;
 
@@ -107,9 +118,9 @@ export const FlightRequestRecord = Type.Object(
     operator_phone: Type.String(),
     operator_company: Nullable(Type.String()),
     operational_authorisation_number: Nullable(Type.String()),
-    start_time: Type.String({ examples: ['2026-12-01T10:00:00Z'] }),
-    end_time: Type.String({ examples: ['2026-12-01T12:00:00Z'] }),
-    max_altitude: Type.Integer(),
+    start_time: UtcTimestamp,
+    end_time: UtcTimestamp,
+    max_altitude: Int32({ minimum: 1 }),
     aircraft_type: Type.String({ description: 'as submitted' }),
     aircraft_category: Type.String({ enum: [...AIRCRAFT_CATEGORIES], description: 'derived from aircraft_type; what screening reads' }),
     purpose: Type.String(),
@@ -150,11 +161,26 @@ export const FlightRequestGetQuery = Type.Object({
 });
 export type FlightRequestGetQuery = Static<typeof FlightRequestGetQuery>;
 
-/** GET /api/flight-requests (PRODUCT.md "List"); `status` is checked in the domain (case-insensitive list). */
+/** One status in any case (`[pP][eE]...`: JSON Schema patterns have no flags). */
+const ANY_CASE_STATUS = `(?:${FLIGHT_REQUEST_STATUSES.map((status) =>
+  [...status].map((letter) => `[${letter.toLowerCase()}${letter.toUpperCase()}]`).join(''),
+).join('|')})`;
+
+/** A comma-separated list of statuses, each trimmed, at least one (an empty `status=` is refused). */
+const STATUS_LIST_PATTERN = `^\\s*${ANY_CASE_STATUS}\\s*(?:,\\s*${ANY_CASE_STATUS}\\s*)*$`;
+
+/** GET /api/flight-requests (PRODUCT.md "List"); the domain reads `status` into the list of statuses. */
 export const FlightRequestListQuery = Type.Object({
   from_date: Type.Optional(Type.String({ format: 'date' })),
   to_date: Type.Optional(Type.String({ format: 'date' })),
-  status: Type.Optional(Type.String({ description: 'one or more statuses, comma-separated, case-insensitive', examples: ['Pending'] })),
+  status: Type.Optional(
+    Type.String({
+      pattern: STATUS_LIST_PATTERN,
+      description: 'one or more statuses, comma-separated, case-insensitive',
+      examples: ['Pending', 'approved,Pending'],
+      'x-error-message': `The selected status is invalid. Allowed values: ${FLIGHT_REQUEST_STATUSES.join(', ')}.`,
+    }),
+  ),
   operator_uuid: Type.Optional(Type.String({ format: 'uuid', description: 'admins only' })),
   ...PageQuery,
 });

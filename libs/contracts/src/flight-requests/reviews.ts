@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Nullable, PageQuery, RequiredFreeText, Timestamp, Uuid } from '../schema-helpers.js';
+import { Double, Int32, Nullable, PageQuery, RequiredFreeText, Timestamp, UtcTimestamp, Uuid } from '../schema-helpers.js';
 import { FlightRequestStatus } from './status.js';
 
 export const REVIEW_ITEM_KINDS = ['zone_authorisation', 'altitude', 'deconfliction'] as const;
@@ -33,12 +33,12 @@ export const ReviewQueueEntry = Type.Object(
       uuid: Uuid,
       operator_uuid: Uuid,
       status: FlightRequestStatus,
-      start_time: Type.String(),
-      end_time: Type.String(),
-      max_altitude: Type.Integer(),
+      start_time: UtcTimestamp,
+      end_time: UtcTimestamp,
+      max_altitude: Int32({ minimum: 1 }),
       aircraft_type: Type.String(),
       purpose: Type.String(),
-      bbox: Type.Array(Type.Number()),
+      bbox: Type.Array(Double(), { minItems: 4, maxItems: 4, description: '[west, south, east, north]' }),
     }),
   },
   { $id: 'ReviewQueueEntry' },

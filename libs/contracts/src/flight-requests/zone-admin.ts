@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { PageQuery } from '../schema-helpers.js';
+import { Int32, PageQuery } from '../schema-helpers.js';
 import { ZONE_RESTRICTIONS, ZONE_TYPES } from './zones.js';
 
 /** GET /api/zones: optional filters by type and restriction, Laravel pagination. */
@@ -12,7 +12,7 @@ export type ZoneListQuery = Static<typeof ZoneListQuery>;
 
 /** POST /api/zones/import → 200 `{ data: ... }`: how many zones were new and how many replaced. */
 export const ZoneImportResult = Type.Object(
-  { created: Type.Integer(), updated: Type.Integer(), total: Type.Integer() },
+  { created: Int32({ minimum: 0 }), updated: Int32({ minimum: 0 }), total: Int32({ minimum: 0 }) },
   { $id: 'ZoneImportResult' },
 );
 export type ZoneImportResult = Static<typeof ZoneImportResult>;

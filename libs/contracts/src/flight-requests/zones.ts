@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { RequiredLine, Timestamp } from '../schema-helpers.js';
+import { Int32, RequiredLine, Timestamp } from '../schema-helpers.js';
 import { ZoneGeometry } from './geojson.js';
 
 /*
@@ -34,6 +34,7 @@ const ZoneSchedule = Type.Unsafe<{ start: string; end: string } | null>({
 
 const CtrExemptionCeiling = Type.Unsafe<number | null>({
   type: ['integer', 'null'],
+  format: 'int32',
   minimum: 0,
   maximum: ZONE_LIMIT_MAX_M,
   description:
@@ -44,8 +45,8 @@ const zoneFieldSchemas = {
   name: RequiredLine({ maxLength: 200, examples: ['Schiphol CTR'] }),
   type: Type.Unsafe<ZoneType>({ type: 'string', enum: [...ZONE_TYPES] }),
   restriction: Type.Unsafe<ZoneRestriction>({ type: 'string', enum: [...ZONE_RESTRICTIONS] }),
-  lower_limit_m: Type.Integer({ minimum: 0, maximum: ZONE_LIMIT_MAX_M, description: 'm above ground' }),
-  upper_limit_m: Type.Integer({
+  lower_limit_m: Int32({ minimum: 0, maximum: ZONE_LIMIT_MAX_M, description: 'm above ground' }),
+  upper_limit_m: Int32({
     minimum: 0,
     maximum: ZONE_LIMIT_MAX_M,
     description: 'm above ground, greater than lower_limit_m',

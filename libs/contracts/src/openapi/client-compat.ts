@@ -17,8 +17,6 @@ export function forClientGenerators(value: unknown): unknown {
   if (!isObject(value)) return value;
   const copy: Json = {};
   for (const [key, child] of Object.entries(value)) copy[key] = forClientGenerators(child);
-  // Arrays with uniqueItems become Sets in generated Python/Java clients; the service still refuses duplicates.
-  delete copy['uniqueItems'];
   return mergedAllOf(nullableType(stringEnum(copy)));
 }
 

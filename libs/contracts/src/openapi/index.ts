@@ -69,9 +69,9 @@ const STANDARD_RESPONSES: Record<string, JsonObject> = {
     ...errorResponse('Too many calls (`{"message":"Too Many Attempts."}`); retry after `Retry-After` seconds.'),
     headers: {
       'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
-      'Retry-After': { description: 'Seconds until a call is allowed again.', schema: { type: 'integer' } },
-      'X-RateLimit-Limit': { description: 'Calls allowed per minute.', schema: { type: 'integer' } },
-      'X-RateLimit-Remaining': { description: 'Calls left in this minute.', schema: { type: 'integer' } },
+      'Retry-After': { description: 'Seconds until a call is allowed again.', schema: { type: 'integer', format: 'int32', minimum: 0 } },
+      'X-RateLimit-Limit': { description: 'Calls allowed per minute.', schema: { type: 'integer', format: 'int32', minimum: 1 } },
+      'X-RateLimit-Remaining': { description: 'Calls left in this minute.', schema: { type: 'integer', format: 'int32', minimum: 0 } },
     },
   },
   ServiceUnavailable: errorResponse('A service or dependency behind the gateway is down.'),

@@ -1,5 +1,5 @@
 import { Type, type Static, type TProperties } from '@sinclair/typebox';
-import { Nullable, Timestamp, Uuid } from '../schema-helpers.js';
+import { Int32, Nullable, Timestamp, Uuid } from '../schema-helpers.js';
 import { FlightRequestStatus } from '../flight-requests/status.js';
 
 /**
@@ -10,7 +10,7 @@ import { FlightRequestStatus } from '../flight-requests/status.js';
  */
 const closed = { additionalProperties: false } as const;
 
-const Sequence = Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], {
+const Sequence = Type.Union([Int32({ minimum: 1 }), Type.Null()], {
   description:
     'The 1-based position of the status-history entry this event belongs to. It increases by one per status-history entry of the flight request; a gap means a missed delivery (fetch the request to catch up). On status_change it is the entry the change added; on cascade_rejection and review_complete it is the entry of the status change they caused, or null when the flight-request-service did not name one.',
 });
@@ -69,11 +69,11 @@ export const ReviewCompleteData = Type.Object(
     items: Type.Array(PublicReviewItem),
     counts: Type.Object(
       {
-        total: Type.Integer(),
-        approved: Type.Integer(),
-        rejected: Type.Integer(),
-        cascade_rejected: Type.Integer(),
-        withdrawn: Type.Integer(),
+        total: Int32({ minimum: 0 }),
+        approved: Int32({ minimum: 0 }),
+        rejected: Int32({ minimum: 0 }),
+        cascade_rejected: Int32({ minimum: 0 }),
+        withdrawn: Int32({ minimum: 0 }),
       },
       closed,
     ),

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { FreeText, Nullable, PageQuery, Timestamp, Uuid } from '../schema-helpers.js';
+import { FreeText, Int32, Nullable, PageQuery, Timestamp, Uuid } from '../schema-helpers.js';
 import { WEBHOOK_EVENT_KINDS, WEBHOOK_PING_KIND, type SubscribableWebhookKind } from './kinds.js';
 
 export const WEBHOOK_URL_MAX_LENGTH = 2048;
@@ -16,6 +16,7 @@ const SubscribableKind = Type.Unsafe<SubscribableWebhookKind>({
 
 const WebhookUrl = Type.String({
   minLength: 1,
+  format: 'uri',
   maxLength: WEBHOOK_URL_MAX_LENGTH,
   description: 'Absolute https URL (http only where the deployment allows it); no credentials; no private addresses.',
 });
@@ -91,9 +92,9 @@ export type DeliveryStatus = Static<typeof DeliveryStatus>;
 /** One HTTP attempt; `status_code` is null when no answer came (refused, timed out, blocked). */
 export const DeliveryAttempt = Type.Object({
   at: Timestamp,
-  status_code: Type.Union([Type.Integer(), Type.Null()]),
+  status_code: Type.Union([Int32({ minimum: 100, maximum: 999 }), Type.Null()]),
   error: Nullable(Type.String()),
-  latency_ms: Type.Integer(),
+  latency_ms: Int32({ minimum: 0 }),
   response_body: Nullable(Type.String({ description: `First ${WEBHOOK_RESPONSE_EXCERPT_BYTES} bytes of the answer` })),
 });
 export type DeliveryAttempt = Static<typeof DeliveryAttempt>;
@@ -105,7 +106,7 @@ export const DeliveryRecord = Type.Object(
     event_id: Uuid,
     event: Type.Union([SubscribableKind, Type.Literal(WEBHOOK_PING_KIND)]),
     status: DeliveryStatus,
-    attempt_count: Type.Integer(),
+    attempt_count: Int32({ minimum: 0 }),
     attempts: Type.Array(DeliveryAttempt),
     next_attempt_at: Type.Union([Timestamp, Type.Null()]),
     created_at: Timestamp,

@@ -121,10 +121,14 @@ describe('POST /api/flight-requests', () => {
       expect(response.body.errors.start_time[0]).to.contain('RFC 3339 UTC timestamp ending in Z');
     });
 
-    it('when a time has the form but names no real instant, then 422 "must be a valid date"', async () => {
-      const response = await submit(submission(operatorUuid, { end_time: '2027-02-30T10:00:00Z' }));
-      expect(response.status).to.equal(422);
-      expect(response.body.errors.end_time).to.deep.equal(['The end time field must be a valid date.']);
+    it('when a time has the form but names no real instant, then 422 "must be a valid date" (the schema says so too)', async () => {
+      for (const end of ['2027-02-30T10:00:00Z', '2027-02-29T10:00:00Z', '0000-00-00T00:00:00Z', '2027-03-01T24:00:00Z']) {
+        const response = await submit(submission(operatorUuid, { end_time: end }));
+        expect(response.status, end).to.equal(422);
+        expect(response.body.errors.end_time, end).to.deep.equal([
+          'The end time field must be a valid date: an RFC 3339 UTC timestamp ending in Z, e.g. 2026-12-01T10:00:00Z.',
+        ]);
+      }
     });
   });
 

@@ -35,9 +35,11 @@ export function checkSubmission(body: unknown, limits: SubmissionLimits, now: Da
 
   const window = checkTimeWindow(asString(valid('start_time')), asString(valid('end_time')), limits, now);
   merge(errors, window.errors);
-  const altitude = valid('max_altitude');
-  if (typeof altitude === 'number' && (altitude < 1 || altitude > limits.maxAltitudeM)) {
-    merge(errors, { max_altitude: [`The max altitude field must be between 1 and ${limits.maxAltitudeM}.`] });
+  // The configured ceiling is the domain's; an integer out of range gets one message naming both bounds,
+  // in place of the schema's (minimum 1, int32).
+  const altitude = input['max_altitude'];
+  if (Number.isInteger(altitude) && ((altitude as number) < 1 || (altitude as number) > limits.maxAltitudeM)) {
+    errors['max_altitude'] = [`The max altitude field must be between 1 and ${limits.maxAltitudeM}.`];
   }
   const area = 'flight_area' in input ? checkFlightArea(input['flight_area'], limits.flightArea, 'flight_area') : undefined;
   if (area && !area.ok) merge(errors, area.errors);
