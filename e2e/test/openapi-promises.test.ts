@@ -67,12 +67,6 @@ describe('the OpenAPI document and the server refuse the same input, through the
       });
     }
 
-    it("when a longitude is 181, then the document's prefixItems refuse it and the server answers 422", async () => {
-      const body = flightRequestBody(operator, {}, 180.9995);
-      expect(bodySchemaOf('/api/flight-requests', 'post')(body), 'valid by the document').to.equal(false);
-      expect((await submit(body)).status).to.equal(422);
-    });
-
     it('when a circle and seven-decimal coordinates are sent, then both accept them and the stored geometry reads back exactly', async () => {
       const square = [[[5.1234567, 52.0912345], [5.1244567, 52.0912345], [5.1244567, 52.0922345], [5.1234567, 52.0922345], [5.1234567, 52.0912345]]];
       const body = flightRequestBody(operator, {

@@ -10,13 +10,14 @@ import { Double } from '../schema-helpers.js';
  */
 
 /**
- * `prefixItems` bounds the longitude and the latitude where generators that do not read it still
- * see `items` (a double each); the altitude, third, is any double.
+ * The longitude and latitude bounds are the geometry rules' (described, not in the schema):
+ * `prefixItems` would say them, but @hey-api/openapi-ts turns `prefixItems` + `items` into a
+ * tuple of three that refuses `[longitude, latitude]`, and a bound on `items` would refuse the
+ * altitude the service accepts.
  */
 export const GeoJsonPosition = Type.Array(Double(), {
   minItems: 2,
   maxItems: 3,
-  prefixItems: [Double({ minimum: -180, maximum: 180 }), Double({ minimum: -90, maximum: 90 })],
   description: '[longitude, latitude]; longitude -180..180, latitude -90..90; a third number (altitude) is accepted and ignored',
   examples: [[4.7634, 52.3086]],
 });
