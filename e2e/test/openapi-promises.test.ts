@@ -94,7 +94,7 @@ describe('the OpenAPI document and the server refuse the same input, through the
         expect(querySchemaOf('/api/flight-requests', 'get', 'status')(status)).to.equal(false);
         const answer = await client.send('GET', `/api/flight-requests?status=${encodeURIComponent(status)}`, { key: operator.key });
         expect(answer.status).to.equal(422);
-        expect(answer.body.errors.status[0]).to.match(/^The selected status is invalid/);
+        expect(answer.body.errors).to.have.property('status');
       });
     }
 

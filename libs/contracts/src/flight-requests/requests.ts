@@ -85,9 +85,9 @@ export const FindingRecord = Type.Object({
       {
         start_time: Timestamp,
         end_time: Timestamp,
-        lower_altitude_m: Type.Integer({ description: 'metres above ground' }),
-        upper_altitude_m: Type.Integer({ description: 'metres above ground' }),
-        bbox: Type.Array(Type.Number(), { minItems: 4, maxItems: 4, description: '[west, south, east, north] of the shared area' }),
+        lower_altitude_m: Int32({ minimum: 0, description: 'metres above ground' }),
+        upper_altitude_m: Int32({ minimum: 0, description: 'metres above ground' }),
+        bbox: Type.Array(Double(), { minItems: 4, maxItems: 4, description: '[west, south, east, north] of the shared area' }),
       },
       {
         description:
