@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
-# `npm start`: run the whole system locally.
+# `npm start`: run the whole system locally, as the image runs it.
 #   1. start the local stack (MongoDB-compatible DB + RabbitMQ, scripts/stack.sh up)
 #   2. create the internal-token Ed25519 key pair once (.data/keys/, mode 600)
-#   3. build the indexes (index migration), start the four services as children,
-#      output prefixed with their name
+#   3. compile what changed (`tsc -b`, incremental: only the workspaces whose sources
+#      changed are rebuilt), build the indexes (index migration), start the four
+#      compiled services as children (`node --conditions=compiled`, the image's
+#      entry point), output prefixed with their name
 #   4. wait for the gateway's /healthz, load sample zones (if the loader exists)
 # Ctrl-C / SIGTERM stops all four services.
+#
+# `npm run dev` (`scripts/start.sh --watch`) is the development mode instead: no build,
+# each service runs its TypeScript sources under `tsx watch` and restarts when one of
+# the files it imports changes.
 #
 # The stack (database + broker) is deliberately left running when this script
 # exits: it is shared with `npm test` and keeps start-up fast. Stop it with
@@ -22,6 +28,13 @@ port_open() { timeout 2 bash -c "exec 3<>/dev/tcp/127.0.0.1/$1" >/dev/null 2>&1;
 
 TSX="$ROOT/node_modules/.bin/tsx"
 [[ -x "$TSX" ]] || die "tsx not found in node_modules (run 'npm ci' first)"
+
+WATCH=0
+case "${1:-}" in
+  --watch) WATCH=1 ;;
+  "") ;;
+  *) die "unknown argument '$1' (the only one is --watch)" ;;
+esac
 
 # --- 1. stack ---------------------------------------------------------------
 bash "$ROOT/scripts/stack.sh" up || die "could not start the local stack (scripts/stack.sh up)"
@@ -111,6 +124,24 @@ for p in "$GATEWAY_PORT" "$OPERATOR_SERVICE_PORT" "$FLIGHT_REQUEST_SERVICE_PORT"
 done
 
 # --- 3. services ------------------------------------------------------------
+if ((!WATCH)); then
+  log "compiling (tsc -b tsconfig.build.json: only what changed since the last build)"
+  "$ROOT/node_modules/.bin/tsc" -b tsconfig.build.json || die "the build failed (see above)"
+fi
+
+# The command that runs a service's entry point (main or migrate): the compiled JavaScript as
+# in the image (Dockerfile: the "compiled" condition resolves the workspace packages to dist/),
+# or in watch mode its sources under tsx.
+entry() { # name main|migrate
+  if ((WATCH)) && [[ "$2" == main ]]; then
+    printf '%s\0' "$TSX" watch "services/$1/src/$2.ts"
+  elif ((WATCH)); then
+    printf '%s\0' "$TSX" "services/$1/src/$2.ts"
+  else
+    printf '%s\0' node --conditions=compiled --enable-source-maps "services/$1/dist/$2.js"
+  fi
+}
+
 declare -a PIDS=() NAMES=()
 STOPPING=0
 
@@ -143,12 +174,13 @@ trap 'stop_all' EXIT
 
 start_service() { # name port mongo_db
   local name="$1" port="$2" db="$3"
-  # tsx is started directly rather than through npx: npx does not pass SIGTERM on,
-  # which would leave orphaned services behind. setsid: own process group, so a
+  # node (or tsx) is started directly rather than through npm or npx: they do not pass SIGTERM
+  # on, which would leave orphaned services behind. setsid: own process group, so a
   # terminal Ctrl-C reaches only this script, which then stops the services in order.
-  local -a vars=("PORT=$port")
+  local -a vars=("PORT=$port") command
   [[ -n "$db" ]] && vars+=("MONGO_DB=$db")
-  env "${vars[@]}" setsid "$TSX" "services/$name/src/main.ts" \
+  mapfile -d '' command < <(entry "$name" main)
+  env "${vars[@]}" setsid "${command[@]}" \
     </dev/null > >(awk -v p="[$name] " '{ print p $0; fflush() }') 2>&1 &
   PIDS+=("$!")
   NAMES+=("$name")
@@ -157,7 +189,9 @@ start_service() { # name port mongo_db
 
 # The index migration (the migrate Jobs in k8s): services only verify their indexes at start.
 migrate() { # name mongo_db
-  if ! MONGO_DB="$2" "$TSX" "services/$1/src/migrate.ts" </dev/null 2>&1 | awk -v p="[$1-migrate] " '{ print p $0; fflush() }'; then
+  local -a command
+  mapfile -d '' command < <(entry "$1" migrate)
+  if ! MONGO_DB="$2" "${command[@]}" </dev/null 2>&1 | awk -v p="[$1-migrate] " '{ print p $0; fflush() }'; then
     die "index migration of $1 failed (see above)"
   fi
 }
