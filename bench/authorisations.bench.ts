@@ -43,6 +43,7 @@ export default async function authorisationsBench(): Promise<BenchSummary> {
 
 async function withSystem<T>(services: ServiceName[], work: (system: System, client: RegisteredOperator) => Promise<T>): Promise<T> {
   const system = await startSystem({
+    compiled: true,
     services,
     env: {
       RATE_LIMIT_PER_KEY_PER_MINUTE: '1000000000',

@@ -102,6 +102,7 @@ const SERVICES = ['operator-service', 'flight-request-service', 'gateway'] as co
 
 async function withSystem<T>(serviceEnv: Record<string, string>, work: (system: System, client: Client) => Promise<T>): Promise<T> {
   const system = await startSystem({
+    compiled: true,
     services: [...SERVICES],
     env: { RATE_LIMIT_PER_KEY_PER_MINUTE: '1000000000', LOG_LEVEL: process.env['BENCH_LOG_LEVEL'] ?? 'warn' },
     serviceEnv: { 'flight-request-service': serviceEnv },
@@ -259,7 +260,7 @@ async function persistenceFigures(): Promise<Figures> {
   // Recording turns the driver's command monitoring on (connectMongo); the log also tells which list queries no index serves.
   const commandLog = process.env['DB_COMMAND_LOG'] ?? join(tmpdir(), `dfc-bench-commands-${process.pid}.ndjson`);
   process.env['DB_COMMAND_LOG'] = commandLog;
-  const system = await startSystem({ services: ['operator-service'], env: benchEnv() });
+  const system = await startSystem({ compiled: true, services: ['operator-service'], env: benchEnv() });
   let hosted: HostedService | undefined;
   try {
     hosted = await hostFlightRequestService(system);

@@ -26,6 +26,7 @@ interface Target {
 
 export default async function gatewayBench(): Promise<BenchSummary> {
   const system = await startSystem({
+    compiled: true,
     services: ['operator-service', 'gateway'],
     // The per-key limit is not under test here; the default would cut the run short.
     env: { RATE_LIMIT_PER_KEY_PER_MINUTE: '1000000000', LOG_LEVEL: process.env['BENCH_LOG_LEVEL'] ?? 'warn' },

@@ -1,6 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
-import type { RequestListener } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer as createNetServer } from 'node:net';
+import type { FlightRequestStatusChanged } from '@dfc/contracts';
 import autocannon from 'autocannon';
 import { mongo } from 'mongoose';
 
@@ -206,4 +208,76 @@ function copyOf(template: mongo.Document, uniqueFields: string[]): mongo.Documen
   if ('outbox' in copy) copy['outbox'] = [];
   delete copy['outbox_pending_since'];
   return copy;
+}
+
+export interface BenchReceiver {
+  url: string;
+  /** How long every answer waits (a slow receiver). */
+  delayMs: number;
+  /** Arrival time (performance.now) of each webhook, by event id and path. */
+  arrivals: Map<string, number>;
+  count: number;
+  close(): Promise<void>;
+}
+
+export async function startReceiver(): Promise<BenchReceiver> {
+  const state = { count: 0, delayMs: 0, arrivals: new Map<string, number>() };
+  const server: Server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      const id = req.headers['webhook-id'];
+      if (typeof id === 'string') state.arrivals.set(`${id} ${req.url}`, performance.now());
+      const answer = () => {
+        state.count++;
+        res.end('ok');
+      };
+      if (state.delayMs > 0) setTimeout(answer, state.delayMs);
+      else answer();
+    });
+  });
+  server.keepAliveTimeout = 30_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return {
+    url: `http://127.0.0.1:${address.port}`,
+    arrivals: state.arrivals,
+    get count() {
+      return state.count;
+    },
+    get delayMs() {
+      return state.delayMs;
+    },
+    set delayMs(value: number) {
+      state.delayMs = value;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** A status change of one of the operator's requests, as flight-request-service publishes it. */
+export function statusData(operatorUuid: string): FlightRequestStatusChanged {
+  return {
+    flight_request_uuid: randomUUID(),
+    operator_uuid: operatorUuid,
+    previous_status: 'Pending',
+    status: 'Approved',
+    reason: null,
+    actor: 'screening',
+    changed_at: new Date().toISOString(),
+    sequence: 2,
+  } as FlightRequestStatusChanged;
+}
+
+export async function freePort(): Promise<number> {
+  const server = createNetServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
 }

@@ -1,21 +1,19 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { Agent, createServer, request, type Server } from 'node:http';
-import { createServer as createNetServer } from 'node:net';
+import { Agent, request } from 'node:http';
 import { Broker } from '@dfc/kit/broker';
 import { createLogger } from '@dfc/kit/logging';
 import { InternalTokenSigner } from '@dfc/kit/http';
 import { connectMongo, syncIndexes } from '@dfc/kit/db';
 import { waitFor } from '@dfc/kit/testing';
-import { RoutingKeys, signWebhookPayload, type FlightRequestStatusChanged, type Principal, type WebhookPayload, newEvent } from '@dfc/contracts';
+import { RoutingKeys, signWebhookPayload, type Principal, type WebhookPayload, newEvent } from '@dfc/contracts';
 import { startSystem, type System } from '../e2e/src/system.js';
 import { attemptModel } from '../services/webhook-service/src/store/attempt-model.js';
 import { deliveryModel } from '../services/webhook-service/src/store/delivery-model.js';
 import { webhookEndpointModel, type WebhookEndpoint } from '../services/webhook-service/src/store/endpoint-model.js';
-import { attemptDue } from '../services/webhook-service/src/domain/attempt-message.js';
 import { newDelivery } from '../services/webhook-service/src/use-cases/fan-out-event.js';
 import type { BenchSummary } from './run.js';
-import { percentile, round, secondsToRun } from './support.js';
+import { freePort, percentile, round, secondsToRun, startReceiver, statusData, type BenchReceiver } from './support.js';
 
 /**
  * What the webhook pipeline costs, with webhook-service as its own process
@@ -58,6 +56,7 @@ export default async function webhooksBench(): Promise<BenchSummary> {
   const receiver = await startReceiver();
   const secretKey = randomBytes(32).toString('base64');
   const system = await startSystem({
+    compiled: true,
     services: ['webhook-service'],
     env: {
       LOG_LEVEL: process.env['BENCH_LOG_LEVEL'] ?? 'warn',
@@ -122,7 +121,7 @@ export default async function webhooksBench(): Promise<BenchSummary> {
 }
 
 /** The database commands one delivery costs the pipeline, as the command log counts them. */
-const ENGINE_COMMANDS = 'per event: find subscribers, one insert of its deliveries; per delivery: empty the outbox, read the delivery, insert the attempt beside the status write';
+const ENGINE_COMMANDS = 'per event: find subscribers, one insert of its deliveries; per delivery: insert the attempt beside the status write (the first attempt works from the copy its message carries)';
 
 /**
  * What the local database takes for the webhook pipeline's database work
@@ -145,7 +144,7 @@ async function engineAlone(system: System, events: number, endpoints: number, pe
     const payload = { id: randomUUID(), event: 'status_change', created_at: new Date().toISOString(), data: statusData(operatorUuid) } as WebhookPayload;
     const delivery = (endpoint: WebhookEndpoint) => {
       const fresh = newDelivery(endpoint, { ...payload, id: randomUUID() }, new Date(), new Date());
-      return { ...fresh, version: 0, outbox: [attemptDue(fresh)], outbox_pending_since: new Date() };
+      return { ...fresh, version: 0, outbox: [] };
     };
     const oneEvent = async () => {
       const subscribers = await Endpoints.find({ operator_uuid: operatorUuid, enabled: true, events: 'status_change' }, { outbox: 0 }).lean<WebhookEndpoint[]>();
@@ -153,8 +152,6 @@ async function engineAlone(system: System, events: number, endpoints: number, pe
       await Deliveries.insertMany(docs, { ordered: false });
       await Promise.all(
         docs.map(async (doc) => {
-          await Deliveries.updateOne({ _id: doc._id, version: 0 }, { $set: { outbox: [] }, $unset: { outbox_pending_since: 1 } });
-          await Deliveries.findById(doc._id, { outbox: 0, outbox_pending_since: 0 }).lean();
           const now = new Date();
           await Promise.all([
             Attempts.create({ _id: randomUUID(), delivery_id: doc._id, endpoint_id: doc.endpoint_id, at: now, status_code: 200, error: null, latency_ms: 1, response_body: 'ok' }),
@@ -209,7 +206,7 @@ async function scaleOut(system: System, secretKey: string, signer: InternalToken
 /** A second webhook-service process on the system's database and exchange, ready when it answers /readyz. */
 async function spawnReplica(system: System, secretKey: string, env: Record<string, string>): Promise<ChildProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'services/webhook-service/src/main.ts'], {
+  const child = spawn(process.execPath, ['--conditions=compiled', '--enable-source-maps', 'services/webhook-service/dist/main.js'], {
     env: {
       PATH: process.env['PATH'] ?? '',
       LOG_LEVEL: 'warn',
@@ -231,64 +228,6 @@ async function spawnReplica(system: System, secretKey: string, env: Record<strin
   return child;
 }
 
-async function freePort(): Promise<number> {
-  const server = createNetServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
-
-interface BenchReceiver {
-  url: string;
-  /** How long every answer waits (a slow receiver). */
-  delayMs: number;
-  /** Arrival time (performance.now) of each webhook, by event id and path. */
-  arrivals: Map<string, number>;
-  count: number;
-  close(): Promise<void>;
-}
-
-async function startReceiver(): Promise<BenchReceiver> {
-  const state = { count: 0, delayMs: 0, arrivals: new Map<string, number>() };
-  const server: Server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      const id = req.headers['webhook-id'];
-      if (typeof id === 'string') state.arrivals.set(`${id} ${req.url}`, performance.now());
-      const answer = () => {
-        state.count++;
-        res.end('ok');
-      };
-      if (state.delayMs > 0) setTimeout(answer, state.delayMs);
-      else answer();
-    });
-  });
-  server.keepAliveTimeout = 30_000;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return {
-    url: `http://127.0.0.1:${address.port}`,
-    arrivals: state.arrivals,
-    get count() {
-      return state.count;
-    },
-    get delayMs() {
-      return state.delayMs;
-    },
-    set delayMs(value: number) {
-      state.delayMs = value;
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
-
 async function register(system: System, signer: InternalTokenSigner, operatorUuid: string, url: string): Promise<void> {
   const principal: Principal = { sub: operatorUuid, role: 'operator', operator_uuid: operatorUuid, key_id: 'bench' };
   const response = await fetch(`${system.url('webhook-service')}/api/webhooks`, {
@@ -297,19 +236,6 @@ async function register(system: System, signer: InternalTokenSigner, operatorUui
     body: JSON.stringify({ url, events: ['status_change'] }),
   });
   if (response.status !== 201) throw new Error(`endpoint registration failed: ${response.status} ${await response.text()}`);
-}
-
-function statusData(operatorUuid: string): FlightRequestStatusChanged {
-  return {
-    flight_request_uuid: randomUUID(),
-    operator_uuid: operatorUuid,
-    previous_status: 'Pending',
-    status: 'Approved',
-    reason: null,
-    actor: 'screening',
-    changed_at: new Date().toISOString(),
-    sequence: 2,
-  } as FlightRequestStatusChanged;
 }
 
 /** Publishes `events` events and waits until every fanned-out delivery arrived; deliveries per second. */

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Benchmark entry point (`npm run bench`): makes sure the local stack is up, then
-# runs bench/run.ts (every bench/*.bench.ts, or the ones named, e.g.
-# `npm run bench -- gateway`).
+# compiles the services (`tsc -b`, what changed) and runs bench/run.ts (every
+# bench/*.bench.ts, or the ones named, e.g. `npm run bench -- gateway`).
 #   - If MONGO_URL and AMQP_URL are both set, they are used as-is.
 #   - Else the local stack (scripts/stack.sh: FerretDB/mongod + RabbitMQ) is
 #     started (idempotent) and its URLs are exported.
@@ -17,5 +17,8 @@ else
   eval "$(bash "$ROOT/scripts/stack.sh" env)"
   export MONGO_URL AMQP_URL
 fi
+
+# The benchmarks run the compiled services, as the image does: compile what changed first.
+npx --no-install tsc -b tsconfig.build.json || { echo "[bench] ERROR: the build failed" >&2; exit 1; }
 
 exec npx --no-install tsx bench/run.ts "$@"

@@ -28,6 +28,14 @@ export interface SystemOptions {
   env?: Record<string, string>;
   /** Extra environment for one service. */
   serviceEnv?: Partial<Record<ServiceName, Record<string, string>>>;
+  /**
+   * Run the compiled services (`npm run build` first) as the image does, `node --conditions=compiled`
+   * on dist/ (the benchmarks: the code path and memory of production), rather than the sources
+   * under tsx (the tests: no build step between an edit and its test run).
+   */
+  compiled?: boolean;
+  /** Extra node options for one service (e.g. `--cpu-prof`). */
+  nodeArgs?: Partial<Record<ServiceName, string[]>>;
 }
 
 export interface System {
@@ -46,6 +54,8 @@ export interface System {
   start(service: ServiceName, env?: Record<string, string>): Promise<void>;
   /** The last lines the service wrote, for failure messages. */
   logs(service: ServiceName): string;
+  /** The process id of the running service (its CPU time and memory are read from /proc). */
+  pid(service: ServiceName): number;
   /** Stops every service and drops the run's databases. */
   stop(): Promise<void>;
 }
@@ -95,7 +105,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
   const start = async (name: ServiceName, env: Record<string, string> = {}) => {
     const output = logs.get(name) ?? [];
     logs.set(name, output);
-    const child = spawn(process.execPath, ['--import', 'tsx', `services/${name}/src/main.ts`], {
+    const child = spawn(process.execPath, [...(options.nodeArgs?.[name] ?? []), ...entryPoint(name, 'main', options.compiled === true)], {
       cwd: REPO_ROOT,
       env: {
         PATH: process.env['PATH'] ?? '',
@@ -139,7 +149,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
   processesToReap.add(stop);
 
   try {
-    await migrateIndexes(mongoUrl, databases);
+    await migrateIndexes(mongoUrl, databases, options.compiled === true);
     const backends = services.filter((name) => name !== 'gateway');
     await Promise.all(backends.map((name) => start(name)));
     if (services.includes('gateway')) await start('gateway');
@@ -161,6 +171,11 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
     kill,
     start,
     logs: (name) => (logs.get(name) ?? []).join('\n'),
+    pid: (name) => {
+      const pid = running.get(name)?.child.pid;
+      if (pid === undefined) throw new Error(`${name} is not running`);
+      return pid;
+    },
     stop: async () => {
       processesToReap.delete(stop);
       await stop();
@@ -173,10 +188,10 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
 const SERVICES_WITH_A_DATABASE: ServiceName[] = ['operator-service', 'flight-request-service', 'webhook-service'];
 
 /** The index migration of every database, as the migrate Jobs run it before a rollout (services only verify). */
-async function migrateIndexes(mongoUrl: string, databases: Record<ServiceName, string>): Promise<void> {
+async function migrateIndexes(mongoUrl: string, databases: Record<ServiceName, string>, compiled: boolean): Promise<void> {
   await Promise.all(
     SERVICES_WITH_A_DATABASE.map((name) =>
-      promisify(execFile)(process.execPath, ['--import', 'tsx', `services/${name}/src/migrate.ts`], {
+      promisify(execFile)(process.execPath, entryPoint(name, 'migrate', compiled), {
         cwd: REPO_ROOT,
         env: { PATH: process.env['PATH'] ?? '', MONGO_URL: mongoUrl, MONGO_DB: databases[name], LOG_LEVEL: 'warn' },
         // A migration that hangs must not outlive the run.
@@ -185,6 +200,11 @@ async function migrateIndexes(mongoUrl: string, databases: Record<ServiceName, s
       }),
     ),
   );
+}
+
+/** Node's arguments for a service's entry point: its compiled JavaScript as the image runs it, or its source under tsx. */
+function entryPoint(name: ServiceName, entry: 'main' | 'migrate', compiled: boolean): string[] {
+  return compiled ? ['--conditions=compiled', '--enable-source-maps', `services/${name}/dist/${entry}.js`] : ['--import', 'tsx', `services/${name}/src/${entry}.ts`];
 }
 
 /** A test run that dies early must not leave services behind. */

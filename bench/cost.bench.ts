@@ -1,0 +1,284 @@
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { Broker } from '@dfc/kit/broker';
+import { createLogger } from '@dfc/kit/logging';
+import { InternalTokenSigner } from '@dfc/kit/http';
+import { newEvent, RoutingKeys, type Principal } from '@dfc/contracts';
+import mongoose from 'mongoose';
+import { flightRequestBody, GatewayClient, type RegisteredOperator } from '../e2e/src/client.js';
+import { startSystem, type ServiceName, type System } from '../e2e/src/system.js';
+import { costPerUnit, engineGroups, rssMiB, serviceGroup, type CostPerUnit, type ProcessGroup } from './accounting.js';
+import { commandsBetween, startCommandCounter } from './command-counter.js';
+import type { BenchSummary } from './run.js';
+import { freePort, load, round, startReceiver, statusData, type BenchReceiver } from './support.js';
+
+/**
+ * What a unit of work costs, in CPU time each process spent on it as the
+ * kernel accounts it (/proc/<pid>/stat), over a phase of PHASE_SECONDS (>= 20 s)
+ * per flow, on the compiled services as the image runs them. Wall-clock
+ * throughput on a shared two-core machine says how busy the machine was; CPU
+ * per unit says what the code costs, and stays true on another engine.
+ *
+ * Flows: proxied read (GET /api/operators/{uuid} through the gateway),
+ * submission without screening (an area no zone touches) and with it (1,000
+ * zones loaded, the area inside five of them), list (the operator's first
+ * page), cancel, webhook delivery (status_change events published on the
+ * broker, fanned out to two endpoints, POSTed to a receiver here). Processes:
+ * the services, the gateway, the database engine (FerretDB + PostgreSQL, or
+ * mongod) and the broker (RabbitMQ's Erlang VM). The engines are shared with
+ * whoever else uses the machine, so their figures include that load.
+ *
+ * Memory: each service's RSS idle (started, nothing done), after the README
+ * walkthrough (scripts/walkthrough.ts) and after the whole run.
+ *
+ * Database commands per delivery: counted on the wire between webhook-service
+ * and the database (bench/command-counter.ts).
+ *
+ * BENCH_CPU_PROF=<dir>: webhook-service, flight-request-service and the gateway write a V8
+ * CPU profile there when they stop (`node --cpu-prof`); summarise one with
+ * `npx tsx bench/profile-top.ts <file>`.
+ */
+const PHASE_SECONDS = Math.max(20, Number(process.env['BENCH_PHASE_SECONDS'] ?? 20));
+const CONNECTIONS = 8;
+const ZONES = 1000;
+const IMPORT_CHUNK = 250;
+const WEBHOOK_ENDPOINTS = 2;
+/** Deliveries in flight at most during the delivery phase, so the phase ends soon after the publishing does. */
+const WEBHOOK_BACKLOG = 200;
+const GOALS = { webhookMsPerDelivery: 0.6, commandsPerDelivery: 3, gatewayMsPerRead: 0.15, rssMiB: 90 } as const;
+const SERVICES: ServiceName[] = ['operator-service', 'flight-request-service', 'webhook-service', 'gateway'];
+const LOG = (line: string) => process.stdout.write(`cost: ${line}\n`);
+const verdict = (ok: boolean) => (ok ? 'OK' : 'MISSED');
+
+export default async function costBench(): Promise<BenchSummary> {
+  const counter = await startCommandCounter(baseMongoUrl());
+  const receiver = await startReceiver();
+  const profileDir = process.env['BENCH_CPU_PROF'];
+  const profile = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
+  const system = await startSystem({
+    compiled: true,
+    env: { RATE_LIMIT_PER_KEY_PER_MINUTE: '1000000000', LOG_LEVEL: process.env['BENCH_LOG_LEVEL'] ?? 'warn' },
+    serviceEnv: { 'webhook-service': { MONGO_URL: counter.url, WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: '4', WEBHOOK_MAX_IN_FLIGHT: '64' } },
+    nodeArgs: { 'webhook-service': profile, 'flight-request-service': profile, gateway: profile },
+  });
+  const lines: string[] = [];
+  let goalsMet = true;
+  const add = (line: string, ok?: boolean) => {
+    const text = ok === undefined ? `${line} (reported)` : `${line} ${verdict(ok)}`;
+    lines.push(text);
+    LOG(text);
+    if (ok === false) goalsMet = false;
+  };
+  try {
+    await new Promise((resolve) => setTimeout(resolve, 5000));
+    const idle = memory(system);
+    await walkthrough(system);
+    const walked = memory(system);
+
+    const client = new GatewayClient(system.gatewayUrl);
+    const operator = await client.registerOperatorWithKey({ timezone: 'Europe/Amsterdam' });
+    await waitUntilKnown(client, operator);
+    const engines = engineGroups();
+    const group = (name: ServiceName) => serviceGroup(name, () => system.pid(name));
+    const report = (flow: string, unit: string, cost: CostPerUnit) => {
+      LOG(`${flow}: ${cost.units} ${unit}s in ${round(cost.seconds, 1)} s`);
+      for (const [name, ms] of cost.msPerUnit) {
+        if (name === 'gateway' && flow === 'proxied read') add(`${flow}: gateway ${round(ms, 3)} ms CPU per ${unit} (goal <= ${GOALS.gatewayMsPerRead})`, ms <= GOALS.gatewayMsPerRead);
+        else if (name === 'webhook-service') add(`${flow}: webhook-service ${round(ms, 3)} ms CPU per ${unit} (goal <= ${GOALS.webhookMsPerDelivery})`, ms <= GOALS.webhookMsPerDelivery);
+        else add(`${flow}: ${name} ${round(ms, 3)} ms CPU per ${unit}`);
+      }
+    };
+    const through = (...services: ServiceName[]): ProcessGroup[] => [...services.map(group), ...engines];
+
+    const before = counter.counts();
+    const delivered = await costPerUnit(through('webhook-service'), () => deliverFor(system, receiver));
+    report('webhook delivery', 'delivery', delivered);
+    const commands = commandsBetween(before, counter.counts());
+    const perDelivery = commands.total / delivered.units;
+    const byName = [...commands.byName].map(([name, count]) => `${name} ${round(count / delivered.units, 2)}`).join(', ');
+    add(`webhook delivery: ${round(perDelivery, 2)} database commands per delivery [${byName}] (goal <= ${GOALS.commandsPerDelivery})`, perDelivery <= GOALS.commandsPerDelivery);
+
+    report('proxied read', 'request', await costPerUnit(through('gateway', 'operator-service'), () => timedLoad(system, `/api/operators/${operator.uuid}`, operator.key)));
+    report(
+      'submission without screening',
+      'submission',
+      await costPerUnit(through('gateway', 'flight-request-service'), () => timedLoad(system, '/api/flight-requests', operator.key, submission(operator, -20))),
+    );
+    await importZones(client, system.adminKey);
+    report(
+      `submission with screening (${ZONES} zones, 5 intersecting)`,
+      'submission',
+      await costPerUnit(through('gateway', 'flight-request-service'), () => timedLoad(system, '/api/flight-requests', operator.key, submission(operator, SCREENED_LON))),
+    );
+    report('list', 'request', await costPerUnit(through('gateway', 'flight-request-service'), () => timedLoad(system, '/api/flight-requests?per_page=15', operator.key)));
+    const cancellable = await storedRequests(system, operator.uuid);
+    report('cancel', 'request', await costPerUnit(through('gateway', 'flight-request-service'), () => cancelAll(client, operator.key, cancellable)));
+
+    const after = memory(system);
+    for (const name of SERVICES) {
+      add(`${name} RSS idle ${round(idle.get(name) ?? 0, 0)} MiB`);
+      add(`${name} RSS after the README walkthrough ${round(walked.get(name) ?? 0, 0)} MiB (goal <= ${GOALS.rssMiB})`, (walked.get(name) ?? Infinity) <= GOALS.rssMiB);
+      add(`${name} RSS after the run ${round(after.get(name) ?? 0, 0)} MiB`);
+    }
+    return { lines, goalsMet };
+  } finally {
+    await system.stop();
+    await receiver.close();
+    await counter.close();
+  }
+}
+
+function baseMongoUrl(): string {
+  const url = process.env['MONGO_URL'];
+  if (!url) throw new Error('MONGO_URL is not set (npm run bench sets it)');
+  return url;
+}
+
+function memory(system: System): Map<ServiceName, number> {
+  return new Map(SERVICES.map((name) => [name, rssMiB(system.pid(name))]));
+}
+
+/** The README walkthrough against this system's gateway, its example receiver on a free port. */
+async function walkthrough(system: System): Promise<void> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/walkthrough.ts'], {
+    env: { ...process.env, GATEWAY_URL: system.gatewayUrl, ADMIN_API_KEY: system.adminKey, WALKTHROUGH_RECEIVER_PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output: string[] = [];
+  child.stdout.on('data', (chunk: Buffer) => output.push(chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => output.push(chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`the walkthrough failed:\n${output.join('').slice(-2000)}`);
+  LOG('README walkthrough passed');
+}
+
+/** Requests for PHASE_SECONDS with CONNECTIONS at once; how many answered 2xx (any other answer fails the figure). */
+async function timedLoad(system: System, path: string, key: string, body?: string): Promise<number> {
+  const target = {
+    // A list reads the whole collection on the local engine (docs/architecture.md, "The local engine"): slow, not failed.
+    timeout: 120,
+    url: `${system.gatewayUrl}${path}`,
+    method: body === undefined ? ('GET' as const) : ('POST' as const),
+    headers: { 'x-api-key': key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body }),
+  };
+  const result = await load(target, CONNECTIONS, PHASE_SECONDS);
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${path}: ${result.non2xx} non-2xx answers and ${result.errors} errors`);
+  return result.requests.total;
+}
+
+const SCREENED_LON = 10;
+
+function submission(operator: RegisteredOperator, lon: number): string {
+  return JSON.stringify(flightRequestBody(operator, {}, lon));
+}
+
+async function waitUntilKnown(client: GatewayClient, operator: RegisteredOperator): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const answer = await client.send('POST', '/api/flight-requests', { key: operator.key, body: flightRequestBody(operator, {}, -20) });
+    if (answer.status === 201) return;
+    if (Date.now() > deadline) throw new Error(`the operator never became known: ${answer.status}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** ZONES conditional zones on a grid, five of them over the screened area (findings, no review item). */
+async function importZones(client: GatewayClient, adminKey: string): Promise<void> {
+  const square = (lon: number, lat: number, size: number) => [
+    [lon, lat],
+    [lon + size, lat],
+    [lon + size, lat + size],
+    [lon, lat + size],
+    [lon, lat],
+  ];
+  const features = Array.from({ length: ZONES }, (_, index) => {
+    const over = index < 5;
+    return {
+      type: 'Feature',
+      id: `cost-zone-${index}`,
+      properties: { name: `Cost zone ${index}`, type: 'NATURE', restriction: 'CONDITIONAL', lower_limit_m: 0, upper_limit_m: 500, authority: 'NATURE' },
+      geometry: {
+        type: 'Polygon',
+        coordinates: [over ? square(SCREENED_LON - 0.05 + index * 0.005, 51.95, 0.1) : square(20 + (index % 100) * 0.2, 40 + Math.floor(index / 100) * 0.4, 0.1)],
+      },
+    };
+  });
+  for (let offset = 0; offset < features.length; offset += IMPORT_CHUNK) {
+    const answer = await client.send('POST', '/api/zones/import', { key: adminKey, body: { type: 'FeatureCollection', features: features.slice(offset, offset + IMPORT_CHUNK) } });
+    if (answer.status !== 200) throw new Error(`zone import answered ${answer.status}: ${JSON.stringify(answer.body).slice(0, 300)}`);
+  }
+}
+
+/** The operator's stored requests that can still be cancelled, read straight from the service's database. */
+async function storedRequests(system: System, operatorUuid: string): Promise<string[]> {
+  const connection = await mongoose.createConnection(system.mongoUrl, { dbName: system.database('flight-request-service') }).asPromise();
+  try {
+    const docs = await connection
+      .collection('flight_requests')
+      .find({ operator_uuid: operatorUuid, status: { $in: ['Pending', 'Approved'] } }, { projection: { _id: 1 } })
+      .toArray();
+    return docs.map((doc) => String(doc['_id']));
+  } finally {
+    await connection.close();
+  }
+}
+
+/** Cancels for PHASE_SECONDS (or until none is left), CONNECTIONS at once; how many were cancelled. */
+async function cancelAll(client: GatewayClient, key: string, uuids: string[]): Promise<number> {
+  const deadline = performance.now() + PHASE_SECONDS * 1000;
+  let cancelled = 0;
+  const worker = async () => {
+    for (let uuid = uuids.pop(); uuid !== undefined && performance.now() < deadline; uuid = uuids.pop()) {
+      const answer = await client.send('DELETE', `/api/flight-requests/${uuid}`, { key, body: { reason: 'Benchmark' } });
+      if (answer.status !== 200) throw new Error(`cancel answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+      cancelled++;
+    }
+  };
+  await Promise.all(Array.from({ length: CONNECTIONS }, worker));
+  if (performance.now() < deadline) LOG(`cancel: ran out of requests to cancel before ${PHASE_SECONDS} s`);
+  return cancelled;
+}
+
+/**
+ * status_change events of an operator with WEBHOOK_ENDPOINTS endpoints, published
+ * for PHASE_SECONDS with at most WEBHOOK_BACKLOG deliveries outstanding; the
+ * phase ends when every one arrived. How many deliveries arrived.
+ */
+async function deliverFor(system: System, receiver: BenchReceiver): Promise<number> {
+  const operatorUuid = randomUUID();
+  const signer = new InternalTokenSigner(system.privateKeyPem);
+  const principal: Principal = { sub: operatorUuid, role: 'operator', operator_uuid: operatorUuid, key_id: 'cost' };
+  for (let index = 0; index < WEBHOOK_ENDPOINTS; index++) {
+    const answer = await fetch(`${system.url('webhook-service')}/api/webhooks`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-internal-token': await signer.sign(principal) },
+      body: JSON.stringify({ url: `${receiver.url}/cost/${index}`, events: ['status_change'] }),
+    });
+    if (answer.status !== 201) throw new Error(`endpoint registration answered ${answer.status}`);
+  }
+  const broker = await Broker.connect(system.amqpUrl, system.exchange, createLogger('cost-bench', 'warn'));
+  try {
+    const first = receiver.count;
+    let published = 0;
+    const deadline = performance.now() + PHASE_SECONDS * 1000;
+    while (performance.now() < deadline) {
+      if (published * WEBHOOK_ENDPOINTS - (receiver.count - first) >= WEBHOOK_BACKLOG) {
+        await new Promise((resolve) => setTimeout(resolve, 2));
+        continue;
+      }
+      await Promise.all(Array.from({ length: 10 }, () => broker.publish(newEvent(RoutingKeys.flightRequestStatusChanged, operatorUuid, statusData(operatorUuid)))));
+      published += 10;
+    }
+    const expected = published * WEBHOOK_ENDPOINTS;
+    const waitUntil = Date.now() + 120_000;
+    while (receiver.count - first < expected) {
+      if (Date.now() > waitUntil) throw new Error(`only ${receiver.count - first} of ${expected} deliveries arrived`);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    return expected;
+  } finally {
+    await broker.close();
+  }
+}
