@@ -81,11 +81,11 @@ export function createWebhookService(resources: ServiceResources<WebhookServiceC
         slots: EndpointSlots.forReplica(config.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT, config.WEBHOOK_MAX_IN_FLIGHT),
         scheduler,
         log,
-        attempt: (message) => attemptDelivery(deps, message),
+        attempt: (message, redelivered) => attemptDelivery(deps, message, redelivered),
       });
-      await consumeWebhookEvents(broker, eventsQueueName(config), async (event) => {
+      await consumeWebhookEvents(broker, eventsQueueName(config), async (event, redelivered) => {
         deps.metrics.eventsConsumed.inc({ type: event.type });
-        await fanOutEvent(deps, event);
+        await fanOutEvent(deps, event, redelivered);
       });
     },
     async stop() {

@@ -24,7 +24,8 @@ export const WITHOUT_OUTBOX = { outbox: 0, outbox_pending_since: 0 } as const;
 
 /** Fields to put into a new document that is created together with its events. */
 export function outboxOnCreate(events: EventEnvelope[]): OutboxFields {
-  return { outbox: events, outbox_pending_since: new Date() };
+  // Nothing to publish, nothing pending: the sweep would read the document for nothing.
+  return events.length > 0 ? { outbox: events, outbox_pending_since: new Date() } : { outbox: [] };
 }
 
 /** Merges "append these events" into a mongoose update document. */

@@ -5,6 +5,10 @@ import { newEvent } from '@dfc/contracts';
  * The work-queue message that makes a delivery attempt happen. It names the
  * delivery and the dispatch token it was sent under; the delivery log holds
  * everything else, so a stale or duplicated message is recognised and dropped.
+ * A delivery's first message, sent by the fan-out that created it, also
+ * carries the delivery as created (`created`), so its first attempt need not
+ * read it back; every later message (a retry, a wait, a redelivery, the
+ * sweep's) names the delivery alone.
  */
 export const ATTEMPT_DUE = 'webhook.attempt_due';
 
@@ -13,6 +17,18 @@ export interface AttemptDue {
   /** Lets a consumer apply the per-endpoint limit before reading anything. */
   endpoint_id: string;
   dispatch_token: string;
+  created?: CreatedDelivery;
+}
+
+/** The delivery as the fan-out created it (pending, never attempted, version 0), beside the fields the message names. */
+export interface CreatedDelivery {
+  operator_uuid: string;
+  event_id: string;
+  event: string;
+  /** The exact JSON every attempt sends. */
+  body: string;
+  event_created_at: string;
+  created_at: string;
 }
 
 export function attemptDue(delivery: { _id: string; endpoint_id: string; operator_uuid: string; dispatch_token: string }): EventEnvelope<AttemptDue> {
@@ -23,8 +39,38 @@ export function attemptDue(delivery: { _id: string; endpoint_id: string; operato
   });
 }
 
+/** The first message of a delivery just created, carrying it. */
+export function firstAttemptDue(delivery: {
+  _id: string;
+  endpoint_id: string;
+  operator_uuid: string;
+  dispatch_token: string;
+  event_id: string;
+  event: string;
+  body: string;
+  event_created_at: Date;
+  created_at: Date;
+}): EventEnvelope<AttemptDue> {
+  const message = attemptDue(delivery);
+  const { operator_uuid, event_id, event, body } = delivery;
+  const created = { operator_uuid, event_id, event, body, event_created_at: delivery.event_created_at.toISOString(), created_at: delivery.created_at.toISOString() };
+  return { ...message, data: { ...message.data, created } };
+}
+
+/** The same message naming the delivery alone: what goes back on the broker, since the delivery moves on meanwhile. */
+export function withoutCreated(message: EventEnvelope<AttemptDue>): EventEnvelope<AttemptDue> {
+  const { created: _created, ...named } = message.data;
+  return { ...message, data: named };
+}
+
 export function isAttemptDue(data: unknown): data is AttemptDue {
   if (typeof data !== 'object' || data === null) return false;
-  const { delivery_id, endpoint_id, dispatch_token } = data as Record<string, unknown>;
-  return typeof delivery_id === 'string' && typeof endpoint_id === 'string' && typeof dispatch_token === 'string';
+  const { delivery_id, endpoint_id, dispatch_token, created } = data as Record<string, unknown>;
+  return typeof delivery_id === 'string' && typeof endpoint_id === 'string' && typeof dispatch_token === 'string' && (created === undefined || isCreated(created));
+}
+
+function isCreated(created: unknown): created is CreatedDelivery {
+  if (typeof created !== 'object' || created === null) return false;
+  const fields = created as Record<string, unknown>;
+  return ['operator_uuid', 'event_id', 'event', 'body', 'event_created_at', 'created_at'].every((field) => typeof fields[field] === 'string');
 }

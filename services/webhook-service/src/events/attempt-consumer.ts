@@ -2,7 +2,7 @@ import type { Broker } from '@dfc/kit/broker';
 import type { Logger } from '@dfc/kit/logging';
 import { queueName } from '@dfc/kit/broker';
 import type { EventEnvelope } from '@dfc/contracts';
-import { ATTEMPT_DUE, isAttemptDue, type AttemptDue } from '../domain/attempt-message.js';
+import { ATTEMPT_DUE, isAttemptDue, withoutCreated, type AttemptDue } from '../domain/attempt-message.js';
 import { delayQueueName } from '../domain/delay-queues.js';
 import type { AttemptScheduler } from '../use-cases/delivery-deps.js';
 import type { EndpointSlots } from './endpoint-slots.js';
@@ -17,7 +17,8 @@ export interface AttemptConsumerOptions {
   slots: EndpointSlots;
   scheduler: AttemptScheduler;
   log: Logger;
-  attempt: (message: EventEnvelope<AttemptDue>) => Promise<void>;
+  /** `redelivered`: the broker handed the message over before (it may have been attempted already). */
+  attempt: (message: EventEnvelope<AttemptDue>, redelivered: boolean) => Promise<void>;
 }
 
 /**
@@ -31,22 +32,22 @@ export interface AttemptConsumerOptions {
 export async function consumeAttempts(broker: Broker, options: AttemptConsumerOptions): Promise<{ drain(): Promise<void> }> {
   const running = new Set<Promise<void>>();
   let draining = false;
-  const handle = async (event: EventEnvelope): Promise<void> => {
+  const handle = async (event: EventEnvelope, redelivered: boolean): Promise<void> => {
     if (!isAttemptDue(event.data)) {
       options.log.error({ message_id: event.id }, 'malformed attempt message dropped');
       return;
     }
     const message = event as EventEnvelope<AttemptDue>;
-    const outcome = await options.slots.run(message.data.endpoint_id, () => options.attempt(message));
+    const outcome = await options.slots.run(message.data.endpoint_id, () => options.attempt(message, redelivered));
     if (outcome === 'busy') await options.scheduler.later(message, BUSY_ENDPOINT_WAIT_MS);
   };
   await broker.subscribe({
     queue: options.queue,
     bindings: [ATTEMPT_DUE],
     prefetch: options.prefetch,
-    handler: (event) => {
+    handler: (event, raw) => {
       if (draining) return Promise.reject(new Error('shutting down: left to another replica'));
-      const attempt = handle(event);
+      const attempt = handle(event, raw.fields.redelivered);
       running.add(attempt);
       void attempt.catch(() => undefined).finally(() => running.delete(attempt));
       return attempt;
@@ -63,6 +64,7 @@ export async function consumeAttempts(broker: Broker, options: AttemptConsumerOp
 /** Delay queues on the broker that dead-letter back to the work queue (see domain/delay-queues.ts). */
 export function brokerScheduler(broker: Broker): AttemptScheduler {
   return {
-    later: (message, delayMs) => broker.publishDelayed(queueName(broker.exchangeName, delayQueueName(delayMs)), message, delayMs, ATTEMPT_DUE),
+    now: (message) => broker.publish(message),
+    later: (message, delayMs) => broker.publishDelayed(queueName(broker.exchangeName, delayQueueName(delayMs)), withoutCreated(message), delayMs, ATTEMPT_DUE),
   };
 }

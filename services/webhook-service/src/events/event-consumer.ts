@@ -13,6 +13,6 @@ export const WEBHOOK_SOURCE_EVENTS = [
  * message only after the handler resolved (deliveries stored), and requeues
  * it when the handler throws (e.g. the database is down).
  */
-export async function consumeWebhookEvents(broker: Broker, queue: string, handle: (event: EventEnvelope) => Promise<void>): Promise<void> {
-  await broker.subscribe({ queue, bindings: WEBHOOK_SOURCE_EVENTS, handler: (event) => handle(event), prefetch: 32 });
+export async function consumeWebhookEvents(broker: Broker, queue: string, handle: (event: EventEnvelope, redelivered: boolean) => Promise<void>): Promise<void> {
+  await broker.subscribe({ queue, bindings: WEBHOOK_SOURCE_EVENTS, handler: (event, raw) => handle(event, raw.fields.redelivered), prefetch: 32 });
 }

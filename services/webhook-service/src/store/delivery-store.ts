@@ -16,9 +16,11 @@ export type DeliveryWithAttempts = Delivery & { attempts: StoredAttempt[] };
 
 /**
  * The delivery log. A delivery is written through the aggregate's write
- * path: created with its first work-queue message in its own outbox (so a
- * crash between the write and the publish loses nothing: the relay's sweep
- * publishes it), and changed by conditional writes. Attempts are appended.
+ * path and changed by conditional writes, the messages a change causes in
+ * its outbox (so a crash between the write and the publish loses nothing:
+ * the relay's sweep publishes them). The fan-out's deliveries are the
+ * exception: their first messages are published by the fan-out itself before
+ * the domain event they come from is acked (see `fanOutEvent`). Attempts are appended.
  */
 export class DeliveryStore {
   private readonly aggregate: AggregateStore<Delivery>;
@@ -45,9 +47,14 @@ export class DeliveryStore {
     }
   }
 
-  /** Stores new deliveries, each with the message that starts it, in one write; returns those that did not exist yet. */
-  createEach(deliveries: NewDelivery[], firstMessage: (delivery: NewDelivery) => EventEnvelope): Promise<Delivery[]> {
-    return this.aggregate.insertEach(deliveries.map((delivery) => ({ doc: delivery, events: [firstMessage(delivery)] })));
+  /** Stores new deliveries in one write, without messages (the caller sends them); returns those that did not exist yet. */
+  createEach(deliveries: NewDelivery[]): Promise<Delivery[]> {
+    return this.aggregate.insertEach(deliveries.map((delivery) => ({ doc: delivery, events: [] })));
+  }
+
+  /** The event's deliveries still pending that were never attempted. */
+  unattempted(eventId: string): Promise<Delivery[]> {
+    return this.model.find({ event_id: eventId, status: 'pending', attempt_count: 0 }, WITHOUT_OUTBOX).lean<Delivery[]>().exec();
   }
 
   /** read → decide → one conditional write; `read`, a copy just read, spares the first read. */

@@ -19,8 +19,8 @@ import type { WebhookDeps } from './delivery-deps.js';
  * with every active secret → POST → decide → append the attempt, move the
  * delivery on → the endpoint's health → schedule the retry on the broker.
  */
-export async function attemptDelivery(deps: WebhookDeps, message: EventEnvelope<AttemptDue>): Promise<void> {
-  const delivery = await deps.deliveries.find(message.data.delivery_id);
+export async function attemptDelivery(deps: WebhookDeps, message: EventEnvelope<AttemptDue>, redelivered = false): Promise<void> {
+  const delivery = createdCopy(deps, message, redelivered) ?? (await deps.deliveries.find(message.data.delivery_id));
   if (!delivery || !isExpected(delivery, message.data)) return;
   const endpoint = await deps.endpoints.findForAttempt(delivery.endpoint_id);
   if (!endpoint || !endpoint.enabled) return refuseUnsendable(deps, delivery, endpoint);
@@ -40,6 +40,38 @@ export async function attemptDelivery(deps: WebhookDeps, message: EventEnvelope<
   // The health first: a retry due soon must find the endpoint's cool-off already in place.
   await updateEndpointHealth(deps, endpoint, verdictOf(decision), now);
   if (recorded && decision.outcome === 'retry') await deps.scheduler.later(message, decision.delayMs);
+}
+
+/**
+ * The delivery as its first message carries it, when that copy is sure to be
+ * current, which spares the read: nothing but an attempt changes a delivery
+ * before its first attempt, except the lost-message sweep for one due longer
+ * than its horizon (a new token). So: a first message the broker hands over
+ * for the first time (a redelivered one may have been attempted already),
+ * well within that horizon. Otherwise undefined, and the delivery is read.
+ */
+function createdCopy(deps: WebhookDeps, message: EventEnvelope<AttemptDue>, redelivered: boolean): Delivery | undefined {
+  const { created, delivery_id, endpoint_id, dispatch_token } = message.data;
+  if (created === undefined || redelivered) return undefined;
+  const createdAt = new Date(created.created_at);
+  if (deps.now().getTime() - createdAt.getTime() >= deps.policy.lostAfterMs / 2) return undefined;
+  return {
+    _id: delivery_id,
+    version: 0,
+    endpoint_id,
+    operator_uuid: created.operator_uuid,
+    event_id: created.event_id,
+    event: created.event as Delivery['event'],
+    body: created.body,
+    event_created_at: new Date(created.event_created_at),
+    status: 'pending',
+    attempt_count: 0,
+    round_attempts: 0,
+    next_attempt_at: createdAt,
+    dispatch_token,
+    created_at: createdAt,
+    updated_at: createdAt,
+  };
 }
 
 /** Pending, and sent under the token this message carries (not superseded by a redelivery or a sweep). */

@@ -1,5 +1,6 @@
 import type { Logger } from '@dfc/kit/logging';
 import type { EventEnvelope } from '@dfc/contracts';
+import type { AttemptDue } from '../domain/attempt-message.js';
 import type { RetryPolicy } from '../domain/attempt-outcome.js';
 import type { HealthPolicy } from '../domain/endpoint-health.js';
 import type { SecretBox } from '../domain/secret-box.js';
@@ -8,9 +9,12 @@ import type { WebhookMetrics } from '../metrics.js';
 import type { DeliveryStore } from '../store/delivery-store.js';
 import type { EndpointStore } from '../store/endpoint-store.js';
 
-/** Puts an attempt message back on the work queue after `delayMs` (a durable delay queue on the broker). */
+/** Puts attempt messages on the work queue. */
 export interface AttemptScheduler {
-  later(message: EventEnvelope, delayMs: number): Promise<void>;
+  /** Now; resolves once the broker has it. */
+  now(message: EventEnvelope<AttemptDue>): Promise<void>;
+  /** After `delayMs` (a durable delay queue on the broker), naming the delivery alone (see `withoutCreated`). */
+  later(message: EventEnvelope<AttemptDue>, delayMs: number): Promise<void>;
 }
 
 /** What the use cases work with; built once in service.ts. */

@@ -9,21 +9,27 @@ import {
   type SubscribableWebhookKind,
   type WebhookPayload,
 } from '@dfc/contracts';
-import { attemptDue } from '../domain/attempt-message.js';
+import { attemptDue, firstAttemptDue } from '../domain/attempt-message.js';
 import { publicPayload } from '../domain/public-payload.js';
 import type { WebhookEndpoint } from '../store/endpoint-model.js';
 import type { NewDelivery } from '../store/delivery-store.js';
+import type { Delivery } from '../store/delivery-model.js';
 import type { WebhookDeps } from './delivery-deps.js';
 
 /**
  * A domain event → one pending delivery per subscribed endpoint of the
- * event's operator (never anyone else's), each written with its first
- * work-queue message in its outbox, all in one write. Resolves only once
- * every delivery is stored, so the broker message is acked after that; a
- * redelivered message meets the unique (event, endpoint) index and creates
- * nothing new.
+ * event's operator (never anyone else's), all in one write, then each
+ * delivery's first work-queue message (carrying the delivery, see
+ * `firstAttemptDue`). Resolves only once every delivery is stored and the
+ * broker has every message, so the domain event is acked after that and
+ * stays on its durable queue until then: the event is the outbox of its
+ * deliveries. A message handled again meets the unique (event, endpoint)
+ * index and creates nothing new; when the broker redelivers it (a crash or a
+ * failure after the write), the deliveries it had stored and never attempted
+ * get their message again, naming the delivery alone, so the attempt reads it
+ * first and drops it when a message sent before the crash got there first.
  */
-export async function fanOutEvent(deps: WebhookDeps, event: EventEnvelope): Promise<number> {
+export async function fanOutEvent(deps: WebhookDeps, event: EventEnvelope, redelivered = false): Promise<number> {
   const kind = WEBHOOK_KIND_BY_ROUTING_KEY[event.type];
   if (!kind || kind === 'ping') return 0;
   if (!isWellFormed(event, kind as SubscribableWebhookKind) || event.operator_uuid === null) {
@@ -34,11 +40,17 @@ export async function fanOutEvent(deps: WebhookDeps, event: EventEnvelope): Prom
   if (subscribers.length === 0) return 0;
   const body = publicPayload(event, kind as SubscribableWebhookKind);
   const now = deps.now();
-  await deps.deliveries.createEach(
-    subscribers.map((endpoint) => newDelivery(endpoint, body, new Date(event.occurred_at), now)),
-    attemptDue,
-  );
+  const created = await deps.deliveries.createEach(subscribers.map((endpoint) => newDelivery(endpoint, body, new Date(event.occurred_at), now)));
+  await Promise.all(created.map((delivery) => deps.scheduler.now(firstAttemptDue(delivery))));
+  if (redelivered && created.length < subscribers.length) await dispatchStoredBefore(deps, body.id, created);
   return subscribers.length;
+}
+
+/** The deliveries of the event stored by an earlier handling and never attempted since: their message may never have been sent. */
+async function dispatchStoredBefore(deps: WebhookDeps, eventId: string, created: Delivery[]): Promise<void> {
+  const justCreated = new Set(created.map((delivery) => delivery._id));
+  const earlier = (await deps.deliveries.unattempted(eventId)).filter((delivery) => !justCreated.has(delivery._id));
+  await Promise.all(earlier.map((delivery) => deps.scheduler.now(attemptDue(delivery))));
 }
 
 /** A delivery of `payload` to `endpoint`, due now; null when it exists already. */

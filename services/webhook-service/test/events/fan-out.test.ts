@@ -4,6 +4,9 @@ import { waitFor, unrecorded } from '@dfc/kit/testing';
 import { schemaErrors } from '@dfc/kit/validation';
 import { CascadeRejectionPayload, ReviewCompletePayload, StatusChangePayload, verifyWebhookSignature } from '@dfc/contracts';
 import { Webhook } from 'standardwebhooks';
+import { firstAttemptDue } from '../../src/domain/attempt-message.js';
+import { attemptDelivery } from '../../src/use-cases/attempt-delivery.js';
+import { fanOutEvent } from '../../src/use-cases/fan-out-event.js';
 import {
   api,
   cascadeRejection,
@@ -112,6 +115,40 @@ describe('events from the broker → webhook deliveries', () => {
       expect(hook.requests).to.have.length(1);
       const stored = await unrecorded(() => service.connection.db!.collection('webhook_deliveries').countDocuments({ event_id: event.id }));
       expect(stored).to.equal(1);
+    });
+
+    it('when the broker redelivers an event whose deliveries were stored but whose messages were never sent (a crash between the two), then each delivery arrives once', async () => {
+      const alice = operator();
+      const hook = await receiver();
+      await registerEndpoint(service.url, alice, `${hook.url}/one`);
+      await registerEndpoint(service.url, alice, `${hook.url}/two`);
+      const event = statusChanged(alice.operator_uuid!);
+      const { deps } = service.service;
+      // The first handling stores the deliveries and dies before the broker has their messages.
+      await fanOutEvent({ ...deps, scheduler: { ...deps.scheduler, now: async () => undefined } }, event);
+      await sleep(300);
+      expect(hook.requests).to.have.length(0);
+      await fanOutEvent(deps, event, true);
+      await waitFor(() => hook.requests.length >= 2);
+      await sleep(400);
+      expect(hook.requests.map((request) => request.path).sort()).to.deep.equal(['/one', '/two']);
+      const stored = await unrecorded(() => service.connection.db!.collection('webhook_deliveries').countDocuments({ event_id: event.id, status: 'succeeded' }));
+      expect(stored).to.equal(2);
+    });
+
+    it('when the broker redelivers the first message of a delivery already sent, then the attempt reads the delivery and sends nothing', async () => {
+      const alice = operator();
+      const hook = await receiver();
+      await registerEndpoint(service.url, alice, hook.url);
+      const event = statusChanged(alice.operator_uuid!);
+      await service.broker.publish(event);
+      await waitFor(async () => (await unrecorded(() => service.connection.db!.collection('webhook_deliveries').countDocuments({ event_id: event.id, status: 'succeeded' }))) === 1);
+      const { deps } = service.service;
+      const stored = await unrecorded(() => service.connection.db!.collection<{ _id: string }>('webhook_deliveries').findOne({ event_id: event.id }));
+      const sent = await deps.deliveries.find(stored!._id);
+      await attemptDelivery(deps, firstAttemptDue(sent!), true);
+      await sleep(200);
+      expect(hook.requests).to.have.length(1);
     });
 
     it('when an operator has two endpoints, then each gets its own delivery, signed with its own secret', async () => {
