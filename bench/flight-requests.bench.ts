@@ -4,7 +4,7 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import mongoose, { type mongo } from 'mongoose';
-import { INTERNAL_TOKEN_HEADER, type Principal } from '@dfc/contracts';
+import { flightRequestExample, INTERNAL_TOKEN_HEADER, type Principal } from '@dfc/contracts';
 import { InternalTokenSigner } from '@dfc/kit/http';
 import { createLogger } from '@dfc/kit/logging';
 import { openResources } from '@dfc/kit/service';
@@ -158,21 +158,7 @@ async function waitUntilKnown(system: System, client: Client): Promise<void> {
 
 function submission(operatorUuid: string): Record<string, unknown> {
   const start = new Date(Math.ceil((Date.now() + HOUR) / 1000) * 1000);
-  return {
-    operator_uuid: operatorUuid,
-    operator_name: 'Bench Pilot',
-    operator_email: 'pilot@example.com',
-    operator_phone: '+1 555 0100',
-    start_time: start.toISOString().replace('.000Z', 'Z'),
-    end_time: new Date(start.getTime() + 2 * HOUR).toISOString().replace('.000Z', 'Z'),
-    max_altitude: 100,
-    aircraft_type: 'multirotor',
-    purpose: 'Benchmark flight',
-    flight_area: {
-      type: 'FeatureCollection',
-      features: [{ type: 'Feature', properties: {}, geometry: { type: 'Polygon', coordinates: [square(4.89, 52.37, 0.01)] } }],
-    },
-  };
+  return flightRequestExample({ operatorUuid, start, end: new Date(start.getTime() + 2 * HOUR), corner: [4.89, 52.37] });
 }
 
 function submitInit(client: Client): RequestInit {

@@ -6,7 +6,7 @@ import { createLogger } from '@dfc/kit/logging';
 import { InternalTokenSigner } from '@dfc/kit/http';
 import { connectMongo, syncIndexes } from '@dfc/kit/db';
 import { waitFor } from '@dfc/kit/testing';
-import { RoutingKeys, signWebhookPayload, type Principal, type WebhookPayload, newEvent } from '@dfc/contracts';
+import { newEvent, RoutingKeys, signWebhookPayload, type Principal, type WebhookPayload } from '@dfc/contracts';
 import { startSystem, type System } from '../e2e/src/system.js';
 import { attemptModel } from '../services/webhook-service/src/store/attempt-model.js';
 import { deliveryModel } from '../services/webhook-service/src/store/delivery-model.js';

@@ -23,6 +23,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
+import { flightRequestExample } from '@dfc/contracts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const gateway = (process.env['GATEWAY_URL'] ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');
@@ -134,24 +135,7 @@ class Receiver {
 const slotStart = new Date(Math.ceil((Date.now() + (24 + Math.floor(Math.random() * 80 * 24)) * 3_600_000) / 1000) * 1000);
 
 function flightRequestBody(operator: string, email: string, corner: [number, number]): Json {
-  const start = slotStart;
-  const utc = (date: Date) => `${date.toISOString().slice(0, 19)}Z`;
-  const [x, y] = corner;
-  return {
-    operator_uuid: operator,
-    operator_name: 'Jane Pilot',
-    operator_email: email,
-    operator_phone: '+31 6 1234 5678',
-    start_time: utc(start),
-    end_time: utc(new Date(start.getTime() + 3_600_000)),
-    max_altitude: 100,
-    aircraft_type: 'multirotor',
-    purpose: 'Roof inspection',
-    flight_area: {
-      type: 'FeatureCollection',
-      features: [{ type: 'Feature', properties: {}, geometry: { type: 'Polygon', coordinates: [[[x, y], [x + 0.01, y], [x + 0.01, y + 0.01], [x, y + 0.01], [x, y]]] } }],
-    },
-  };
+  return flightRequestExample({ operatorUuid: operator, operatorEmail: email, start: slotStart, corner });
 }
 
 async function runMidway(): Promise<void> {

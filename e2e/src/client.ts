@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { flightRequestExample } from '@dfc/contracts';
 
 /**
  * What end-to-end tests do as a client of the gateway, written once. Bodies
@@ -59,34 +60,10 @@ export function isoZ(date: Date): string {
   return `${date.toISOString().slice(0, 19)}Z`;
 }
 
-/** A valid submission: an hour from now for an hour, a small square at `lon`, 52.0. */
+/** A valid submission (the documented example): an hour from now for an hour, a small square at `lon`, 52.0. */
 export function flightRequestBody(operator: { uuid: string; email: string }, overrides: Record<string, unknown> = {}, lon = 4.9) {
   const start = new Date(Math.ceil((Date.now() + 3_600_000) / 1000) * 1000);
-  const end = new Date(start.getTime() + 3_600_000);
-  return {
-    operator_uuid: operator.uuid,
-    operator_name: 'Jane Pilot',
-    operator_email: operator.email,
-    operator_phone: '+31 6 1234 5678',
-    operator_company: 'E2E Aerial',
-    operational_authorisation_number: 'NL-OAT-0001',
-    start_time: isoZ(start),
-    end_time: isoZ(end),
-    max_altitude: 100,
-    aircraft_type: 'multirotor',
-    purpose: 'Roof inspection',
-    flight_area: {
-      type: 'FeatureCollection',
-      features: [
-        {
-          type: 'Feature',
-          properties: {},
-          geometry: { type: 'Polygon', coordinates: [[[lon, 52], [lon + 0.001, 52], [lon + 0.001, 52.001], [lon, 52.001], [lon, 52]]] },
-        },
-      ],
-    },
-    ...overrides,
-  };
+  return { ...flightRequestExample({ operatorUuid: operator.uuid, operatorEmail: operator.email, start, corner: [lon, 52], side: 0.001 }), ...overrides };
 }
 
 export interface ReceivedWebhook {

@@ -7,6 +7,8 @@ import { promisify } from 'node:util';
 import mongoose from 'mongoose';
 import { queueName } from '@dfc/kit/broker';
 import { generateTokenKeys, removeBrokerTopology, testDependencies, uniqueName, waitFor } from '@dfc/kit/testing';
+import { Queues as FlightRequestQueues } from '../../services/flight-request-service/src/messaging.js';
+import { Queues as WebhookQueues } from '../../services/webhook-service/src/messaging.js';
 
 /**
  * Starts the real system for end-to-end tests and benchmarks: each service is
@@ -19,7 +21,7 @@ const ALL_SERVICES: ServiceName[] = ['operator-service', 'flight-request-service
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const READY_TIMEOUT_MS = 60_000;
 /** The services' durable work queues (their other queues are per-connection), removed with the run. */
-const DURABLE_QUEUES = ['flight-request-service.operators', 'webhook-service.events'];
+const DURABLE_QUEUES = [FlightRequestQueues.operators, WebhookQueues.events];
 const LOG_TAIL_LINES = 200;
 
 export interface SystemOptions {

@@ -4,6 +4,22 @@
  */
 export type FieldErrors = Record<string, string[]>;
 
+/** Joins several sources of field errors (schema, domain rules, uniqueness) into one 422 body, each message once per field. */
+export function mergeFieldErrors(...sources: FieldErrors[]): FieldErrors {
+  const merged: FieldErrors = {};
+  for (const source of sources) {
+    for (const [field, messages] of Object.entries(source)) {
+      const list = (merged[field] ??= []);
+      for (const message of messages) if (!list.includes(message)) list.push(message);
+    }
+  }
+  return merged;
+}
+
+export function hasErrors(errors: FieldErrors): boolean {
+  return Object.keys(errors).length > 0;
+}
+
 export class AppError extends Error {
   constructor(
     readonly status: number,

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { amqpConfig, commonConfig, ConfigError, internalTokenVerifyConfig, loadConfig, mongoConfig } from '@dfc/kit/config';
 import { queueName } from '@dfc/kit/broker';
+import { Queues } from './messaging.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /**
@@ -82,10 +83,10 @@ export function loadWebhookConfig(env: NodeJS.ProcessEnv = process.env): Webhook
 
 /** The work queue of delivery attempts, shared by every replica. */
 export function attemptsQueueName(config: Pick<WebhookServiceConfig, 'AMQP_EXCHANGE'>): string {
-  return queueName(config.AMQP_EXCHANGE, 'webhook-service.attempts');
+  return queueName(config.AMQP_EXCHANGE, Queues.attempts);
 }
 
 export function eventsQueueName(config: Pick<WebhookServiceConfig, 'EVENTS_QUEUE' | 'AMQP_EXCHANGE'>): string {
   if (config.EVENTS_QUEUE) return config.EVENTS_QUEUE;
-  return queueName(config.AMQP_EXCHANGE, 'webhook-service.events');
+  return queueName(config.AMQP_EXCHANGE, Queues.events);
 }

@@ -6,7 +6,16 @@ import { connectMongo, syncIndexes } from '@dfc/kit/db';
 import { createLogger, type Logger } from '@dfc/kit/logging';
 import { createMetricsRegistry, InternalTokenSigner } from '@dfc/kit/http';
 import { generateTokenKeys, listen, removeBrokerTopology, testDependencies, uniqueName, type Listening } from '@dfc/kit/testing';
-import { INTERNAL_TOKEN_HEADER, RoutingKeys, type EventEnvelope, type FlightRequestCascadeRejection, type FlightRequestReviewCompleted, type FlightRequestStatusChanged, type Principal, newEvent } from '@dfc/contracts';
+import {
+  INTERNAL_TOKEN_HEADER,
+  newEvent,
+  RoutingKeys,
+  type EventEnvelope,
+  type FlightRequestCascadeRejection,
+  type FlightRequestReviewCompleted,
+  type FlightRequestStatusChanged,
+  type Principal,
+} from '@dfc/contracts';
 import { attemptsQueueName, eventsQueueName, loadWebhookConfig, type WebhookServiceConfig } from '../src/config.js';
 import { createWebhookService, type WebhookService } from '../src/service.js';
 

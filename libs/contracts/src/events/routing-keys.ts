@@ -1,4 +1,8 @@
-/** Topic exchange routing keys; the envelope's `type` equals its routing key. */
+/**
+ * Topic exchange routing keys of the events one service publishes for others;
+ * the envelope's `type` equals its routing key. A service's internal events
+ * have their keys in that service (`src/messaging.ts`).
+ */
 export const RoutingKeys = {
   operatorRegistered: 'operator.registered',
   operatorUpdated: 'operator.updated',
@@ -8,9 +12,6 @@ export const RoutingKeys = {
   flightRequestStatusChanged: 'flight_request.status_changed',
   flightRequestCascadeRejection: 'flight_request.cascade_rejection',
   flightRequestReviewCompleted: 'flight_request.review_completed',
-  /** Internal to the flight-request-service: the review items of one request, for its review queue projection. */
-  flightRequestReviewItemsChanged: 'flight_request.review_items_changed',
-  zoneChanged: 'zone.changed',
 } as const;
 
 export type RoutingKey = (typeof RoutingKeys)[keyof typeof RoutingKeys];

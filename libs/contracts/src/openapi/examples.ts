@@ -20,16 +20,40 @@ export const issueOperatorApiKeyExample = { name: 'laptop' };
 
 export const cancelFlightRequestExample = { reason: 'Weather: wind above the aircraft limits.' };
 
-export function submitFlightRequestExample(now: Date): Record<string, unknown> {
-  const day = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1)).toISOString().slice(0, 10);
+/** Where, when and for whom the example flight request is sent; each left out keeps the documented value. */
+export interface FlightRequestExampleOptions {
+  operatorUuid?: string;
+  operatorEmail?: string;
+  /** Default: tomorrow 10:00 UTC. */
+  start?: Date;
+  /** Default: an hour after the start. */
+  end?: Date;
+  /** The south-west corner [lon, lat] of the square flown over, and its side in degrees. */
+  corner?: [number, number];
+  side?: number;
+}
+
+const HOUR_MS = 3_600_000;
+
+/**
+ * The example flight request: the document shows it, and the walkthrough, the
+ * end-to-end tests and the benchmarks send it, at their own time and place.
+ */
+export function flightRequestExample(options: FlightRequestExampleOptions = {}): Record<string, unknown> {
+  const start = options.start ?? tomorrowAt(10, new Date());
+  const end = options.end ?? new Date(start.getTime() + HOUR_MS);
+  const [west, south] = options.corner ?? [5.1, 52.08];
+  const side = options.side ?? 0.01;
+  // Rounded to the micro-degree: 5.1 + 0.01 is 5.109999999999999 in binary floating point.
+  const [east, north] = [west + side, south + side].map((value) => Number(value.toFixed(6)));
   return {
-    operator_uuid: EXAMPLE_OPERATOR_UUID,
+    operator_uuid: options.operatorUuid ?? EXAMPLE_OPERATOR_UUID,
     operator_name: 'Jane Pilot',
-    operator_email: 'jane@skyline.example',
+    operator_email: options.operatorEmail ?? 'jane@skyline.example',
     operator_phone: '+31 6 1234 5678',
     operator_company: 'Skyline Surveys',
-    start_time: `${day}T10:00:00Z`,
-    end_time: `${day}T11:00:00Z`,
+    start_time: utcSeconds(start),
+    end_time: utcSeconds(end),
     max_altitude: 100,
     aircraft_type: 'DJI Matrice 300',
     purpose: 'Roof inspection',
@@ -41,10 +65,24 @@ export function submitFlightRequestExample(now: Date): Record<string, unknown> {
           properties: {},
           geometry: {
             type: 'Polygon',
-            coordinates: [[[5.1, 52.08], [5.11, 52.08], [5.11, 52.09], [5.1, 52.09], [5.1, 52.08]]],
+            coordinates: [[[west, south], [east, south], [east, north], [west, north], [west, south]]],
           },
         },
       ],
     },
   };
+}
+
+/** The example as the document shows it: the flight window is tomorrow, so it never goes stale. */
+export function submitFlightRequestExample(now: Date): Record<string, unknown> {
+  return flightRequestExample({ start: tomorrowAt(10, now) });
+}
+
+function tomorrowAt(hour: number, now: Date): Date {
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1, hour));
+}
+
+/** `2026-12-01T10:00:00Z`: the spec's UTC form, whole seconds. */
+function utcSeconds(date: Date): string {
+  return `${date.toISOString().slice(0, 19)}Z`;
 }

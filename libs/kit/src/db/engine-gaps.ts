@@ -2,8 +2,9 @@
  * What the local database engine lacks, covered in this one place.
  *
  * Production runs MongoDB. Without Docker or `mongod`, the local stack runs
- * FerretDB 1.24 on PostgreSQL, which differs from MongoDB in two ways that
- * matter to the write path (docs/architecture.md, "The local engine"):
+ * FerretDB 1.24 on PostgreSQL, which differs from MongoDB in three ways that
+ * matter here, two to the write path and one to reads (docs/architecture.md,
+ * "The local engine"):
  *
  * 1. Its single-document conditional writes are not atomic: 20 concurrent
  *    `findOneAndUpdate({ _id, version: 0 }, …)` can all succeed. Every

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { OutboxRelay, outboxOnCreate, outboxSchemaFields, withOutbox, type OutboxFields } from '@dfc/kit/outbox';
 import { Schema, type Connection, type Model } from 'mongoose';
-import { RoutingKeys, newEvent } from '@dfc/contracts';
+import { newEvent, RoutingKeys } from '@dfc/contracts';
 import { Broker } from '@dfc/kit/broker';
 import { connectMongo } from '@dfc/kit/db';
 import { createLogger } from '@dfc/kit/logging';

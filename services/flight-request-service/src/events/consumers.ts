@@ -1,45 +1,56 @@
 import { queueName, type Broker } from '@dfc/kit/broker';
 import { RoutingKeys, type EventEnvelope, type OperatorChanged } from '@dfc/contracts';
-import { applyOperatorChange } from '../use-cases/apply-operator-change.js';
-import { applyReviewItemsChange } from '../use-cases/apply-review-items-change.js';
-import type { OperatorStore } from '../store/operator-store.js';
-import type { ReviewQueueStore } from '../store/review-queue-store.js';
-import type { ReviewItemsChanged } from './review-item-events.js';
-import type { ZoneChanged } from './zone-events.js';
+import type { ReviewItemsChanged } from '../domain/events/review-item-events.js';
+import type { ZoneChanged } from '../domain/events/zone-events.js';
+import { InternalRoutingKeys, Queues } from '../messaging.js';
 
-/** The durable queue of the operator projection. */
-export function operatorQueueName(exchange: string): string {
-  return queueName(exchange, 'flight-request-service.operators');
-}
+/*
+ * The service's subscriptions: which queue hears which events, and the
+ * handler (a use case, wired in service.ts) each event is handed to.
+ */
 
-/** The durable queue of the review queue projection. */
-export function reviewQueueName(exchange: string): string {
-  return queueName(exchange, 'flight-request-service.review-queue');
-}
-
-export function subscribeOperatorProjection(broker: Broker, operators: OperatorStore): Promise<void> {
+export function subscribeOperatorProjection(broker: Broker, apply: (event: EventEnvelope<OperatorChanged>) => Promise<void>): Promise<void> {
   return broker.subscribe({
-    queue: operatorQueueName(broker.exchangeName),
+    queue: queueName(broker.exchangeName, Queues.operators),
     bindings: [RoutingKeys.operatorRegistered, RoutingKeys.operatorUpdated],
-    handler: (event) => applyOperatorChange(operators, event as EventEnvelope<OperatorChanged>),
+    handler: (event) => apply(event as EventEnvelope<OperatorChanged>),
   });
 }
 
 /** The requests' own review item events, published from their outboxes, keep the review queue. */
-export function subscribeReviewQueueProjection(broker: Broker, queue: ReviewQueueStore): Promise<void> {
+export function subscribeReviewQueueProjection(broker: Broker, apply: (event: EventEnvelope<ReviewItemsChanged>) => Promise<void>): Promise<void> {
   return broker.subscribe({
-    queue: reviewQueueName(broker.exchangeName),
-    bindings: [RoutingKeys.flightRequestReviewItemsChanged],
-    handler: (event) => applyReviewItemsChange(queue, event as EventEnvelope<ReviewItemsChanged>),
+    queue: queueName(broker.exchangeName, Queues.reviewQueue),
+    bindings: [InternalRoutingKeys.reviewItemsChanged],
+    handler: (event) => apply(event as EventEnvelope<ReviewItemsChanged>),
   });
 }
 
 /** Every replica hears every zone change (a broadcast queue of its own) and refreshes its index. */
 export function subscribeZoneChanges(broker: Broker, onChange: (zoneId: string) => void): Promise<void> {
   return broker.subscribe({
-    queue: 'flight-request-service.zones',
+    queue: Queues.zones,
     broadcast: true,
-    bindings: [RoutingKeys.zoneChanged],
+    bindings: [InternalRoutingKeys.zoneChanged],
     handler: async (event) => onChange((event as EventEnvelope<ZoneChanged>).data.zone_id),
+  });
+}
+
+/**
+ * zone.changed (created or updated) → screen the requests the zone may now
+ * affect again, on one replica (competing consumers). A deleted zone restricts
+ * nothing new. Redeliveries (a crash mid-way) are harmless: every request
+ * records the zone version it was screened against.
+ */
+export function subscribeZoneRescreening(broker: Broker, rescreen: (zoneId: string, requestId?: string) => Promise<unknown>): Promise<void> {
+  return broker.subscribe({
+    queue: queueName(broker.exchangeName, Queues.zoneRescreening),
+    bindings: [InternalRoutingKeys.zoneChanged],
+    // One zone at a time per replica: a rescreening may touch thousands of requests.
+    prefetch: 1,
+    handler: async (event) => {
+      const { zone_id: zoneId, action } = (event as EventEnvelope<ZoneChanged>).data;
+      if (action !== 'deleted') await rescreen(zoneId, event.request_id);
+    },
   });
 }

@@ -1,5 +1,5 @@
 import type { EventEnvelope } from '@dfc/contracts';
-import type { ReviewItemsChanged } from '../events/review-item-events.js';
+import type { ReviewItemsChanged } from '../domain/events/review-item-events.js';
 import type { ReviewQueueStore } from '../store/review-queue-store.js';
 
 /** flight_request.review_items_changed → the review queue projection (one row per item). */

@@ -1,8 +1,8 @@
 import { isComplete, withdrawPending } from '../domain/review/review-group.js';
 import type { Change } from '@dfc/kit/outbox';
 import type { StatusHistoryEntry } from '../domain/state-machine/transitions.js';
-import { reviewItemsChanged } from '../events/review-item-events.js';
-import { statusChanges } from '../events/flight-request-events.js';
+import { reviewItemsChanged } from '../domain/events/review-item-events.js';
+import { statusChanges } from '../domain/events/flight-request-events.js';
 import type { FlightRequestDoc } from '../store/flight-request-store.js';
 
 /**

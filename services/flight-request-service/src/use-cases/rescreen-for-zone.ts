@@ -6,7 +6,7 @@ import { rescreenAgainstZone, type ZoneRescreening } from '../domain/rescreening
 import type { Finding } from '../domain/screening/screen.js';
 import { transition } from '../domain/state-machine/transitions.js';
 import type { GeoZone } from '../domain/zones/geo-zone.js';
-import { reviewItemsChanged } from '../events/review-item-events.js';
+import { reviewItemsChanged } from '../domain/events/review-item-events.js';
 import type { FlightRequestDoc, RescreeningCandidate } from '../store/flight-request-store.js';
 import type { ZoneScreening } from '../store/flight-request-model.js';
 import { closing } from './closing.js';

@@ -7,8 +7,8 @@ import { openItems, reviewAuthorities, isComplete } from '../domain/review/revie
 import type { ScreeningResult } from '../domain/screening/screen.js';
 import { initialEntry, transition, type StatusHistoryEntry } from '../domain/state-machine/transitions.js';
 import { checkSubmission, type ValidSubmission } from '../domain/submission/check-submission.js';
-import { statusChanges, submitted } from '../events/flight-request-events.js';
-import { reviewItemsChanged } from '../events/review-item-events.js';
+import { statusChanges, submitted } from '../domain/events/flight-request-events.js';
+import { reviewItemsChanged } from '../domain/events/review-item-events.js';
 import type { StoredFlightRequest } from '../store/flight-request-model.js';
 import type { FlightRequestDoc } from '../store/flight-request-store.js';
 import { actorOf, authoriseOperatorUuid } from './access.js';

@@ -2,8 +2,9 @@ import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { connect } from 'amqplib';
 import { waitFor } from '@dfc/kit/testing';
-import { RoutingKeys, type OperatorChanged, newEvent } from '@dfc/contracts';
-import { operatorQueueName } from '../../src/events/consumers.js';
+import { newEvent, RoutingKeys, type OperatorChanged } from '@dfc/contracts';
+import { queueName } from '@dfc/kit/broker';
+import { Queues } from '../../src/messaging.js';
 import { operatorPrincipal, startTestService, type TestService } from '../support/test-service.js';
 import { submission } from '../support/fixtures.js';
 
@@ -17,7 +18,7 @@ describe('operator projection (operator.registered / operator.updated)', () => {
     await t.close();
     const connection = await connect(t.shared.amqpUrl);
     const channel = await connection.createChannel();
-    await channel.deleteQueue(operatorQueueName(t.shared.exchange));
+    await channel.deleteQueue(queueName(t.shared.exchange, Queues.operators));
     await connection.close();
   });
 

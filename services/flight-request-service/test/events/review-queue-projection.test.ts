@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { waitFor, unrecorded } from '@dfc/kit/testing';
 import type { ReviewItem } from '../../src/domain/review/review-group.js';
-import { reviewItemsChanged } from '../../src/events/review-item-events.js';
+import { reviewItemsChanged } from '../../src/domain/events/review-item-events.js';
 import { admin, reviewerPrincipal, startTestService, type TestService } from '../support/test-service.js';
 import { submission } from '../support/fixtures.js';
 

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { RoutingKeys, type EventEnvelope } from '@dfc/contracts';
 import type { CapturedEvents } from '@dfc/kit/testing';
+import { InternalRoutingKeys } from '../../src/messaging.js';
 import { admin, operatorPrincipal, reviewerPrincipal, startTestService, type TestService } from '../support/test-service.js';
 import { insertStored, storedRequest } from '../support/stored-request.js';
 
@@ -39,7 +40,7 @@ describe('reviews', () => {
   /** The request's public events (the review queue's internal review_items_changed left out). */
   const eventsFor = (uuid: string) =>
     events.events.filter(
-      (event) => event.type !== RoutingKeys.flightRequestReviewItemsChanged && (event.data as { flight_request_uuid?: string }).flight_request_uuid === uuid,
+      (event) => event.type !== InternalRoutingKeys.reviewItemsChanged && (event.data as { flight_request_uuid?: string }).flight_request_uuid === uuid,
     );
   const waitForEvent = (uuid: string, type: string) =>
     events.next((event) => event.type === type && (event.data as { flight_request_uuid?: string }).flight_request_uuid === uuid);

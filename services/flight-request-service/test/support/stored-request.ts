@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FlightRequestStatus } from '@dfc/contracts';
 import type { ReviewItem } from '../../src/domain/review/review-group.js';
 import { waitFor, unrecorded } from '@dfc/kit/testing';
-import { reviewItemsChanged } from '../../src/events/review-item-events.js';
+import { reviewItemsChanged } from '../../src/domain/events/review-item-events.js';
 import type { StoredFlightRequest } from '../../src/store/flight-request-model.js';
 import type { TestService } from './test-service.js';
 import { featureCollection, square } from './fixtures.js';

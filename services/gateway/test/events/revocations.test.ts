@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { RoutingKeys, newEvent } from '@dfc/contracts';
+import { newEvent, RoutingKeys } from '@dfc/contracts';
 import { Broker } from '@dfc/kit/broker';
 import { createLogger } from '@dfc/kit/logging';
 import { removeBrokerTopology, testDependencies, uniqueName, waitFor } from '@dfc/kit/testing';

@@ -1,7 +1,6 @@
 import { schemaErrors } from '@dfc/kit/validation';
-import { type FieldErrors } from '@dfc/kit/errors';
+import { mergeFieldErrors, type FieldErrors } from '@dfc/kit/errors';
 import { OperatorApiKeyCreate, StaffApiKeyCreate } from '@dfc/contracts';
-import { mergeFieldErrors } from './field-errors.js';
 import { normaliseInput } from './input.js';
 
 export const StaffKeyMessages = {

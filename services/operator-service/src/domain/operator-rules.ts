@@ -1,8 +1,7 @@
 import { IANAZone } from 'luxon';
 import { schemaErrors } from '@dfc/kit/validation';
-import { ValidationError, type FieldErrors } from '@dfc/kit/errors';
+import { mergeFieldErrors, ValidationError, type FieldErrors } from '@dfc/kit/errors';
 import { OperatorCreate, OperatorUpdate } from '@dfc/contracts';
-import { mergeFieldErrors } from './field-errors.js';
 import { normaliseInput, requiredMessage, withoutNullFields } from './input.js';
 
 export const OperatorMessages = {

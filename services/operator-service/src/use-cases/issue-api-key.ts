@@ -1,5 +1,4 @@
-import { ValidationError } from '@dfc/kit/errors';
-import { hasErrors } from '../domain/field-errors.js';
+import { hasErrors, ValidationError } from '@dfc/kit/errors';
 import { lastFourOf } from '../domain/api-key.js';
 import { checkOperatorKey, checkStaffKey } from '../domain/key-requests.js';
 import { digestApiKey, generateApiKey } from '../security/api-key-secrets.js';

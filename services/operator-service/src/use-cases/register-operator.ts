@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { ValidationError } from '@dfc/kit/errors';
+import { hasErrors, mergeFieldErrors, ValidationError } from '@dfc/kit/errors';
 import type { OperatorCreate } from '@dfc/contracts';
-import { hasErrors, mergeFieldErrors } from '../domain/field-errors.js';
 import { checkRegistration, normaliseEmail, OperatorMessages } from '../domain/operator-rules.js';
-import { operatorRegistered } from '../events/operator-events.js';
+import { operatorRegistered } from '../domain/events/operator-events.js';
 import type { NewOperator, OperatorDocument } from '../store/operator-store.js';
 import type { Caller, UseCaseDeps } from './deps.js';
 

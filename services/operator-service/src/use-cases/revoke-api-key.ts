@@ -1,6 +1,6 @@
 import { NotFoundError } from '@dfc/kit/errors';
 import { keyIdFrom } from '../domain/ids.js';
-import { apiKeyRevoked } from '../events/operator-events.js';
+import { apiKeyRevoked } from '../domain/events/operator-events.js';
 import type { ApiKeyDocument } from '../store/api-key-store.js';
 import { authoriseKeyOwner } from './authenticate-operator.js';
 import type { BasicCredentials, Caller, UseCaseDeps } from './deps.js';

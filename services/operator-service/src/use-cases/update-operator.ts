@@ -1,11 +1,10 @@
-import { NotFoundError, ValidationError, type FieldErrors } from '@dfc/kit/errors';
+import { hasErrors, mergeFieldErrors, NotFoundError, ValidationError, type FieldErrors } from '@dfc/kit/errors';
 import type { Change } from '@dfc/kit/outbox';
 import type { EventEnvelope, OperatorUpdate } from '@dfc/contracts';
 import { assertIsOperatorOrAdmin } from '../domain/access.js';
-import { hasErrors, mergeFieldErrors } from '../domain/field-errors.js';
 import { operatorUuidFrom } from '../domain/ids.js';
 import { checkUpdate, OperatorMessages, type CheckedInput } from '../domain/operator-rules.js';
-import { operatorPasswordChanged, operatorUpdated } from '../events/operator-events.js';
+import { operatorPasswordChanged, operatorUpdated } from '../domain/events/operator-events.js';
 import type { OperatorDocument } from '../store/operator-store.js';
 import type { Caller, UseCaseDeps } from './deps.js';
 

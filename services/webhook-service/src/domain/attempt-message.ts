@@ -1,5 +1,5 @@
-import type { EventEnvelope } from '@dfc/contracts';
-import { newEvent } from '@dfc/contracts';
+import { newEvent, type EventEnvelope } from '@dfc/contracts';
+import { ATTEMPT_DUE } from '../messaging.js';
 
 /**
  * The work-queue message that makes a delivery attempt happen. It names the
@@ -10,8 +10,6 @@ import { newEvent } from '@dfc/contracts';
  * read it back; every later message (a retry, a wait, a redelivery, the
  * sweep's) names the delivery alone.
  */
-export const ATTEMPT_DUE = 'webhook.attempt_due';
-
 export interface AttemptDue {
   delivery_id: string;
   /** Lets a consumer apply the per-endpoint limit before reading anything. */

@@ -12,8 +12,3 @@ export function freeFormDelay(delayMs: number): number {
   const magnitude = 10 ** Math.max(0, Math.floor(Math.log10(delayMs)) - 1);
   return Math.ceil(delayMs / magnitude) * magnitude;
 }
-
-/** The delay queue's name (before the exchange prefix of test runs). */
-export function delayQueueName(delayMs: number): string {
-  return `webhook-service.wait.${delayMs}ms`;
-}

@@ -2,8 +2,8 @@ import type { Broker } from '@dfc/kit/broker';
 import type { Logger } from '@dfc/kit/logging';
 import { queueName } from '@dfc/kit/broker';
 import type { EventEnvelope } from '@dfc/contracts';
-import { ATTEMPT_DUE, isAttemptDue, withoutCreated, type AttemptDue } from '../domain/attempt-message.js';
-import { delayQueueName } from '../domain/delay-queues.js';
+import { isAttemptDue, withoutCreated, type AttemptDue } from '../domain/attempt-message.js';
+import { ATTEMPT_DUE, delayQueueName } from '../messaging.js';
 import type { AttemptScheduler } from '../use-cases/delivery-deps.js';
 import type { EndpointSlots } from './endpoint-slots.js';
 

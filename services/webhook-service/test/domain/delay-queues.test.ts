@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { delayQueueName, freeFormDelay } from '../../src/domain/delay-queues.js';
+import { freeFormDelay } from '../../src/domain/delay-queues.js';
+import { delayQueueName } from '../../src/messaging.js';
 import { JITTER_STEPS, nextRetryDelay, parseRetrySchedule } from '../../src/domain/retry-schedule.js';
 
 const PRODUCT_SCHEDULE = parseRetrySchedule('5000,300000,1800000,7200000,18000000,36000000,36000000');

@@ -4,7 +4,7 @@ import { connect as amqpConnect } from 'amqplib';
 import { Broker, queueName } from '@dfc/kit/broker';
 import { createLogger } from '@dfc/kit/logging';
 import { testDependencies, waitFor, unrecorded } from '@dfc/kit/testing';
-import { delayQueueName } from '../../src/domain/delay-queues.js';
+import { delayQueueName } from '../../src/messaging.js';
 import { api, cleanUp, freshNames, operator, Receivers, registerEndpoint, sleep, startService, statusChanged, TEST_ENV, testServiceEnv, type Names, type TestService } from '../support.js';
 
 /** The attempt pipeline on the real broker: work queue, delay queues, competing replicas, crashes. */

@@ -1,5 +1,5 @@
 import { schemaErrors } from '@dfc/kit/validation';
-import { type FieldErrors } from '@dfc/kit/errors';
+import { mergeFieldErrors, type FieldErrors } from '@dfc/kit/errors';
 import { FlightRequestCreate } from '@dfc/contracts';
 import { checkFlightArea, type CheckedFlightArea } from '../geometry/flight-area.js';
 import type { SubmissionLimits } from './limits.js';
@@ -29,12 +29,12 @@ export type SubmissionCheck = { ok: true; submission: ValidSubmission } | { ok: 
  * the configurable bounds and time rules, and the flight area's geometry.
  */
 export function checkSubmission(body: unknown, limits: SubmissionLimits, now: Date): SubmissionCheck {
-  const errors = schemaErrors(FlightRequestCreate, body);
+  let errors = schemaErrors(FlightRequestCreate, body);
   const input = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
   const valid = (field: string) => (errors[field] ? undefined : input[field]);
 
   const window = checkTimeWindow(asString(valid('start_time')), asString(valid('end_time')), limits, now);
-  merge(errors, window.errors);
+  errors = mergeFieldErrors(errors, window.errors);
   // The configured ceiling is the domain's; an integer out of range gets one message naming both bounds,
   // in place of the schema's (minimum 1, int32).
   const altitude = input['max_altitude'];
@@ -42,7 +42,7 @@ export function checkSubmission(body: unknown, limits: SubmissionLimits, now: Da
     errors['max_altitude'] = [`The max altitude field must be between 1 and ${limits.maxAltitudeM}.`];
   }
   const area = 'flight_area' in input ? checkFlightArea(input['flight_area'], limits.flightArea, 'flight_area') : undefined;
-  if (area && !area.ok) merge(errors, area.errors);
+  if (area && !area.ok) errors = mergeFieldErrors(errors, area.errors);
 
   if (Object.keys(errors).length > 0 || !area?.ok || !window.start || !window.end) return { ok: false, errors };
   return {
@@ -66,11 +66,4 @@ export function checkSubmission(body: unknown, limits: SubmissionLimits, now: Da
 
 function asString(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
-}
-
-function merge(into: FieldErrors, more: FieldErrors): void {
-  for (const [field, messages] of Object.entries(more)) {
-    const list = (into[field] ??= []);
-    for (const message of messages) if (!list.includes(message)) list.push(message);
-  }
 }

@@ -4,7 +4,7 @@ import { isDuplicateKey } from '@dfc/kit/db';
 import type { ZoneImportResult } from '@dfc/contracts';
 import type { GeoZone } from '../../domain/zones/geo-zone.js';
 import { parseZoneImport } from '../../domain/zones/parse-zone-import.js';
-import { zoneChanged } from '../../events/zone-events.js';
+import { zoneChanged } from '../../domain/events/zone-events.js';
 import type { UseCaseDeps } from '../deps.js';
 
 /** Zones written at once during an import: enough to keep the database busy, few enough to leave room for requests. */

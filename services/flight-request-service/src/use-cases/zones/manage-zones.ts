@@ -4,7 +4,7 @@ import { NotFoundError, ValidationError } from '@dfc/kit/errors';
 import type { ZoneListQuery } from '@dfc/contracts';
 import { checkZoneInput } from '../../domain/zones/check-zone-input.js';
 import type { GeoZone, GeoZoneDraft } from '../../domain/zones/geo-zone.js';
-import { zoneChanged } from '../../events/zone-events.js';
+import { zoneChanged } from '../../domain/events/zone-events.js';
 import type { ZoneDoc } from '../../store/zone-store.js';
 import type { UseCaseDeps } from '../deps.js';
 

@@ -1,10 +1,16 @@
-import { RoutingKeys, type ApiKeyRevoked, type EventEnvelope, type OperatorChanged, type OperatorPasswordChanged, newEvent } from '@dfc/contracts';
-import type { OperatorDocument } from '../store/operator-store.js';
+import { newEvent, RoutingKeys, type ApiKeyRevoked, type EventEnvelope, type OperatorChanged, type OperatorPasswordChanged } from '@dfc/contracts';
 
-type OperatorFacts = Pick<
-  OperatorDocument,
-  '_id' | 'company_name' | 'email' | 'timezone' | 'exemption_for_ctr' | 'ctr_exemption_number' | 'operator_registration_number'
->;
+/** The facts of an operator its events carry (the stored operator has them, among others). */
+interface OperatorFacts {
+  /** The operator's uuid. */
+  _id: string;
+  company_name: string;
+  email: string;
+  timezone: string | null;
+  exemption_for_ctr: boolean;
+  ctr_exemption_number: string | null;
+  operator_registration_number: string | null;
+}
 
 /** What other services keep of an operator (the flight-request service's projection). */
 function operatorChanged(operator: OperatorFacts): OperatorChanged {

@@ -1,7 +1,19 @@
-import { RoutingKeys, type EventEnvelope, type FlightRequestCascadeRejection, type FlightRequestReviewCompleted, type FlightRequestStatus, type FlightRequestStatusChanged, type FlightRequestSubmitted, type ReviewItemSummary, toOffsetTimestamp, toOffsetTimestampOrNull, newEvent } from '@dfc/contracts';
-import type { ReviewItem } from '../domain/review/review-group.js';
-import type { StatusHistoryEntry } from '../domain/state-machine/transitions.js';
-import { toUtcZ } from '../domain/time-format.js';
+import {
+  newEvent,
+  RoutingKeys,
+  toOffsetTimestamp,
+  toOffsetTimestampOrNull,
+  type EventEnvelope,
+  type FlightRequestCascadeRejection,
+  type FlightRequestReviewCompleted,
+  type FlightRequestStatus,
+  type FlightRequestStatusChanged,
+  type FlightRequestSubmitted,
+  type ReviewItemSummary,
+} from '@dfc/contracts';
+import type { ReviewItem } from '../review/review-group.js';
+import type { StatusHistoryEntry } from '../state-machine/transitions.js';
+import { toUtcZ } from '../time-format.js';
 
 /** The request as the events see it. */
 export interface EventSubject {

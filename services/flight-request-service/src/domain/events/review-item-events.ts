@@ -1,5 +1,6 @@
-import { RoutingKeys, type EventEnvelope, type ReviewItemStatus, newEvent } from '@dfc/contracts';
-import type { ReviewItem } from '../domain/review/review-group.js';
+import { newEvent, type EventEnvelope, type ReviewItemStatus } from '@dfc/contracts';
+import { InternalRoutingKeys } from '../../messaging.js';
+import type { ReviewItem } from '../review/review-group.js';
 
 /**
  * flight_request.review_items_changed (internal to this service): the review
@@ -22,7 +23,7 @@ export function reviewItemsChanged(
   requestId?: string,
 ): EventEnvelope<ReviewItemsChanged> {
   return newEvent(
-    RoutingKeys.flightRequestReviewItemsChanged,
+    InternalRoutingKeys.reviewItemsChanged,
     request.operator_uuid,
     {
       flight_request_uuid: request._id,

@@ -1,4 +1,5 @@
-import { RoutingKeys, type EventEnvelope, newEvent } from '@dfc/contracts';
+import { newEvent, type EventEnvelope } from '@dfc/contracts';
+import { InternalRoutingKeys } from '../../messaging.js';
 
 /** zone.changed: tells every replica to reload one zone into its spatial index. */
 export interface ZoneChanged {
@@ -7,5 +8,5 @@ export interface ZoneChanged {
 }
 
 export function zoneChanged(zoneId: string, action: ZoneChanged['action'], requestId?: string): EventEnvelope<ZoneChanged> {
-  return newEvent(RoutingKeys.zoneChanged, null, { zone_id: zoneId, action }, requestId);
+  return newEvent(InternalRoutingKeys.zoneChanged, null, { zone_id: zoneId, action }, requestId);
 }

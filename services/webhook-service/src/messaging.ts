@@ -1,0 +1,21 @@
+/**
+ * The broker names this service owns, in one place: the routing key of its
+ * own work-queue message and the queues it consumes from or parks messages in
+ * (names before the test runs' exchange prefix, `queueName`). The events it
+ * turns into webhooks are other services' (`RoutingKeys` in @dfc/contracts).
+ */
+
+/** The work-queue message that makes a delivery attempt happen (domain/attempt-message.ts). */
+export const ATTEMPT_DUE = 'webhook.attempt_due';
+
+export const Queues = {
+  /** The domain events that become webhooks, shared by every replica. */
+  events: 'webhook-service.events',
+  /** The work queue of delivery attempts, shared by every replica. */
+  attempts: 'webhook-service.attempts',
+} as const;
+
+/** The delay queue of one delay (see domain/delay-queues.ts): its messages dead-letter back to the work queue. */
+export function delayQueueName(delayMs: number): string {
+  return `webhook-service.wait.${delayMs}ms`;
+}
