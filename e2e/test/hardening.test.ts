@@ -90,7 +90,7 @@ describe('hostile clients and one style, through the gateway', function () {
       const raw = await new Promise<string>((resolve, reject) => {
         const socket = connect(Number(new URL(system.gatewayUrl).port), '127.0.0.1', () =>
           socket.write(
-            `POST /api/flight-requests HTTP/1.1\r\nHost: x\r\nX-API-Key: ${operator.key}\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{"operator_uuid":`,
+            `POST /api/flight-requests HTTP/1.1\r\nHost: 127.0.0.1:${new URL(system.gatewayUrl).port}\r\nX-API-Key: ${operator.key}\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{"operator_uuid":`,
           ),
         );
         let answer = '';

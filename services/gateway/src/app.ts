@@ -3,10 +3,13 @@ import type { Registry } from 'prom-client';
 import type { OpenApiDocument } from '@dfc/contracts';
 import { errorMiddleware, httpMetrics, methodRules, operationsRouter, requestContext } from '@dfc/kit/http';
 import { type Logger } from '@dfc/kit/logging';
+import type { PublicOriginOf } from './domain/public-origin.js';
 import { canonicalPath } from './domain/routing.js';
 import { consoleAssets, isConsolePath } from './http/console.js';
+import { corsForOrigins } from './http/cors.js';
 import { docsRouter, isDocumentPath } from './http/docs.js';
 import { proxyRoutes, type ProxyRouteDeps } from './http/proxy-routes.js';
+import { requirePublicOrigin } from './http/public-origin.js';
 import { closeUnfinishedRequests } from './http/unfinished-requests.js';
 
 export interface GatewayDeps extends ProxyRouteDeps {
@@ -15,6 +18,10 @@ export interface GatewayDeps extends ProxyRouteDeps {
   openApiDocument: OpenApiDocument;
   /** The console's build (apps/console/dist); tests point it elsewhere. */
   consoleDirectory?: string;
+  /** Where links point (PUBLIC_BASE_URL, or an allowed Host). */
+  publicOriginOf: PublicOriginOf;
+  /** `CORS_ALLOWED_ORIGINS`; empty: CORS off. */
+  corsAllowedOrigins: string;
 }
 
 /**
@@ -40,6 +47,10 @@ export function buildApp(deps: GatewayDeps): Koa {
   // it is away still ends with the key cache's TTL) nor any one upstream (a route whose service
   // is down answers 503 by itself, the others keep working).
   app.use(onlyFor((path) => !path.startsWith('/api/'), operationsRouter(deps.registry, []).routes()));
+  // Probes and scrapes above reach the pods by address; everything a client reads links back to the gateway.
+  app.use(requirePublicOrigin(deps.publicOriginOf));
+  const cors = corsForOrigins(deps.corsAllowedOrigins);
+  if (cors !== undefined) app.use(cors);
   app.use((ctx, next) => {
     const path = canonicalPath(ctx.path);
     if (path !== ctx.path) ctx.path = path;

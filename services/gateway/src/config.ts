@@ -23,6 +23,22 @@ export const GatewayConfigSchema = Type.Object({
   RATE_LIMIT_AUTHORISATION_CHECKS_PER_IP_PER_MINUTE: Type.Integer({ minimum: 1, default: 120 }),
   /** Trust X-Forwarded-For/Host/Proto from a load balancer in front (one hop) for the client's address. */
   TRUST_PROXY: Type.Boolean({ default: false }),
+  /**
+   * The gateway's public address, `scheme://host[:port]` (e.g. `https://api.example.org`): every `Location`, page
+   * link and the OpenAPI document's `servers` name it, whatever `Host` a client sends. Empty: the request's own
+   * `Host`, when ALLOWED_HOSTS lists it.
+   */
+  PUBLIC_BASE_URL: Type.String({ pattern: '^(https?://[^/?#\\s]+/?)?$', default: '' }),
+  /**
+   * Without PUBLIC_BASE_URL, the `Host` values (`host[:port]`, comma-separated) the gateway answers for and builds
+   * links from; any other is a 400. Empty: `127.0.0.1`, `localhost` and `[::1]` on PORT.
+   */
+  ALLOWED_HOSTS: Type.String({ pattern: '^([^,\\s/]+(,\\s*[^,\\s/]+)*)?$', default: '' }),
+  /**
+   * Origins (`scheme://host[:port]`, comma-separated) whose browser scripts may call the API: CORS headers and
+   * preflight answers for them only. Empty: CORS off.
+   */
+  CORS_ALLOWED_ORIGINS: Type.String({ pattern: '^(https?://[^/,\\s]+(,\\s*https?://[^/,\\s]+)*)?$', default: '' }),
   UPSTREAM_TIMEOUT_MS: Type.Integer({ minimum: 1, default: 30_000 }),
   UPSTREAM_MAX_SOCKETS: Type.Integer({ minimum: 1, default: 64 }),
   KEY_VERIFY_TIMEOUT_MS: Type.Integer({ minimum: 1, default: 5_000 }),

@@ -3,6 +3,7 @@ import { InternalTokenSigner } from '@dfc/kit/http';
 import type { Service, ServiceResources } from '@dfc/kit/service';
 import { buildApp } from './app.js';
 import type { GatewayConfig } from './config.js';
+import { publicOriginResolver } from './domain/public-origin.js';
 import { consumeRevocations } from './events/revocations.js';
 import { RateLimits } from './http/rate-limit.js';
 import { KeyCache } from './store/key-cache.js';
@@ -38,6 +39,8 @@ export function createGatewayService({ config, broker, log, registry }: ServiceR
     tokens,
     upstreams,
     trustProxy: config.TRUST_PROXY,
+    publicOriginOf: publicOriginResolver({ baseUrl: config.PUBLIC_BASE_URL, allowedHosts: config.ALLOWED_HOSTS, port: config.PORT }),
+    corsAllowedOrigins: config.CORS_ALLOWED_ORIGINS,
   });
   return {
     app,

@@ -4,9 +4,9 @@ import { dirname, join } from 'node:path';
 import Router from '@koa/router';
 import { servedAt, type OpenApiDocument } from '@dfc/contracts';
 import { NotFoundError } from '@dfc/kit/errors';
-import { publicUrl } from '@dfc/kit/http';
+import { originUrl } from './public-origin.js';
 
-/** Host headers are the client's to choose: only so many serialised copies are kept. */
+/** One copy per allowed address (requirePublicOrigin has settled it); a bound all the same. */
 const MAX_SERVED_ADDRESSES = 16;
 
 /** swagger-ui-dist's files the page needs, served from node_modules (no CDN). */
@@ -54,8 +54,8 @@ export function isDocumentPath(path: string): boolean {
 
 /**
  * `/api/openapi.json` (the assembled OpenAPI 3.1 document) and the `/api/docs`
- * page. The document names the gateway as the client reached it (its
- * `servers` URL is absolute, as client generators need), one copy per address.
+ * page. The document names the gateway's public address (its `servers` URL is
+ * absolute, as client generators need), one copy per address.
  */
 export function docsRouter(openApiDocument: OpenApiDocument): Router {
   const documents = new Map<string, string>();
@@ -71,7 +71,7 @@ export function docsRouter(openApiDocument: OpenApiDocument): Router {
   const router = new Router();
   router.get('/api/openapi.json', (ctx) => {
     ctx.type = 'application/json';
-    ctx.body = documentFor(publicUrl(ctx, ''));
+    ctx.body = documentFor(originUrl(ctx.state.publicOrigin));
   });
   router.get('/api/docs', (ctx) => {
     ctx.type = 'text/html; charset=utf-8';

@@ -4,7 +4,7 @@ import { UnauthenticatedError } from '@dfc/kit/errors';
 import { resolveProxyRoute, type ProxyRoute } from '../domain/routing.js';
 import type { InternalTokenCache } from '../store/token-cache.js';
 import type { Upstreams } from '../upstream/proxy.js';
-import { identifyCaller, type CallerIdentification } from '../use-cases/identify-caller.js';
+import { ANONYMOUS, identifyCaller, type CallerIdentification } from '../use-cases/identify-caller.js';
 import type { RateLimits } from './rate-limit.js';
 import { readForwardedBody } from './request-body.js';
 
@@ -18,7 +18,7 @@ export interface ProxyRouteDeps extends CallerIdentification {
 
 /**
  * Every API call the gateway passes on, in the order of the documented
- * statuses: no such route 404 → who calls 401 (429 past too many failures) → too many calls 429 → body
+ * statuses: no such route 404 → who calls 401 (429 past too many failures; OPTIONS skips both) → too many calls 429 → body
  * rules 413/415/400 → the service's own answer (or 503 when it does not).
  */
 export function proxyRoutes(deps: ProxyRouteDeps): Middleware {
@@ -26,8 +26,10 @@ export function proxyRoutes(deps: ProxyRouteDeps): Middleware {
     const route = resolveProxyRoute(ctx.method, ctx.path);
     if (route === undefined) return next();
     labelForMetrics(ctx, route);
-    const principal = await identifyCallerWithinLimits(ctx, route, deps);
-    await deps.rateLimits.enforce(ctx, route, principal);
+    // OPTIONS asks what a route allows, never for data: no key needed, none checked or counted (a
+    // browser's preflight carries none). The service answers 204 with its route's Allow.
+    const principal = ctx.method === 'OPTIONS' ? ANONYMOUS : await identifyCallerWithinLimits(ctx, route, deps);
+    if (ctx.method !== 'OPTIONS') await deps.rateLimits.enforce(ctx, route, principal);
     const body = await readForwardedBody(ctx, route);
     const headers = upstreamHeaders(ctx, await deps.tokens.tokenFor(principal), body, deps.trustProxy);
     await deps.upstreams.forward(ctx, { upstream: route.upstream, headers, body });
@@ -63,8 +65,9 @@ function upstreamHeaders(ctx: Context, token: string, body: Buffer | undefined, 
     'x-internal-token': token,
     'x-request-id': ctx.state.requestId,
     'x-forwarded-for': chain === '' ? socketAddress : `${chain}, ${socketAddress}`,
-    'x-forwarded-host': ctx.host,
-    'x-forwarded-proto': ctx.protocol,
+    // Services build Location and page links from these: the public address, never the client's Host.
+    'x-forwarded-host': ctx.state.publicOrigin.host,
+    'x-forwarded-proto': ctx.state.publicOrigin.protocol,
   };
   if (body !== undefined) {
     delete incoming['transfer-encoding'];

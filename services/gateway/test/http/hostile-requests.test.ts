@@ -85,7 +85,7 @@ describe('gateway: hostile requests', () => {
       const started = Date.now();
       const raw = await rawExchange(
         gateway.url,
-        `POST /api/flight-requests HTTP/1.1\r\nHost: x\r\nX-API-Key: ${apiKey}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":`,
+        `POST /api/flight-requests HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${apiKey}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":`,
       );
       const answer = parseAnswer(raw);
       expect(answer.status).to.equal(408);

@@ -5,6 +5,7 @@ import { createMetricsRegistry, InternalTokenSigner, InternalTokenVerifier } fro
 import { generateTokenKeys, listen, type Listening } from '@dfc/kit/testing';
 import type { HttpServerLimits } from '@dfc/kit/http';
 import { buildApp } from '../../src/app.js';
+import { publicOriginResolver } from '../../src/domain/public-origin.js';
 import { RateLimits, type RateLimitSettings } from '../../src/http/rate-limit.js';
 import { KeyCache } from '../../src/store/key-cache.js';
 import { InternalTokenCache } from '../../src/store/token-cache.js';
@@ -39,6 +40,9 @@ export interface TestGatewayOptions {
   trustProxy?: boolean;
   serverLimits?: HttpServerLimits;
   consoleDirectory?: string;
+  publicBaseUrl?: string;
+  allowedHosts?: string;
+  corsAllowedOrigins?: string;
 }
 
 /**
@@ -85,6 +89,9 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     upstreams,
     trustProxy: options.trustProxy ?? false,
     ...(options.consoleDirectory === undefined ? {} : { consoleDirectory: options.consoleDirectory }),
+    // Port 0, as the gateway listens here: the loopback names on whatever port it gets, unless the test names others.
+    publicOriginOf: publicOriginResolver({ baseUrl: options.publicBaseUrl ?? '', allowedHosts: options.allowedHosts ?? '', port: 0 }),
+    corsAllowedOrigins: options.corsAllowedOrigins ?? '',
   });
   const listening = await listen(app, options.serverLimits);
   return {
