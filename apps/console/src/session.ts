@@ -7,6 +7,8 @@ export interface Session {
   role: Role;
   /** Operator keys: the operator the key belongs to (submissions name it). */
   operatorUuid: string | null;
+  /** Reviewer keys: their authority, when the queue showed it at sign-in (the API names it nowhere else). */
+  authority: string | null;
   /** Who is signed in, for the header. */
   label: string;
 }
@@ -38,23 +40,22 @@ export function saveSession(session: Session | null): void {
  */
 export async function signIn(key: string, operatorUuid: string): Promise<Session> {
   const api = new Api(key);
-  if (await allowed(() => api.get('/api/zones?per_page=1'))) return { key, role: 'admin', operatorUuid: null, label: 'Admin' };
+  if (await allowed(() => api.get('/api/zones?per_page=1'))) return { key, role: 'admin', operatorUuid: null, authority: null, label: 'Admin' };
   const reviews = await attempt(() => api.get<{ data: Array<{ authority: string }> }>('/api/reviews?per_page=1'));
-  if (reviews !== null) return { key, role: 'reviewer', operatorUuid: null, label: `Reviewer${authorityOf(reviews.data)}` };
+  if (reviews !== null) {
+    const authority = reviews.data[0]?.authority ?? null;
+    return { key, role: 'reviewer', operatorUuid: null, authority, label: authority === null ? 'Reviewer' : `Reviewer · ${authority}` };
+  }
   if (operatorUuid.trim() === '') throw new ApiError(422, 'This is an operator key: give your operator UUID too.', { operator_uuid: ['The operator UUID is required for an operator key.'] });
   try {
     const operator = await api.get<{ data: { uuid: string; company_name: string } }>(`/api/operators/${encodeURIComponent(operatorUuid.trim())}`);
-    return { key, role: 'operator', operatorUuid: operator.data.uuid, label: operator.data.company_name };
+    return { key, role: 'operator', operatorUuid: operator.data.uuid, authority: null, label: operator.data.company_name };
   } catch (error) {
     if (error instanceof ApiError && error.status === 404) {
       throw new ApiError(422, 'The key does not belong to this operator.', { operator_uuid: ['No operator with this UUID belongs to the key.'] });
     }
     throw error;
   }
-}
-
-function authorityOf(items: Array<{ authority: string }>): string {
-  return items[0] ? ` · ${items[0].authority}` : '';
 }
 
 /** True on success, false on 403; any other failure (401: a bad key) is the caller's. */

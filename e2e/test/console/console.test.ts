@@ -189,6 +189,31 @@ describe('the web console in Chromium', function () {
     expect(await conflict.textContent()).to.match(/^Conflict: /);
   });
 
+  it("an operator previewing over another operator's approved flight sees the shared volume on the map, and nothing that identifies that flight", async () => {
+    const other = await client.registerOperatorWithKey();
+    const theirs = await waitFor(async () => {
+      const answer = await client.send('POST', '/api/flight-requests', { key: other.key, body: flightRequestBody(other, { max_altitude: 60, flight_area: square(6.3, 52.4) }) });
+      return answer.status === 201 ? answer : undefined;
+    }, 20_000, 200);
+    expect(theirs.body.data.status).to.equal('Approved');
+
+    const page = await signIn(operator.key, operator.uuid);
+    await page.getByRole('link', { name: 'New request' }).click();
+    await page.getByLabel('Pilot name').fill('Jane Pilot');
+    await page.getByLabel('Pilot email').fill(operator.email);
+    await page.getByLabel('Pilot phone').fill('+31 6 1234 5678');
+    await page.getByLabel('Aircraft type').fill('multirotor');
+    await page.getByLabel('Purpose').fill('Survey');
+    await page.getByLabel('Flight area (GeoJSON FeatureCollection)').fill(JSON.stringify(square(6.305, 52.405)));
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await page.getByText('DECONFLICTION_OVERLAP').waitFor();
+    expect(await page.locator('.preview').textContent()).to.match(/Shared volume: .* 0–60 m/);
+    expect(await page.locator('.leaflet-overlay-pane path').count(), 'the area and the shared box').to.equal(2);
+    const shown = await page.content();
+    expect(shown).not.to.contain(theirs.body.data.uuid);
+    expect(shown).not.to.contain(other.uuid);
+  });
+
   it('an operator sees the delivery log of its webhook endpoint and sends a test event', async () => {
     const page = await signIn(operator.key, operator.uuid);
     await page.getByRole('link', { name: 'Webhooks' }).click();

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import L from 'leaflet';
 import 'leaflet/dist/leaflet.css';
 
-export type LayerKind = 'area' | 'zone' | 'finding' | 'draft' | 'preview';
+export type LayerKind = 'area' | 'zone' | 'finding' | 'draft' | 'preview' | 'refused';
 
 export interface MapLayer {
   id: string;
@@ -18,6 +18,7 @@ const STYLES: Record<LayerKind, L.PathOptions> = {
   finding: { color: '#8a4b00', weight: 2, fillOpacity: 0.2 },
   draft: { color: '#0b4f9c', weight: 2, dashArray: '6 4', fillOpacity: 0.15 },
   preview: { color: '#1b6e2d', weight: 2, fillOpacity: 0.2 },
+  refused: { color: '#a0201a', weight: 3, fillOpacity: 0.3 },
 };
 
 /** Where the map opens with nothing to show: the Netherlands, where the sample zones are. */
@@ -97,9 +98,10 @@ export function MapView({ layers, label, onPick }: { layers: MapLayer[]; label: 
 const LEGEND: Record<LayerKind, string> = {
   area: 'Flight area',
   zone: 'Zone',
-  finding: 'Zone behind a finding',
+  finding: 'Shared with another flight',
   draft: 'Drawn area',
   preview: 'Previewed area',
+  refused: 'Refused feature',
 };
 
 function round(value: number): number {

@@ -4,7 +4,7 @@ import { ApiError, type Api } from '../api';
 import { MapView, type MapLayer } from '../map/map-view';
 import { navigate } from '../router';
 import { ErrorBanner, Field, StatusBadge } from '../ui/components';
-import { Findings } from './request-parts';
+import { Findings, findingLayers } from './request-parts';
 
 interface Draft {
   operator_name: string;
@@ -69,7 +69,10 @@ export function NewRequest({ api, operatorUuid }: { api: Api; operatorUuid: stri
   };
   const area = parsedArea(draft.flight_area);
   const layers = useMemo<MapLayer[]>(
-    () => (area && typeof area === 'object' ? [{ id: 'draft', kind: preview ? 'preview' : 'draft', data: area as GeoJSON.GeoJsonObject, label: 'The new flight area' }] : []),
+    () => [
+      ...(area && typeof area === 'object' ? [{ id: 'draft', kind: preview ? ('preview' as const) : ('draft' as const), data: area as GeoJSON.GeoJsonObject, label: 'The new flight area' }] : []),
+      ...findingLayers(preview?.findings ?? []),
+    ],
     [draft.flight_area, preview],
   );
 

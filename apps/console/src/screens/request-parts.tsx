@@ -49,6 +49,12 @@ export function Findings({ findings }: { findings: FindingRecord[] }) {
           {finding.authority ? ` (${finding.authority})` : ''}
           <br />
           {finding.message}
+          {finding.conflict ? (
+            <>
+              <br />
+              Shared volume: {when(finding.conflict.start_time)} – {when(finding.conflict.end_time)}, {finding.conflict.lower_altitude_m}–{finding.conflict.upper_altitude_m} m
+            </>
+          ) : null}
         </li>
       ))}
     </ul>
@@ -66,6 +72,25 @@ export function History({ history }: { history: StatusHistoryRecord[] }) {
       ))}
     </ol>
   );
+}
+
+/**
+ * The volume a deconfliction finding says this flight shares with another approved flight, as the
+ * box of the shared area (all the API gives: nothing identifies the other flight or its operator).
+ */
+export function findingLayers(findings: FindingRecord[]): MapLayer[] {
+  return findings.flatMap((finding, index) => {
+    const conflict = finding.conflict;
+    if (conflict === undefined) return [];
+    const [west, south, east, north] = conflict.bbox as [number, number, number, number];
+    const ring = [[west, south], [east, south], [east, north], [west, north], [west, south]];
+    return [{
+      id: `conflict-${index}`,
+      kind: 'finding' as const,
+      data: { type: 'Polygon', coordinates: [ring] } as GeoJSON.Polygon,
+      label: `Shared with another approved flight: ${conflict.lower_altitude_m}–${conflict.upper_altitude_m} m, ${when(conflict.start_time)} – ${when(conflict.end_time)}`,
+    }];
+  });
 }
 
 /** A request's area as a map layer (the record carries it with `include_geometry=true`). */
@@ -97,7 +122,7 @@ export function RequestPage({ back, title, statusLabel, request, children }: {
         error ? null : <Loading />
       ) : (
         <div class="split">
-          <MapView label="The request's flight area" layers={areaLayers(record)} />
+          <MapView label="The request's flight area" layers={[...areaLayers(record), ...findingLayers(record.review.findings)]} />
           <div>
             <RequestSummary record={record} statusLabel={statusLabel} />
             <h2>Findings</h2>

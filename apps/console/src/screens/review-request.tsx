@@ -9,7 +9,7 @@ import { RequestPage, useFlightRequest } from './request-parts';
  * its review group. Refreshed every 5 s, so decisions by other authorities
  * (and the request's new status) show without a reload.
  */
-export function ReviewRequest({ api, uuid }: { api: Api; uuid: string }) {
+export function ReviewRequest({ api, uuid, authority }: { api: Api; uuid: string; authority: string | null }) {
   const request = useFlightRequest(api, uuid, 5_000);
   return (
     <RequestPage back={{ to: '/reviews', label: 'Review queue' }} title="Review a flight request" statusLabel="Request status" request={request}>
@@ -19,7 +19,7 @@ export function ReviewRequest({ api, uuid }: { api: Api; uuid: string }) {
           <ul class="items">
             {record.review.items.map((item) => (
               <li key={item.id}>
-                <ReviewItem api={api} item={item} onDecided={request.reload} />
+                <ReviewItem api={api} item={item} decidable={!authority || item.authority === authority} onDecided={request.reload} />
               </li>
             ))}
           </ul>
@@ -29,7 +29,8 @@ export function ReviewRequest({ api, uuid }: { api: Api; uuid: string }) {
   );
 }
 
-function ReviewItem({ api, item, onDecided }: { api: Api; item: ReviewItemRecord; onDecided: () => void }) {
+/** An item of the group; its decision form only where the reviewer's authority decides it (when known). */
+function ReviewItem({ api, item, decidable, onDecided }: { api: Api; item: ReviewItemRecord; decidable: boolean; onDecided: () => void }) {
   const [reason, setReason] = useState('');
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
@@ -52,7 +53,7 @@ function ReviewItem({ api, item, onDecided }: { api: Api; item: ReviewItemRecord
       </p>
       <p>{item.message}</p>
       {item.reason ? <p>Reason: “{item.reason}”</p> : null}
-      {item.status === 'pending' ? (
+      {item.status === 'pending' && decidable ? (
         <form onSubmit={(event) => event.preventDefault()}>
           <ErrorBanner error={error} />
           <Field id={`reason-${item.id}`} label="Reason for the decision" name="reason" error={error}>

@@ -19,7 +19,7 @@ interface Route {
 
 const ROUTES: Route[] = [
   { pattern: '/reviews', role: 'reviewer', screen: (api) => <ReviewQueue api={api} /> },
-  { pattern: '/reviews/:uuid', role: 'reviewer', screen: (api, _, { uuid }) => <ReviewRequest api={api} uuid={uuid ?? ''} /> },
+  { pattern: '/reviews/:uuid', role: 'reviewer', screen: (api, session, { uuid }) => <ReviewRequest api={api} uuid={uuid ?? ''} authority={session.authority} /> },
   { pattern: '/requests', role: 'operator', screen: (api) => <RequestList api={api} /> },
   { pattern: '/requests/new', role: 'operator', screen: (api, session) => <NewRequest api={api} operatorUuid={session.operatorUuid ?? ''} /> },
   { pattern: '/requests/:uuid', role: 'operator', screen: (api, _, { uuid }) => <RequestDetail api={api} uuid={uuid ?? ''} /> },

@@ -53,7 +53,7 @@ export function ZoneImport({ api }: { api: Api }) {
         .filter((feature) => typeof feature.geometry === 'object' && feature.geometry !== null)
         .map((feature, index) => ({
           id: `feature-${index}`,
-          kind: byFeature.has(index) ? 'finding' : 'zone',
+          kind: byFeature.has(index) ? 'refused' : 'zone',
           data: feature.geometry as GeoJSON.GeoJsonObject,
           label: `Feature ${index + 1}: ${String(feature.properties?.name ?? '')}`,
         })),
