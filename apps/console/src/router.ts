@@ -5,8 +5,10 @@ export const BASE = '/console';
 
 const CHANGED = 'dfc-console-navigate';
 
-export function navigate(path: string): void {
-  history.pushState(null, '', `${BASE}${path}`);
+/** `replace`: the step leaves no history entry (a redirect, so Back does not bounce). */
+export function navigate(path: string, replace = false): void {
+  if (replace) history.replaceState(null, '', `${BASE}${path}`);
+  else history.pushState(null, '', `${BASE}${path}`);
   dispatchEvent(new Event(CHANGED));
 }
 

@@ -36,7 +36,7 @@ const HOME: Record<Role, string> = { reviewer: '/reviews', operator: '/requests'
  */
 export function screenFor(session: Session, path: string): VNode {
   if (path === '/') {
-    queueMicrotask(() => navigate(HOME[session.role]));
+    queueMicrotask(() => navigate(HOME[session.role], true));
     return <p role="status">Opening…</p>;
   }
   for (const route of ROUTES) {
