@@ -68,7 +68,12 @@ export function consoleAssets(directory: string = defaultConsoleDirectory()): Mi
     ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.set('Referrer-Policy', 'no-referrer');
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
-      ctx.set('Allow', 'GET, HEAD');
+      // As the gateway's other own routes answer (methodRules): OPTIONS lists the methods, the rest is 405.
+      ctx.set('Allow', 'GET, HEAD, OPTIONS');
+      if (ctx.method === 'OPTIONS') {
+        ctx.status = 204;
+        return;
+      }
       throw new MethodNotAllowedError();
     }
     const loaded = await load().catch(() => {

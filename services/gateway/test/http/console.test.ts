@@ -85,11 +85,14 @@ describe('GET /console: the web console served by the gateway', () => {
     }
   });
 
-  it('when the console is written to, then 405 with Allow: GET, HEAD', async () => {
+  it('when the console is written to, then 405 with Allow; OPTIONS lists the methods', async () => {
     const response = await fetch(`${gateway.url}/console/zones`, { method: 'POST', body: '{}' });
     expect(response.status).to.equal(405);
-    expect(response.headers.get('allow')).to.equal('GET, HEAD');
+    expect(response.headers.get('allow')).to.equal('GET, HEAD, OPTIONS');
     expect(await response.json()).to.deep.equal({ message: 'Method Not Allowed.' });
+    const options = await fetch(`${gateway.url}/console`, { method: 'OPTIONS' });
+    expect(options.status).to.equal(204);
+    expect(options.headers.get('allow')).to.equal('GET, HEAD, OPTIONS');
   });
 
   it('when the default build directory is used, then it is apps/console/dist of the @dfc/console workspace', () => {
