@@ -134,6 +134,22 @@ describe('the web console in Chromium', function () {
     expect(sessionStorageHoldsOnlyTheKey((await page.evaluate('({ session: JSON.stringify(sessionStorage), local: localStorage.length, url: location.href })')) as StorageState, reviewerKey)).to.equal(true);
   });
 
+  it("a reviewer's open request follows what happens elsewhere without a reload: cancelled by its operator, its item is withdrawn and the form goes", async () => {
+    const submitted = await submitByApi(flightRequestBody(operator, { purpose: 'Mast check', flight_area: square(IN_ZONE + 0.05) }));
+    expect(submitted.body.data.status).to.equal('Pending');
+    const page = await signIn(reviewerKey);
+    await page.goto(`${system.gatewayUrl}/console/reviews/${submitted.body.data.uuid}`);
+    await page.getByRole('button', { name: 'Approve' }).waitFor();
+    await page.evaluate('window.__notReloaded = true');
+
+    const cancelled = await client.send('DELETE', `/api/flight-requests/${submitted.body.data.uuid}`, { key: operator.key, body: { reason: 'Plans changed' } });
+    expect(cancelled.status).to.equal(200);
+    await page.getByText('Request status: Cancelled').waitFor({ timeout: 15_000 });
+    expect(await page.getByRole('button', { name: 'Approve' }).count()).to.equal(0);
+    expect(await page.locator('.items').textContent()).to.include('withdrawn');
+    expect(await page.evaluate('window.__notReloaded'), 'the page was not reloaded').to.equal(true);
+  });
+
   it('an operator previews (findings shown, nothing stored), submits, sees the request on the map and cancels it; a 409 shows on the cancel form', async () => {
     const page = await signIn(operator.key, operator.uuid);
     await page.getByRole('heading', { name: 'Flight requests' }).waitFor();
