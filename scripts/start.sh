@@ -130,15 +130,16 @@ if ((!WATCH)); then
 fi
 
 # The command that runs a service's entry point (main or migrate): the compiled JavaScript as
-# in the image (Dockerfile: the "compiled" condition resolves the workspace packages to dist/),
-# or in watch mode its sources under tsx.
+# in the image, with its node flags and memory settings (Dockerfile: ENTRYPOINT, ENV; the "compiled"
+# condition resolves the workspace packages to dist/), or in watch mode its sources under tsx.
+export MALLOC_MMAP_THRESHOLD_=131072
 entry() { # name main|migrate
   if ((WATCH)) && [[ "$2" == main ]]; then
     printf '%s\0' "$TSX" watch "services/$1/src/$2.ts"
   elif ((WATCH)); then
     printf '%s\0' "$TSX" "services/$1/src/$2.ts"
   else
-    printf '%s\0' node --conditions=compiled --enable-source-maps "services/$1/dist/$2.js"
+    printf '%s\0' node --conditions=compiled --enable-source-maps --max-semi-space-size=1 "services/$1/dist/$2.js"
   fi
 }
 

@@ -113,6 +113,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
         PATH: process.env['PATH'] ?? '',
         // The index-coverage test's query log (scripts/test.sh), when the run records one.
         ...(process.env['DB_COMMAND_LOG'] ? { DB_COMMAND_LOG: process.env['DB_COMMAND_LOG'] } : {}),
+        ...(options.compiled ? IMAGE_ENV : {}),
         ...baseEnv,
         ...options.serviceEnv?.[name],
         ...env,
@@ -204,10 +205,15 @@ async function migrateIndexes(mongoUrl: string, databases: Record<ServiceName, s
   );
 }
 
-/** Node's arguments for a service's entry point: its compiled JavaScript as the image runs it, or its source under tsx. */
-function entryPoint(name: ServiceName, entry: 'main' | 'migrate', compiled: boolean): string[] {
-  return compiled ? ['--conditions=compiled', '--enable-source-maps', `services/${name}/dist/${entry}.js`] : ['--import', 'tsx', `services/${name}/src/${entry}.ts`];
+/** Node's arguments for a service's entry point: its compiled JavaScript as the image runs it (Dockerfile ENTRYPOINT), or its source under tsx. */
+export function entryPoint(name: ServiceName, entry: 'main' | 'migrate', compiled: boolean): string[] {
+  return compiled
+    ? ['--conditions=compiled', '--enable-source-maps', '--max-semi-space-size=1', `services/${name}/dist/${entry}.js`]
+    : ['--import', 'tsx', `services/${name}/src/${entry}.ts`];
 }
+
+/** The image's memory setting (Dockerfile ENV), for the compiled services. */
+export const IMAGE_ENV = { MALLOC_MMAP_THRESHOLD_: '131072' };
 
 /** A test run that dies early must not leave services behind. */
 const processesToReap = new Set<() => Promise<void>>();

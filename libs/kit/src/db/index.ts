@@ -1,4 +1,5 @@
 export * from './mongo.js';
+export * from './readiness.js';
 export * from './engine-gaps.js';
 export * from './migrate-indexes.js';
 export * from './grouped-writes.js';

@@ -35,10 +35,6 @@ function serviceName(log: Logger): string | undefined {
   return typeof service === 'string' ? service : undefined;
 }
 
-export function mongoReady(connection: Connection): boolean {
-  return connection.readyState === 1;
-}
-
 /** Builds the indexes the models declare. Run at start, idempotent. */
 export async function syncIndexes(connection: Connection): Promise<void> {
   for (const model of Object.values(connection.models)) await model.createIndexes();
