@@ -1,6 +1,7 @@
 import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import type { Middleware } from 'koa';
 import { errors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
+import { LRUCache } from 'lru-cache';
 import {
   INTERNAL_TOKEN_AUDIENCE,
   INTERNAL_TOKEN_HEADER,
@@ -38,12 +39,20 @@ export class InternalTokenSigner {
   }
 }
 
+/** Distinct tokens remembered as verified: the gateway hands out one per caller per half-minute. */
+const VERIFIED_TOKENS = 1000;
+
 /**
  * Accepts tokens signed by any of its public keys: one, or during a rotation
  * the old and the new, so gateways on either key are understood while pods roll.
+ * A token verified once is remembered until it expires: the gateway reuses a
+ * caller's token for half its life, and an Ed25519 verification per request was
+ * a service's largest cost of a read after the database's (docs/performance.md).
+ * The key is the whole token, signature included, so nothing unverified matches.
  */
 export class InternalTokenVerifier {
   private readonly keys: KeyObject[];
+  private readonly verified = new LRUCache<string, { principal: Principal; expiresAtMs: number }>({ max: VERIFIED_TOKENS });
 
   /** One PEM public key, or several concatenated. */
   constructor(publicKeysPem: string) {
@@ -52,17 +61,21 @@ export class InternalTokenVerifier {
   }
 
   async verify(token: string): Promise<Principal> {
+    const known = this.verified.get(token);
+    if (known !== undefined && known.expiresAtMs > Date.now()) return known.principal;
     const payload = await this.verifiedPayload(token);
     if (typeof payload.sub !== 'string' || !ROLES.includes(payload['role'] as Role)) {
       throw new UnauthenticatedError();
     }
-    return {
+    const principal: Principal = {
       sub: payload.sub,
       role: payload['role'] as Role,
       ...optionalClaim(payload, 'operator_uuid'),
       ...optionalClaim(payload, 'authority'),
       ...optionalClaim(payload, 'key_id'),
     };
+    if (typeof payload.exp === 'number') this.verified.set(token, { principal, expiresAtMs: payload.exp * 1000 });
+    return principal;
   }
 
   /** A signature that fails with one key is tried with the next; an expired or misaddressed token fails at once. */

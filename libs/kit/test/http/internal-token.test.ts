@@ -34,3 +34,34 @@ describe('InternalTokenVerifier: the overlap of a key rotation', () => {
     expect(await refusal(expired)).to.have.property('code', 'ERR_JWT_EXPIRED');
   });
 });
+
+describe('InternalTokenVerifier: tokens verified before', () => {
+  const keys = generateTokenKeys();
+  const verifier = new InternalTokenVerifier(keys.publicKeyPem);
+  const shortLived = (seconds: number) =>
+    new SignJWT({ ...principal })
+      .setProtectedHeader({ alg: 'EdDSA' })
+      .setIssuer(INTERNAL_TOKEN_ISSUER)
+      .setAudience(INTERNAL_TOKEN_AUDIENCE)
+      .setIssuedAt()
+      .setExpirationTime(Math.floor(Date.now() / 1000) + seconds)
+      .sign(createPrivateKey(keys.privateKeyPem));
+
+  it('when a token accepted a moment ago has expired since, then it is refused as expired, not taken from memory', async () => {
+    const token = await shortLived(1);
+    expect(await verifier.verify(token)).to.deep.equal(principal);
+    await new Promise((resolve) => setTimeout(resolve, 2100));
+    const refusal = await verifier.verify(token).then(() => undefined, (error: unknown) => error);
+    expect(refusal).to.have.property('code', 'ERR_JWT_EXPIRED');
+  });
+
+  it('when an accepted token is sent again with its signature altered, then the altered one is refused', async () => {
+    const token = await new InternalTokenSigner(keys.privateKeyPem).sign(principal);
+    expect(await verifier.verify(token)).to.deep.equal(principal);
+    const last = token.at(-2) === 'A' ? 'B' : 'A';
+    const altered = `${token.slice(0, -2)}${last}${token.at(-1)}`;
+    const refusal = await verifier.verify(altered).then(() => undefined, (error: unknown) => error);
+    expect(refusal).to.be.instanceOf(Error);
+    expect(await verifier.verify(token)).to.deep.equal(principal);
+  });
+});
