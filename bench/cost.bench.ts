@@ -81,7 +81,7 @@ export default async function costBench(): Promise<BenchSummary> {
     const engines = engineGroups();
     const group = (name: ServiceName) => serviceGroup(name, () => system.pid(name));
     const report = (flow: string, unit: string, cost: CostPerUnit) => {
-      LOG(`${flow}: ${cost.units} ${unit}s in ${round(cost.seconds, 1)} s`);
+      LOG(`${flow}: ${cost.units} × ${unit} in ${round(cost.seconds, 1)} s`);
       for (const [name, ms] of cost.msPerUnit) {
         if (name === 'gateway' && flow === 'proxied read') add(`${flow}: gateway ${round(ms, 3)} ms CPU per ${unit} (goal <= ${GOALS.gatewayMsPerRead})`, ms <= GOALS.gatewayMsPerRead);
         else if (name === 'webhook-service') add(`${flow}: webhook-service ${round(ms, 3)} ms CPU per ${unit} (goal <= ${GOALS.webhookMsPerDelivery})`, ms <= GOALS.webhookMsPerDelivery);
