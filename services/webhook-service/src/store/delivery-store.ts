@@ -52,9 +52,10 @@ export class DeliveryStore {
     return this.aggregate.insertEach(deliveries.map((delivery) => ({ doc: delivery, events: [] })));
   }
 
-  /** The event's deliveries still pending that were never attempted. */
-  unattempted(eventId: string): Promise<Delivery[]> {
-    return this.model.find({ event_id: eventId, status: 'pending', attempt_count: 0 }, WITHOUT_OUTBOX).lean<Delivery[]>().exec();
+  /** The event's deliveries still pending that were never attempted (read by the unique (event, endpoint) index: one per subscriber). */
+  async unattempted(eventId: string): Promise<Delivery[]> {
+    const deliveries = await this.model.find({ event_id: eventId }, WITHOUT_OUTBOX).lean<Delivery[]>().exec();
+    return deliveries.filter((delivery) => delivery.status === 'pending' && delivery.attempt_count === 0);
   }
 
   /** read → decide → one conditional write; `read`, a copy just read, spares the first read. */
