@@ -3,11 +3,11 @@ import type { ReviewItem } from '../domain/review/review-group.js';
 import type { Finding } from '../domain/screening/screen.js';
 import { aircraftCategoryOf } from '../domain/submission/aircraft-category.js';
 import { toUtcZ } from '../domain/time-format.js';
-import type { FlightRequestDoc } from '../store/flight-request-store.js';
+import type { FlightRequestGeometry, FlightRequestSummary } from '../domain/flight-request/flight-request.js';
 import { toOffsetTimestamp, toOffsetTimestampOrNull } from '@dfc/contracts';
 
 /** The public record; the full flight_area only when asked for (it can be large). */
-export function flightRequestRecord(doc: FlightRequestDoc, includeGeometry = false): FlightRequestRecord {
+export function flightRequestRecord(doc: FlightRequestSummary & { geometry?: FlightRequestGeometry }, includeGeometry = false): FlightRequestRecord {
   return {
     uuid: doc._id,
     operator_uuid: doc.operator_uuid,
@@ -24,7 +24,7 @@ export function flightRequestRecord(doc: FlightRequestDoc, includeGeometry = fal
     aircraft_category: aircraftCategoryOf(doc.aircraft_type),
     purpose: doc.purpose,
     area: doc.area,
-    ...(includeGeometry ? { flight_area: JSON.parse(doc.flight_area_json) as FlightArea } : {}),
+    ...(includeGeometry && doc.geometry ? { flight_area: doc.geometry.flight_area as FlightArea } : {}),
     review: {
       findings: doc.review.findings.map(findingRecord),
       items: doc.review.items.map(reviewItemRecord),
@@ -72,7 +72,7 @@ export function reviewItemRecord(item: ReviewItem): ReviewItemRecord {
 }
 
 /** A review queue entry (and a decision's answer): the item with its request's essentials. */
-export function reviewQueueEntry(doc: FlightRequestDoc, itemId: string): ReviewQueueEntry | null {
+export function reviewQueueEntry(doc: FlightRequestSummary, itemId: string): ReviewQueueEntry | null {
   const item = doc.review.items.find((candidate) => candidate.id === itemId);
   if (!item) return null;
   return {

@@ -1,56 +1,25 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 import { outboxSchemaFields } from '@dfc/kit/outbox';
-import type { FlightRequestStatus } from '@dfc/contracts';
-import type { AreaSummary } from '../domain/geometry/flight-area.js';
-import type { Finding } from '../domain/screening/screen.js';
-import type { ReviewItem } from '../domain/review/review-group.js';
-import type { StatusHistoryEntry } from '../domain/state-machine/transitions.js';
-import type { ValidSubmission } from '../domain/submission/check-submission.js';
+import type { FlightRequest } from '../domain/flight-request/flight-request.js';
 
-/** A flight request as stored: one document (an aggregate) holds the request, its review group, its history and its outbox. */
-export interface StoredFlightRequest extends Omit<ValidSubmission, 'area'> {
-  /** The request's uuid. */
-  _id: string;
-  status: FlightRequestStatus;
-  area: AreaSummary;
+/**
+ * A flight request as stored: one document holds the aggregate and its outbox.
+ * Two encodings are the local engine's and stay in the store: the geometry as
+ * JSON text, and the bounding box in flat fields.
+ */
+export interface StoredFlightRequest extends Omit<FlightRequest, 'geometry'> {
   /** Flat copies of area.bbox so deconfliction prefilters with plain range conditions. */
   bbox_west: number;
   bbox_south: number;
   bbox_east: number;
   bbox_north: number;
   /**
-   * The stored FeatureCollection and the screening polygons as JSON text: the
-   * local engine refuses nested arrays, a client's feature properties may hold
-   * keys the database refuses ($, dots), and nothing ever queries inside them.
+   * The FeatureCollection and the screening polygons as JSON text: the local
+   * engine refuses nested arrays, a client's feature properties may hold keys
+   * the database refuses ($, dots), and nothing ever queries inside them.
    */
   flight_area_json: string;
   polygons_json: string;
-  review: { findings: Finding[]; items: ReviewItem[]; complete: boolean };
-  /** Authorities with any item on the request: who may read it, and a reviewer's list. */
-  review_authorities: string[];
-  cancellation: { reason: string; cancelled_at: Date } | null;
-  /** Set when a zone created or changed after the approval prohibits the flight (status Rescinded). */
-  rescission?: Rescission | null;
-  /** The zone versions this request was screened again against: a redelivered zone event changes nothing twice. */
-  zone_screenings?: ZoneScreening[];
-  status_history: StatusHistoryEntry[];
-  idempotency: { key: string; body_sha256: string } | null;
-  /** Optimistic concurrency: every change is conditional on the version it was decided from. */
-  version: number;
-  created_at: Date;
-  updated_at: Date;
-}
-
-export interface Rescission {
-  zone_id: string;
-  zone_name: string;
-  reason: string;
-  rescinded_at: Date;
-}
-
-export interface ZoneScreening {
-  zone_id: string;
-  version: number;
 }
 
 export type FlightRequestModel = Model<StoredFlightRequest>;

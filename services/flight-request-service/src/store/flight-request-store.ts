@@ -1,15 +1,17 @@
 import type { QueryFilter } from 'mongoose';
-import { AggregateStore, WITHOUT_OUTBOX, type Decide, type OutboxRelay } from '@dfc/kit/outbox';
+import { AggregateStore, WITHOUT_OUTBOX, type OutboxRelay } from '@dfc/kit/outbox';
 import type { EventEnvelope, FlightRequestStatus } from '@dfc/contracts';
 import { countMatching, findWhereIn } from '@dfc/kit/db';
+import type { FlightRequest, FlightRequestChange, FlightRequestGeometry, FlightRequestSummary } from '../domain/flight-request/flight-request.js';
+import type { AreaSummary } from '../domain/geometry/flight-area.js';
+import type { ApprovedFlight } from '../domain/screening/screen.js';
 import type { FlightRequestModel, StoredFlightRequest } from './flight-request-model.js';
 
-export type FlightRequestDoc = StoredFlightRequest;
-
+/** What rescreening reads of a live request: no stored FeatureCollection. */
 export type RescreeningCandidate = Pick<
-  FlightRequestDoc,
-  '_id' | 'operator_uuid' | 'status' | 'start_time' | 'end_time' | 'max_altitude' | 'area' | 'polygons_json' | 'review' | 'zone_screenings'
->;
+  FlightRequest,
+  '_id' | 'operator_uuid' | 'status' | 'start_time' | 'end_time' | 'max_altitude' | 'area' | 'review' | 'zone_screenings'
+> & { geometry: Pick<FlightRequestGeometry, 'polygons'> };
 
 /** Who may see which requests in a list (the use case decides, the store turns it into a query). */
 export interface ListScope {
@@ -26,7 +28,11 @@ export interface ListCriteria extends ListScope {
 /** Lists and the review queue never carry the geometry (it can be large; only a single GET may ask for it). */
 const WITHOUT_GEOMETRY = { flight_area_json: 0, polygons_json: 0, ...WITHOUT_OUTBOX } as const;
 
-/** Flight requests: written only through their aggregate's one write path, read by indexed queries. */
+/**
+ * Flight requests: written only through their aggregate's one write path, read
+ * by indexed queries. The store alone knows how a request is stored (see
+ * StoredFlightRequest) and hands out the domain's FlightRequest.
+ */
 export class FlightRequestStore {
   private readonly aggregates: AggregateStore<StoredFlightRequest>;
 
@@ -40,17 +46,23 @@ export class FlightRequestStore {
   }
 
   /** A new request with the events of its submission. A request with this uuid may exist already: see `isDuplicateKey`. */
-  insert(request: Omit<StoredFlightRequest, 'version'>, events: EventEnvelope[]): Promise<FlightRequestDoc> {
-    return this.aggregates.insert(request, events);
+  async insert(request: Omit<FlightRequest, 'version'>, events: EventEnvelope[]): Promise<FlightRequest> {
+    const { geometry, area, ...fields } = request;
+    return toRequest(await this.aggregates.insert({ ...fields, ...storedArea(area), ...storedGeometry(geometry) }, events));
   }
 
-  /** Read → decide → one conditional write with the decision's events (404 when there is no such request). */
-  change(uuid: string, decide: Decide<StoredFlightRequest>): Promise<FlightRequestDoc> {
-    return this.aggregates.change(uuid, decide);
+  /** Read → decide (a change of the aggregate, or null) → one conditional write with its events (404 when there is no such request). */
+  async change(uuid: string, decide: (current: FlightRequest) => FlightRequestChange | null): Promise<FlightRequest> {
+    const changed = await this.aggregates.change(uuid, (stored) => {
+      const change = decide(toRequest(stored));
+      return change && { set: toStoredFields(change.set), ...(change.events ? { events: change.events } : {}) };
+    });
+    return toRequest(changed);
   }
 
-  find(uuid: string): Promise<FlightRequestDoc | null> {
-    return this.aggregates.find(uuid);
+  async find(uuid: string): Promise<FlightRequest | null> {
+    const stored = await this.aggregates.find(uuid);
+    return stored && toRequest(stored);
   }
 
   /** The uuid of the request that holds a review item, or null. */
@@ -60,28 +72,28 @@ export class FlightRequestStore {
   }
 
   /** The requests with these uuids, in no particular order. */
-  findMany(uuids: string[]): Promise<FlightRequestDoc[]> {
-    return findWhereIn<StoredFlightRequest, FlightRequestDoc>(this.model, '_id', uuids, WITHOUT_GEOMETRY);
+  async findMany(uuids: string[]): Promise<FlightRequestSummary[]> {
+    return (await findWhereIn<StoredFlightRequest, StoredSummary>(this.model, '_id', uuids, WITHOUT_GEOMETRY)).map(toSummary);
   }
 
-  async list(criteria: ListCriteria, skip: number, limit: number): Promise<{ items: FlightRequestDoc[]; total: number }> {
+  async list(criteria: ListCriteria, skip: number, limit: number): Promise<{ items: FlightRequestSummary[]; total: number }> {
     const filter = listFilter(criteria);
     const [items, total] = await Promise.all([
-      this.model.find(filter, WITHOUT_GEOMETRY).sort({ created_at: -1, _id: -1 }).skip(skip).limit(limit).lean<FlightRequestDoc[]>().exec(),
+      this.model.find(filter, WITHOUT_GEOMETRY).sort({ created_at: -1, _id: -1 }).skip(skip).limit(limit).lean<StoredSummary[]>().exec(),
       countMatching(this.model, filter),
     ]);
-    return { items, total };
+    return { items: items.map(toSummary), total };
   }
 
   /** Approved flights of other operators whose window and bounding box overlap: deconfliction candidates. */
-  approvedOverlapping(
+  async approvedOverlapping(
     operatorUuid: string,
     start: Date,
     end: Date,
     bbox: [number, number, number, number],
-  ): Promise<FlightRequestDoc[]> {
+  ): Promise<ApprovedFlight[]> {
     const [west, south, east, north] = bbox;
-    return this.model
+    const flights = await this.model
       .find(
         {
           status: 'Approved',
@@ -95,8 +107,16 @@ export class FlightRequestStore {
         },
         { operator_uuid: 1, start_time: 1, end_time: 1, max_altitude: 1, polygons_json: 1 },
       )
-      .lean<FlightRequestDoc[]>()
+      .lean<Array<Pick<StoredFlightRequest, '_id' | 'operator_uuid' | 'start_time' | 'end_time' | 'max_altitude' | 'polygons_json'>>>()
       .exec();
+    return flights.map((flight) => ({
+      uuid: flight._id,
+      operator_uuid: flight.operator_uuid,
+      start: flight.start_time,
+      end: flight.end_time,
+      max_altitude: flight.max_altitude,
+      polygons: parsePolygons(flight.polygons_json),
+    }));
   }
 
   /**
@@ -105,9 +125,9 @@ export class FlightRequestStore {
    * created or changed may now affect, with what screening needs of them (no
    * stored FeatureCollection). The `{ status, end_time }` index serves it.
    */
-  liveOverlapping(bbox: [number, number, number, number], after: Date, before: Date | null): Promise<RescreeningCandidate[]> {
+  async liveOverlapping(bbox: [number, number, number, number], after: Date, before: Date | null): Promise<RescreeningCandidate[]> {
     const [west, south, east, north] = bbox;
-    return this.model
+    const candidates = await this.model
       .find(
         {
           status: { $in: ['Approved', 'Pending'] },
@@ -120,17 +140,18 @@ export class FlightRequestStore {
         },
         { operator_uuid: 1, status: 1, start_time: 1, end_time: 1, max_altitude: 1, area: 1, polygons_json: 1, review: 1, zone_screenings: 1 },
       )
-      .lean<RescreeningCandidate[]>()
+      .lean<Array<Omit<RescreeningCandidate, 'geometry'> & Pick<StoredFlightRequest, 'polygons_json'>>>()
       .exec();
+    return candidates.map(({ polygons_json: polygons, ...candidate }) => ({ ...candidate, geometry: { polygons: parsePolygons(polygons) } }));
   }
 
   /** Pending requests whose start has passed, oldest start first. */
-  overdue(now: Date, limit: number): Promise<Array<Pick<FlightRequestDoc, '_id'>>> {
+  overdue(now: Date, limit: number): Promise<Array<Pick<FlightRequest, '_id'>>> {
     return this.model
       .find({ status: 'Pending', start_time: { $lte: now } }, { _id: 1 })
       .sort({ start_time: 1 })
       .limit(limit)
-      .lean<Array<Pick<FlightRequestDoc, '_id'>>>()
+      .lean<Array<Pick<FlightRequest, '_id'>>>()
       .exec();
   }
 }
@@ -148,4 +169,35 @@ function listFilter(criteria: ListCriteria): QueryFilter<StoredFlightRequest> {
   if (criteria.until) filter.start_time = { $lt: criteria.until };
   if (criteria.from) filter.end_time = { $gt: criteria.from };
   return filter;
+}
+
+type StoredSummary = Omit<StoredFlightRequest, 'flight_area_json' | 'polygons_json'>;
+
+function toRequest(stored: StoredFlightRequest): FlightRequest {
+  const { flight_area_json: flightArea, polygons_json: polygons, ...summary } = stored;
+  return { ...toSummary(summary), geometry: { flight_area: JSON.parse(flightArea) as FlightRequestGeometry['flight_area'], polygons: parsePolygons(polygons) } };
+}
+
+function toSummary(stored: StoredSummary): FlightRequestSummary {
+  const { bbox_west: _west, bbox_south: _south, bbox_east: _east, bbox_north: _north, ...request } = stored;
+  return request;
+}
+
+function parsePolygons(json: string): FlightRequestGeometry['polygons'] {
+  return JSON.parse(json) as FlightRequestGeometry['polygons'];
+}
+
+function storedArea(area: AreaSummary): Pick<StoredFlightRequest, 'area' | 'bbox_west' | 'bbox_south' | 'bbox_east' | 'bbox_north'> {
+  const [west, south, east, north] = area.bbox;
+  return { area, bbox_west: west, bbox_south: south, bbox_east: east, bbox_north: north };
+}
+
+function storedGeometry(geometry: FlightRequestGeometry): Pick<StoredFlightRequest, 'flight_area_json' | 'polygons_json'> {
+  return { flight_area_json: JSON.stringify(geometry.flight_area), polygons_json: JSON.stringify(geometry.polygons) };
+}
+
+/** The stored form of the fields a change sets: an area or geometry set is encoded as a new request's is. */
+function toStoredFields(set: FlightRequestChange['set']): Partial<Omit<StoredFlightRequest, '_id' | 'version'>> {
+  const { geometry, area, ...fields } = set;
+  return { ...fields, ...(area ? storedArea(area) : {}), ...(geometry ? storedGeometry(geometry) : {}) };
 }

@@ -1,6 +1,9 @@
 import { ForbiddenError, NotFoundError } from '@dfc/kit/errors';
 import type { Principal } from '@dfc/contracts';
-import type { FlightRequestDoc } from '../store/flight-request-store.js';
+import type { FlightRequest } from '../domain/flight-request/flight-request.js';
+
+/** What deciding who may see a request reads of it. */
+type Audience = Pick<FlightRequest, 'operator_uuid' | 'review_authorities'>;
 
 /** An operator key names only its own operator; admins may name any. */
 export function authoriseOperatorUuid(principal: Principal, operatorUuid: string): void {
@@ -13,12 +16,12 @@ export function authoriseOperatorUuid(principal: Principal, operatorUuid: string
  * Who may see a request: its operator, a reviewer whose authority has an item
  * on it, an admin. Anyone else gets 404, so existence does not leak.
  */
-export function visibleTo(principal: Principal, request: FlightRequestDoc | null): FlightRequestDoc {
+export function visibleTo<R extends Audience>(principal: Principal, request: R | null): R {
   if (request && canSee(principal, request)) return request;
   throw new NotFoundError();
 }
 
-function canSee(principal: Principal, request: FlightRequestDoc): boolean {
+function canSee(principal: Principal, request: Audience): boolean {
   switch (principal.role) {
     case 'admin':
       return true;

@@ -1,14 +1,12 @@
 import { NotFoundError } from '@dfc/kit/errors';
 import { bodyValidator } from '@dfc/kit/validation';
 import { CancelBody, isUuid, type Principal } from '@dfc/contracts';
-import { cancellation } from '../domain/state-machine/transitions.js';
-import type { FlightRequestDoc } from '../store/flight-request-store.js';
+import { cancel } from '../domain/flight-request/changes.js';
+import type { FlightRequest } from '../domain/flight-request/flight-request.js';
 import { actorOf, visibleTo } from './access.js';
-import { closing } from './closing.js';
 import type { UseCaseDeps } from './deps.js';
 
 const validateCancel = bodyValidator(CancelBody);
-const WITHDRAWN = 'The flight request was cancelled.';
 
 /**
  * DELETE /api/flight-requests/{uuid}: Pending or Approved, while the window
@@ -20,16 +18,13 @@ export async function cancelFlightRequest(
   uuid: string,
   body: unknown,
   requestId?: string,
-): Promise<FlightRequestDoc> {
+): Promise<FlightRequest> {
   if (!isUuid(uuid)) throw new NotFoundError();
   const actor = actorOf(principal);
   const cancelled = await deps.requests.change(uuid.toLowerCase(), (current) => {
     visibleTo(principal, current);
     const { reason } = validateCancel(body);
-    const now = deps.now();
-    const entry = cancellation(current, { actor, reason, at: now });
-    const change = closing(current, entry, WITHDRAWN, requestId);
-    return { ...change, set: { ...change.set, cancellation: { reason, cancelled_at: now } } };
+    return cancel(current, reason, { actor, at: deps.now(), requestId });
   });
   deps.metrics.requestsByStatus.inc({ status: cancelled.status });
   return visibleTo(principal, cancelled);

@@ -1,19 +1,16 @@
 import { ForbiddenError, NotFoundError } from '@dfc/kit/errors';
-import type { Change } from '@dfc/kit/outbox';
 import { bodyValidator } from '@dfc/kit/validation';
-import { ReviewDecision, type EventEnvelope, type Principal } from '@dfc/contracts';
-import { decideItem, type DecisionOutcome, type ItemDecision } from '../domain/review/review-group.js';
-import { transition, type StatusHistoryEntry } from '../domain/state-machine/transitions.js';
-import { cascadeRejection, reviewCompleted, statusChanges } from '../domain/events/flight-request-events.js';
-import { reviewItemsChanged } from '../domain/events/review-item-events.js';
-import type { FlightRequestDoc } from '../store/flight-request-store.js';
+import { ReviewDecision, type Principal } from '@dfc/contracts';
+import { decide } from '../domain/flight-request/changes.js';
+import type { FlightRequest } from '../domain/flight-request/flight-request.js';
+import type { DecisionOutcome, ItemDecision } from '../domain/review/review-group.js';
 import { actorOf } from './access.js';
 import type { UseCaseDeps } from './deps.js';
 
 const validateDecision = bodyValidator(ReviewDecision);
 
 export interface DecidedItem {
-  request: FlightRequestDoc;
+  request: FlightRequest;
   itemId: string;
 }
 
@@ -42,42 +39,10 @@ export async function decideReviewItem(
       throw new ForbiddenError('This review item belongs to another authority.');
     }
     const decision: ItemDecision = { ...validateDecision(body), actor, at: deps.now() };
-    const outcome = decideItem(current.review.items, itemId, decision);
-    settles = outcome.settles;
-    return decided(current, outcome, decision, requestId);
+    const decided = decide(current, itemId, decision, requestId);
+    settles = decided.settles;
+    return decided.change;
   });
   if (settles) deps.metrics.requestsByStatus.inc({ status: settles });
   return { request, itemId };
-}
-
-function decided(current: FlightRequestDoc, outcome: DecisionOutcome, decision: ItemDecision, requestId?: string): Change<FlightRequestDoc> {
-  const history = outcome.settles ? [transition(current.status, outcome.settles, decision)] : [];
-  return {
-    set: {
-      ...(outcome.settles ? { status: outcome.settles } : {}),
-      status_history: [...current.status_history, ...history],
-      review: { ...current.review, items: outcome.items, complete: outcome.completed },
-      updated_at: decision.at,
-    },
-    events: [
-      ...decisionEvents(current, outcome, history, decision.at, requestId),
-      reviewItemsChanged(current, current.version + 1, outcome.items, requestId),
-    ],
-  };
-}
-
-/** cascade_rejection (when other items fell with it), review_completed (when none is pending), then the status change. */
-function decisionEvents(
-  request: FlightRequestDoc,
-  outcome: DecisionOutcome,
-  history: StatusHistoryEntry[],
-  at: Date,
-  requestId?: string,
-): EventEnvelope[] {
-  const subject = { ...request, status: outcome.settles ?? request.status };
-  const events: EventEnvelope[] = [];
-  if (outcome.cascaded.length > 0) events.push(cascadeRejection(subject, outcome.decided, outcome.cascaded, requestId));
-  if (outcome.completed) events.push(reviewCompleted(subject, subject.status, outcome.items, at, requestId));
-  events.push(...statusChanges(subject, request.status_history, history, requestId));
-  return events;
 }

@@ -1,10 +1,7 @@
-import { canTransition, transition } from '../domain/state-machine/transitions.js';
-import { closing } from './closing.js';
+import { expire } from '../domain/flight-request/changes.js';
 import type { UseCaseDeps } from './deps.js';
 
 const BATCH = 200;
-const ACTOR = 'system';
-const REASON = 'The start time passed before the review was complete.';
 
 /**
  * PRODUCT.md: a Pending request whose start time passes undecided becomes
@@ -19,19 +16,19 @@ export async function expirePendingRequests(deps: UseCaseDeps): Promise<number> 
     const now = deps.now();
     const overdue = await deps.requests.overdue(now, BATCH);
     let changed = 0;
-    for (const request of overdue) if (await expire(deps, request._id, now)) changed++;
+    for (const request of overdue) if (await expireOne(deps, request._id, now)) changed++;
     expired += changed;
     // A batch where every request was taken by someone else would repeat forever; the next sweep looks again.
     if (overdue.length < BATCH || changed === 0) return expired;
   }
 }
 
-async function expire(deps: UseCaseDeps, uuid: string, now: Date): Promise<boolean> {
+async function expireOne(deps: UseCaseDeps, uuid: string, now: Date): Promise<boolean> {
   let expired = false;
   await deps.requests.change(uuid, (current) => {
-    expired = canTransition(current.status, 'Expired');
-    if (!expired) return null;
-    return closing(current, transition(current.status, 'Expired', { actor: ACTOR, reason: REASON, at: now }), REASON);
+    const change = expire(current, now);
+    expired = change !== null;
+    return change;
   });
   if (expired) deps.metrics.requestsByStatus.inc({ status: 'Expired' });
   return expired;

@@ -2,11 +2,12 @@ import { ValidationError } from '@dfc/kit/errors';
 import { skipFor, type PageRequest } from '@dfc/kit/pagination';
 import type { FlightRequestListQuery, Principal } from '@dfc/contracts';
 import { parseListFilter } from '../domain/listing/list-filter.js';
-import type { FlightRequestDoc, ListScope } from '../store/flight-request-store.js';
+import type { FlightRequestSummary } from '../domain/flight-request/flight-request.js';
+import type { ListScope } from '../store/flight-request-store.js';
 import type { UseCaseDeps } from './deps.js';
 
 export interface FlightRequestPage {
-  items: FlightRequestDoc[];
+  items: FlightRequestSummary[];
   total: number;
   page: PageRequest;
 }

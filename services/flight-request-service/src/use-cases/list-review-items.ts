@@ -1,11 +1,11 @@
 import type { Principal, ReviewListQuery } from '@dfc/contracts';
 import { skipFor, type PageRequest } from '@dfc/kit/pagination';
-import type { FlightRequestDoc } from '../store/flight-request-store.js';
+import type { FlightRequestSummary } from '../domain/flight-request/flight-request.js';
 import type { QueuedReviewItem } from '../store/review-item-model.js';
 import type { UseCaseDeps } from './deps.js';
 
 export interface ReviewQueueRow {
-  doc: FlightRequestDoc;
+  doc: FlightRequestSummary;
   itemId: string;
 }
 

@@ -1,20 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import type { Change } from '@dfc/kit/outbox';
 import { bbox } from '@turf/bbox';
-import { isComplete, openItems, reviewAuthorities } from '../domain/review/review-group.js';
+import { isLive, rescreen, screenedAlready } from '../domain/flight-request/changes.js';
+import type { FlightRequest, ZoneScreening } from '../domain/flight-request/flight-request.js';
 import { rescreenAgainstZone, type ZoneRescreening } from '../domain/rescreening/zone-rescreening.js';
-import type { Finding } from '../domain/screening/screen.js';
-import { transition } from '../domain/state-machine/transitions.js';
 import type { GeoZone } from '../domain/zones/geo-zone.js';
-import { reviewItemsChanged } from '../domain/events/review-item-events.js';
-import type { FlightRequestDoc, RescreeningCandidate } from '../store/flight-request-store.js';
-import type { ZoneScreening } from '../store/flight-request-model.js';
-import { closing } from './closing.js';
+import type { RescreeningCandidate } from '../store/flight-request-store.js';
 import type { UseCaseDeps } from './deps.js';
 
 /** Requests changed at once: enough to overlap the database round trips, few enough to leave room for live traffic. */
 const CONCURRENCY = 8;
-const ACTOR = 'screening';
 
 export interface RescreeningSummary {
   candidates: number;
@@ -42,22 +36,23 @@ export async function rescreenForZone(deps: UseCaseDeps, zoneId: string, request
   summary.candidates = candidates.length;
   const exemptions = await ctrExemptions(deps, candidates.map((candidate) => candidate.operator_uuid));
 
-  const outcomeFor = (request: RescreeningCandidate | FlightRequestDoc) =>
+  const outcomeFor = (request: RescreeningCandidate | FlightRequest) =>
     rescreenAgainstZone(request, zone, { exemption_for_ctr: exemptions.get(request.operator_uuid) ?? false }, deps.rules);
   // Screened in memory first: only the requests the zone really changes go through the write path.
   const affected = candidates.filter((candidate) => !screenedAlready(candidate, screening) && outcomeFor(candidate).effect !== 'none');
-  const rescreen = async (uuid: string): Promise<ZoneRescreening['effect']> => {
+  const rescreenOne = async (uuid: string): Promise<ZoneRescreening['effect']> => {
     let effect: ZoneRescreening['effect'] = 'none';
     await deps.requests.change(uuid, (current) => {
-      if (!stillLive(current, now) || screenedAlready(current, screening)) return null;
+      if (!isLive(current, now)) return null;
       const outcome = outcomeFor(current);
-      effect = outcome.effect;
-      return changeFor(current, outcome, zone, screening, deps.now(), requestId);
+      const change = rescreen(current, outcome, zone, screening, { at: deps.now(), newItemId: randomUUID, requestId });
+      effect = change ? outcome.effect : 'none';
+      return change;
     });
     return effect;
   };
   for (let start = 0; start < affected.length; start += CONCURRENCY) {
-    const effects = await Promise.all(affected.slice(start, start + CONCURRENCY).map((candidate) => rescreen(candidate._id)));
+    const effects = await Promise.all(affected.slice(start, start + CONCURRENCY).map((candidate) => rescreenOne(candidate._id)));
     for (const effect of effects) count(deps, summary, effect);
   }
   return summary;
@@ -68,62 +63,6 @@ function count(deps: UseCaseDeps, summary: RescreeningSummary, effect: ZoneRescr
   if (effect === 'reject') summary.rejected += 1;
   if (effect === 'review') summary.reviewed += 1;
   if (effect === 'rescind' || effect === 'reject') deps.metrics.requestsByStatus.inc({ status: effect === 'rescind' ? 'Rescinded' : 'Rejected' });
-}
-
-function changeFor(
-  current: FlightRequestDoc,
-  outcome: ZoneRescreening,
-  zone: GeoZone,
-  screening: ZoneScreening,
-  at: Date,
-  requestId?: string,
-): Change<FlightRequestDoc> | null {
-  const screenings = [...(current.zone_screenings ?? []), screening];
-  switch (outcome.effect) {
-    case 'none':
-      return null;
-    case 'rescind':
-    case 'reject': {
-      const target = outcome.effect === 'rescind' ? 'Rescinded' : 'Rejected';
-      const entry = transition(current.status, target, { actor: ACTOR, reason: outcome.finding.message, at });
-      const closed = closing(current, entry, `The flight request was ${target.toLowerCase()}: ${outcome.finding.message}`, requestId);
-      const findings = [...current.review.findings, outcome.finding];
-      return {
-        ...closed,
-        set: {
-          ...closed.set,
-          review: { ...(closed.set?.review ?? current.review), findings },
-          zone_screenings: screenings,
-          ...(target === 'Rescinded' ? { rescission: rescission(zone, outcome.finding, at) } : {}),
-        },
-      };
-    }
-    case 'review': {
-      const items = [...current.review.items, ...openItems(outcome.items, randomUUID)];
-      const findings: Finding[] = [...current.review.findings, ...outcome.findings];
-      return {
-        set: {
-          review: { findings, items, complete: isComplete(items) },
-          review_authorities: reviewAuthorities(items),
-          zone_screenings: screenings,
-          updated_at: at,
-        },
-        events: outcome.items.length > 0 ? [reviewItemsChanged(current, current.version + 1, items, requestId)] : [],
-      };
-    }
-  }
-}
-
-function rescission(zone: GeoZone, finding: Finding, at: Date) {
-  return { zone_id: zone.id, zone_name: zone.name, reason: finding.message, rescinded_at: at };
-}
-
-function stillLive(request: FlightRequestDoc, now: Date): boolean {
-  return (request.status === 'Approved' || request.status === 'Pending') && request.end_time.getTime() > now.getTime();
-}
-
-function screenedAlready(request: Pick<FlightRequestDoc, 'zone_screenings'>, screening: ZoneScreening): boolean {
-  return (request.zone_screenings ?? []).some((done) => done.zone_id === screening.zone_id && done.version === screening.version);
 }
 
 /** The CTR exemption of each operator named (screening needs it; the projection is read once per operator). */

@@ -1,4 +1,4 @@
-import { screen, type ApprovedFlight, type ScreeningResult } from '../domain/screening/screen.js';
+import { screen, type ScreeningResult } from '../domain/screening/screen.js';
 import type { ValidSubmission } from '../domain/submission/check-submission.js';
 import type { OperatorProjection } from '../store/operator-model.js';
 import type { UseCaseDeps } from './deps.js';
@@ -14,15 +14,7 @@ export async function screenSubmission(
   operator: OperatorProjection,
 ): Promise<ScreeningResult> {
   const { bbox } = submission.area.summary;
-  const candidates = await deps.requests.approvedOverlapping(submission.operator_uuid, submission.start_time, submission.end_time, bbox);
-  const approvedFlights: ApprovedFlight[] = candidates.map((flight) => ({
-    uuid: flight._id,
-    operator_uuid: flight.operator_uuid,
-    start: flight.start_time,
-    end: flight.end_time,
-    max_altitude: flight.max_altitude,
-    polygons: JSON.parse(flight.polygons_json) as ApprovedFlight['polygons'],
-  }));
+  const approvedFlights = await deps.requests.approvedOverlapping(submission.operator_uuid, submission.start_time, submission.end_time, bbox);
   const stopTimer = deps.metrics.screeningSeconds.startTimer();
   try {
     return screen({

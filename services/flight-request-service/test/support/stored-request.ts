@@ -3,7 +3,7 @@ import type { FlightRequestStatus } from '@dfc/contracts';
 import type { ReviewItem } from '../../src/domain/review/review-group.js';
 import { waitFor, unrecorded } from '@dfc/kit/testing';
 import { reviewItemsChanged } from '../../src/domain/events/review-item-events.js';
-import type { StoredFlightRequest } from '../../src/store/flight-request-model.js';
+import type { FlightRequest, FlightRequestGeometry } from '../../src/domain/flight-request/flight-request.js';
 import type { TestService } from './test-service.js';
 import { featureCollection, square } from './fixtures.js';
 
@@ -17,7 +17,7 @@ export function storedRequest(options: {
   start: Date;
   end: Date;
   items?: Array<Pick<ReviewItem, 'authority' | 'kind'>>;
-}): Omit<StoredFlightRequest, 'version'> {
+}): Omit<FlightRequest, 'version'> {
   const created = new Date(options.start.getTime() - 3_600_000);
   const items: ReviewItem[] = (options.items ?? []).map((item) => ({
     id: randomUUID(),
@@ -31,7 +31,7 @@ export function storedRequest(options: {
     decided_at: null,
     decided_by: null,
   }));
-  const area = featureCollection(square(4.89, 52.37));
+  const area = featureCollection(square(4.89, 52.37)) as unknown as FlightRequestGeometry['flight_area'];
   const uuid = randomUUID();
   return {
     _id: uuid,
@@ -48,12 +48,7 @@ export function storedRequest(options: {
     aircraft_type: 'multirotor',
     purpose: 'stored by a test',
     area: { bbox: [4.89, 52.37, 4.9, 52.38], centroid: [4.895, 52.375], area_m2: 760_000, feature_count: 1 },
-    bbox_west: 4.89,
-    bbox_south: 52.37,
-    bbox_east: 4.9,
-    bbox_north: 52.38,
-    flight_area_json: JSON.stringify(area),
-    polygons_json: JSON.stringify((area as { features: unknown[] }).features),
+    geometry: { flight_area: area, polygons: area.features as FlightRequestGeometry['polygons'] },
     review: { findings: [], items, complete: items.length === 0 },
     review_authorities: [...new Set(items.map((item) => item.authority))],
     cancellation: null,
@@ -68,7 +63,7 @@ export function storedRequest(options: {
  * Writes a stored request as the service would: through its store, with the
  * event that puts its items into the review queue; waits until they are there.
  */
-export async function insertStored(t: TestService, request: Omit<StoredFlightRequest, 'version'>): Promise<void> {
+export async function insertStored(t: TestService, request: Omit<FlightRequest, 'version'>): Promise<void> {
   const { items } = request.review;
   await t.service.deps.requests.insert(request, items.length > 0 ? [reviewItemsChanged(request, 0, items)] : []);
   if (items.length === 0) return;

@@ -4,17 +4,18 @@ import {
   type AuthorisationClaims,
   type FlightRequestStatus,
 } from '@dfc/contracts';
+import type { FlightRequestGeometry } from '../flight-request/flight-request.js';
 import type { StatusHistoryEntry } from '../state-machine/transitions.js';
 import { toUtcZ } from '../time-format.js';
 import { flightAreaDigest } from './flight-area-digest.js';
 
 /*
- * The claims of a signed authorisation, built from the stored request alone,
+ * The claims of a signed authorisation, built from the request alone,
  * so the same Approved request always gives the same claims (and, Ed25519
  * being deterministic, the same token): nothing needs to be stored at approval.
  */
 
-/** What an authorisation is made of: the stored request's fields it names. */
+/** What an authorisation is made of: the request's fields it names. */
 export interface AuthorisableRequest {
   /** The request's uuid. */
   _id: string;
@@ -24,7 +25,7 @@ export interface AuthorisableRequest {
   end_time: Date;
   max_altitude: number;
   area: { bbox: number[] };
-  flight_area_json: string;
+  geometry: Pick<FlightRequestGeometry, 'flight_area'>;
   status_history: StatusHistoryEntry[];
 }
 
@@ -82,7 +83,7 @@ export function authorisationClaims(
     start_time: toUtcZ(request.start_time),
     end_time: toUtcZ(request.end_time),
     max_altitude: request.max_altitude,
-    flight_area_sha256: flightAreaDigest(JSON.parse(request.flight_area_json)),
+    flight_area_sha256: flightAreaDigest(request.geometry.flight_area),
     flight_area_canonicalisation: FLIGHT_AREA_CANONICALISATION,
     flight_area_bbox: [west, south, east, north],
     decision: 'Approved',

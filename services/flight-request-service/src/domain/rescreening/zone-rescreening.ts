@@ -1,4 +1,5 @@
-import type { AreaPolygon, BBox } from '../geometry/flight-area.js';
+import type { FlightRequestGeometry } from '../flight-request/flight-request.js';
+import type { BBox } from '../geometry/flight-area.js';
 import type { ReviewItem } from '../review/review-group.js';
 import { screen, type Finding, type ReviewItemDraft, type ScreeningRules } from '../screening/screen.js';
 import type { FlightRequestStatus } from '@dfc/contracts';
@@ -18,7 +19,7 @@ export interface ScreenedRequest {
   max_altitude: number;
   operator_uuid: string;
   area: { bbox: number[] };
-  polygons_json: string;
+  geometry: Pick<FlightRequestGeometry, 'polygons'>;
   review: { findings: Finding[]; items: ReviewItem[] };
 }
 
@@ -40,7 +41,7 @@ export function rescreenAgainstZone(
 ): ZoneRescreening {
   const [west = 0, south = 0, east = 0, north = 0] = request.area.bbox;
   const result = screen({
-    polygons: JSON.parse(request.polygons_json) as AreaPolygon[],
+    polygons: request.geometry.polygons,
     bbox: [west, south, east, north] as BBox,
     start: request.start_time,
     end: request.end_time,

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { createHash, generateKeyPairSync, randomUUID } from 'node:crypto';
 import { calculateJwkThumbprint, decodeProtectedHeader, importJWK, jwtVerify } from 'jose';
 import { generateTokenKeys } from '@dfc/kit/testing';
+import type { FlightRequestGeometry } from '../../../src/domain/flight-request/flight-request.js';
 import type { StatusHistoryEntry } from '../../../src/domain/state-machine/transitions.js';
 import { authorisationClaims, currentApproval, parseAuthorisationId } from '../../../src/domain/authorisation/claims.js';
 import { flightAreaDigest } from '../../../src/domain/authorisation/flight-area-digest.js';
@@ -22,7 +23,7 @@ function approvedRequest(history: StatusHistoryEntry[] = []): RevocableRequest {
     end_time: new Date('2026-12-01T11:00:00Z'),
     max_altitude: 100,
     area: { bbox: [4.89, 52.37, 4.9, 52.38] },
-    flight_area_json: JSON.stringify(area),
+    geometry: { flight_area: area as FlightRequestGeometry['flight_area'] },
     status_history: [
       { status: 'Pending', at: submitted, actor: 'operator', reason: null },
       { status: 'Approved', at: approvedAt, actor: 'reviewer:LVNL', reason: 'Coordinated' },

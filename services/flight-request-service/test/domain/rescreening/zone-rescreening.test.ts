@@ -16,7 +16,7 @@ function request(status: FlightRequestStatus, overrides: Partial<ScreenedRequest
     max_altitude: 100,
     operator_uuid: randomUUID(),
     area: { bbox: [4.95, 52.05, 4.96, 52.06] },
-    polygons_json: JSON.stringify([{ type: 'Feature', properties: {}, geometry: { type: 'Polygon', coordinates: flightSquare } }]),
+    geometry: { polygons: [{ type: 'Feature', properties: {}, geometry: { type: 'Polygon', coordinates: flightSquare } }] },
     review: { findings: [], items: [] },
     ...overrides,
   };
