@@ -1,5 +1,5 @@
 import { at, attribute, type FieldErrorBag } from './field-errors.js';
-import type { FlightAreaLimits } from './flight-area.js';
+import type { FlightAreaLimits } from './limits.js';
 import { isRecord, own, type AreaGeometryType } from './structure.js';
 
 /*

@@ -5,6 +5,7 @@ import { readCollection, readFeatureShape, readGeometryType } from './features.j
 import { at, attribute, FieldErrorBag } from './field-errors.js';
 import type { AreaPolygon } from './intersect.js';
 import { checkPolygonal, type Polygonal } from './polygonal.js';
+import { DEFAULT_FLIGHT_AREA_LIMITS, MAX_ZONE_POSITIONS, type FlightAreaLimits } from './limits.js';
 import { countPositions, own } from './structure.js';
 import { summarise, totalArea, type AreaSummary } from './summary.js';
 
@@ -18,24 +19,7 @@ import { summarise, totalArea, type AreaSummary } from './summary.js';
 export { areasIntersect, type AreaPolygon, type BBox } from './intersect.js';
 export type { AreaSummary } from './summary.js';
 export type { Polygonal } from './polygonal.js';
-
-export interface FlightAreaLimits {
-  maxFeatures: number;
-  maxPositions: number;
-  maxAreaM2: number;
-  maxRadiusM: number;
-}
-
-/** PRODUCT.md: 1..50 features, 10,000 positions, 1,000 km², circles up to 5,000 m. */
-export const DEFAULT_FLIGHT_AREA_LIMITS: FlightAreaLimits = {
-  maxFeatures: 50,
-  maxPositions: 10_000,
-  maxAreaM2: 1_000_000_000,
-  maxRadiusM: 5000,
-};
-
-/** A zone may be a detailed boundary, but still bounded so hostile input stays cheap. */
-export const MAX_ZONE_POSITIONS = 100_000;
+export { DEFAULT_FLIGHT_AREA_LIMITS, MAX_ZONE_POSITIONS, type FlightAreaLimits } from './limits.js';
 
 export interface CheckedFlightArea {
   /** As stored and returned with include_geometry=true: polygons right-handed, circles as submitted. */

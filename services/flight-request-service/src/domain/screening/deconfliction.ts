@@ -4,7 +4,7 @@ import { toOffsetTimestamp } from '@dfc/contracts';
 import { areasIntersect, type AreaPolygon, type BBox } from '../geometry/flight-area.js';
 import { boundsOf } from '../geometry/intersect.js';
 import { compareIds } from '../zones/zone-index.js';
-import type { ConflictVolume, Finding, ReviewItemDraft, ScreeningInput, ScreeningRules } from './screen.js';
+import type { ApprovedFlight, ConflictVolume, Finding, ReviewItemDraft, ScreeningInput, ScreeningRules } from './types.js';
 
 /*
  * Deconfliction: another operator's Approved flight sharing area and time. Both
@@ -15,14 +15,6 @@ import type { ConflictVolume, Finding, ReviewItemDraft, ScreeningInput, Screenin
  * identifiers, its operator, or its own extent.
  */
 
-export interface ApprovedFlight {
-  uuid: string;
-  operator_uuid: string;
-  start: Date;
-  end: Date;
-  max_altitude: number;
-  polygons: AreaPolygon[];
-}
 
 /** Other operators' approved flights overlapping in time (half-open windows) and area, ordered by uuid. */
 export function conflictingFlights(input: ScreeningInput): ApprovedFlight[] {

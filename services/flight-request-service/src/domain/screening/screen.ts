@@ -1,7 +1,8 @@
-import { areasIntersect, type AreaPolygon, type BBox } from '../geometry/flight-area.js';
+import { areasIntersect } from '../geometry/flight-area.js';
 import type { GeoZone } from '../zones/geo-zone.js';
 import { compareIds } from '../zones/zone-index.js';
-import { conflictingFlights, deconflictionFindings, deconflictionItem, type ApprovedFlight } from './deconfliction.js';
+import { conflictingFlights, deconflictionFindings, deconflictionItem } from './deconfliction.js';
+import type { Finding, ReviewItemDraft, ScreeningInput, ScreeningRules } from './types.js';
 import { zoneOutcome } from './zone-rules.js';
 
 /*
@@ -11,66 +12,10 @@ import { zoneOutcome } from './zone-rules.js';
  * against the zone's [lower, upper], and the flight window against the zone's schedule.
  */
 
-export type { ApprovedFlight } from './deconfliction.js';
-
-export type FindingCode =
-  | 'ZONE_PROHIBITED'
-  | 'ZONE_REQUIRES_AUTHORISATION'
-  | 'CTR_EXEMPTION_APPLIED'
-  | 'ZONE_CONDITIONAL'
-  | 'ALTITUDE_ABOVE_LIMIT'
-  | 'DECONFLICTION_OVERLAP';
-
-export interface Finding {
-  code: FindingCode;
-  message: string;
-  zone_id: string | null;
-  zone_name: string | null;
-  authority: string | null;
-  /** DECONFLICTION_OVERLAP only: the volume both flights would share, nothing that names the other flight. */
-  conflict?: ConflictVolume;
-}
-
-export interface ConflictVolume {
-  start_time: string;
-  end_time: string;
-  lower_altitude_m: number;
-  upper_altitude_m: number;
-  bbox: BBox;
-}
-
-export interface ReviewItemDraft {
-  kind: 'zone_authorisation' | 'altitude' | 'deconfliction';
-  authority: string;
-  zone_id: string | null;
-  finding_codes: FindingCode[];
-  message: string;
-}
-
-export interface ScreeningRules {
-  /** A max_altitude above this needs the national authority's review. */
-  altitudeReviewAboveM: number;
-  /** Reviews altitude and deconfliction items. */
-  nationalAuthority: string;
-}
+export type { ApprovedFlight, ConflictVolume, Finding, FindingCode, ReviewItemDraft, ScreeningInput, ScreeningRules } from './types.js';
 
 /** PRODUCT.md: above 120 m, the national authority reviews. */
 export const DEFAULT_SCREENING_RULES: ScreeningRules = { altitudeReviewAboveM: 120, nationalAuthority: 'NATIONAL' };
-
-export interface ScreeningInput {
-  polygons: AreaPolygon[];
-  bbox: BBox;
-  start: Date;
-  end: Date;
-  maxAltitudeM: number;
-  operatorUuid: string;
-  operator: { exemption_for_ctr: boolean };
-  /** Candidates from ZoneIndex.search(bbox); the exact tests happen here. */
-  zones: GeoZone[];
-  /** Approved flights overlapping the window in time, from the database; other operators' are checked for overlap. */
-  approvedFlights: ApprovedFlight[];
-  rules: ScreeningRules;
-}
 
 export interface ScreeningResult {
   outcome: 'Approved' | 'Rejected' | 'Pending';

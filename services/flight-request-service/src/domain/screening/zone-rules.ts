@@ -1,5 +1,5 @@
 import type { GeoZone } from '../zones/geo-zone.js';
-import type { Finding, ReviewItemDraft, ScreeningInput } from './screen.js';
+import type { Finding, ReviewItemDraft, ScreeningInput } from './types.js';
 
 /** What one zone the flight really meets means for it (PRODUCT.md "Automatic screening"). */
 export interface ZoneOutcome {

@@ -1,0 +1,68 @@
+import type { AreaPolygon, BBox } from '../geometry/flight-area.js';
+import type { GeoZone } from '../zones/geo-zone.js';
+
+/** What screening reads and finds (screen.ts runs the rules; deconfliction.ts and zone-rules.ts are parts of it). */
+export type FindingCode =
+  | 'ZONE_PROHIBITED'
+  | 'ZONE_REQUIRES_AUTHORISATION'
+  | 'CTR_EXEMPTION_APPLIED'
+  | 'ZONE_CONDITIONAL'
+  | 'ALTITUDE_ABOVE_LIMIT'
+  | 'DECONFLICTION_OVERLAP';
+
+export interface Finding {
+  code: FindingCode;
+  message: string;
+  zone_id: string | null;
+  zone_name: string | null;
+  authority: string | null;
+  /** DECONFLICTION_OVERLAP only: the volume both flights would share, nothing that names the other flight. */
+  conflict?: ConflictVolume;
+}
+
+export interface ConflictVolume {
+  start_time: string;
+  end_time: string;
+  lower_altitude_m: number;
+  upper_altitude_m: number;
+  bbox: BBox;
+}
+
+export interface ReviewItemDraft {
+  kind: 'zone_authorisation' | 'altitude' | 'deconfliction';
+  authority: string;
+  zone_id: string | null;
+  finding_codes: FindingCode[];
+  message: string;
+}
+
+export interface ScreeningRules {
+  /** A max_altitude above this needs the national authority's review. */
+  altitudeReviewAboveM: number;
+  /** Reviews altitude and deconfliction items. */
+  nationalAuthority: string;
+}
+
+export interface ApprovedFlight {
+  uuid: string;
+  operator_uuid: string;
+  start: Date;
+  end: Date;
+  max_altitude: number;
+  polygons: AreaPolygon[];
+}
+
+export interface ScreeningInput {
+  polygons: AreaPolygon[];
+  bbox: BBox;
+  start: Date;
+  end: Date;
+  maxAltitudeM: number;
+  operatorUuid: string;
+  operator: { exemption_for_ctr: boolean };
+  /** Candidates from ZoneIndex.search(bbox); the exact tests happen here. */
+  zones: GeoZone[];
+  /** Approved flights overlapping the window in time, from the database; other operators' are checked for overlap. */
+  approvedFlights: ApprovedFlight[];
+  rules: ScreeningRules;
+}
