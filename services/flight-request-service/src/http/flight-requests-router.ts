@@ -1,6 +1,7 @@
 import Router from '@koa/router';
 import { paginate } from '@dfc/kit/pagination';
-import { publicPath, requireRole, resourceLocation, type KitState } from '@dfc/kit/http';
+import type { Middleware } from 'koa';
+import { methodRules, publicPath, requireRole, resourceLocation, type KitState } from '@dfc/kit/http';
 import { queryValidator } from '@dfc/kit/validation';
 import { FlightRequestGetQuery, FlightRequestListQuery } from '@dfc/contracts';
 import type { UseCaseDeps } from '../use-cases/deps.js';
@@ -12,6 +13,12 @@ import { flightRequestRecord } from './render.js';
 
 const validateGetQuery = queryValidator(FlightRequestGetQuery);
 const validateListQuery = queryValidator(FlightRequestListQuery);
+
+/**
+ * `/api/flight-requests/preview` is a route of its own (POST): `GET` or `DELETE` on it is a 405
+ * with `Allow`, as on any route, not a lookup of a flight request called "preview" (404).
+ */
+const notThePreviewRoute: Middleware = (ctx, next) => ((ctx as { params?: Record<string, string> }).params?.['uuid'] === 'preview' ? methodRules()(ctx, next) : next());
 
 export function flightRequestsRouter(deps: UseCaseDeps): Router<KitState> {
   const router = new Router<KitState>({ prefix: '/api/flight-requests' });
@@ -36,14 +43,14 @@ export function flightRequestsRouter(deps: UseCaseDeps): Router<KitState> {
     ctx.body = paginate(page.items.map((doc) => flightRequestRecord(doc)), page.total, page.page, publicPath(ctx), filters);
   });
 
-  router.get('/:uuid', requireRole('operator', 'reviewer', 'admin'), async (ctx) => {
+  router.get('/:uuid', notThePreviewRoute, requireRole('operator', 'reviewer', 'admin'), async (ctx) => {
     const query = validateGetQuery({ ...ctx.query });
     const request = await getFlightRequest(deps, ctx.state.principal, ctx.params['uuid'] ?? '');
     const includeGeometry = query.include_geometry === 'true' || query.include_geometry === '1';
     ctx.body = { data: flightRequestRecord(request, includeGeometry) };
   });
 
-  router.delete('/:uuid', requireRole('operator', 'admin'), async (ctx) => {
+  router.delete('/:uuid', notThePreviewRoute, requireRole('operator', 'admin'), async (ctx) => {
     const request = await cancelFlightRequest(deps, ctx.state.principal, ctx.params['uuid'] ?? '', ctx.state.body, ctx.state.requestId);
     ctx.body = { data: flightRequestRecord(request) };
   });

@@ -89,6 +89,14 @@ describe('POST /api/flight-requests/preview', () => {
     expect((await preview(bodyAt(34), reviewerPrincipal('LVNL'))).status).to.equal(403);
   });
 
+  it('when GET or DELETE is sent to /preview, then 405 with Allow (it is not a flight request named "preview")', async () => {
+    for (const method of ['GET', 'DELETE']) {
+      const response = await t.call(method, '/api/flight-requests/preview', { as: as(), ...(method === 'DELETE' ? { body: { reason: 'x' } } : {}) });
+      expect(response.status, method).to.equal(405);
+      expect(response.headers.get('allow'), method).to.equal('POST, OPTIONS');
+    }
+  });
+
   it('when the operator is unknown to the service, then 422 on operator_uuid', async () => {
     const stranger = randomUUID();
     const response = await preview(submission(stranger), operatorPrincipal(stranger));
