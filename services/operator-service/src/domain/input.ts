@@ -1,3 +1,5 @@
+import type { TObject } from '@sinclair/typebox';
+import { TRIM_KEYWORD } from '@dfc/contracts';
 /**
  * Laravel's global input middleware, which the spec's clients expect:
  * strings are trimmed (`TrimStrings`, passwords excepted, since spaces in a
@@ -6,13 +8,24 @@
  */
 const UNTRIMMED_FIELDS = new Set(['password', 'current_password']);
 
-export function normaliseInput(body: unknown): Record<string, unknown> {
+/**
+ * A field whose schema trims it (`x-trim`) is left as sent unless blank: the schema judges its
+ * length as sent, as the OpenAPI document says, and stores it trimmed. Trimming it here first
+ * would let `maxLength` + spaces through where the document refuses it.
+ */
+export function normaliseInput(body: unknown, schema: TObject): Record<string, unknown> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return {};
   const normalised: Record<string, unknown> = {};
   for (const [field, value] of Object.entries(body)) {
-    normalised[field] = typeof value === 'string' && !UNTRIMMED_FIELDS.has(field) ? emptyToNull(value.trim()) : value;
+    if (typeof value !== 'string' || UNTRIMMED_FIELDS.has(field)) normalised[field] = value;
+    else if (trimmedBySchema(schema, field) && value.trim() !== '') normalised[field] = value;
+    else normalised[field] = emptyToNull(value.trim());
   }
   return normalised;
+}
+
+function trimmedBySchema(schema: TObject, field: string): boolean {
+  return (schema.properties[field] as Record<string, unknown> | undefined)?.[TRIM_KEYWORD] === true;
 }
 
 function emptyToNull(value: string): string | null {

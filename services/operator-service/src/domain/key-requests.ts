@@ -16,13 +16,13 @@ export interface CheckedKeyRequest<T> {
 
 /** `{ name? }` of an operator's key; a blank name is no name. */
 export function checkOperatorKey(body: unknown): CheckedKeyRequest<OperatorApiKeyCreate> {
-  const input = withoutNulls(normaliseInput(body), ['name']);
+  const input = withoutNulls(normaliseInput(body, OperatorApiKeyCreate), ['name']);
   return { value: input as OperatorApiKeyCreate, errors: schemaErrors(OperatorApiKeyCreate, input) };
 }
 
 /** A reviewer key acts for exactly one authority; an admin key for none. */
 export function checkStaffKey(body: unknown): CheckedKeyRequest<StaffApiKeyCreate> {
-  const input = withoutNulls(normaliseInput(body), ['name', 'authority']);
+  const input = withoutNulls(normaliseInput(body, StaffApiKeyCreate), ['name', 'authority']);
   const rules: FieldErrors = {};
   if (input['role'] === 'reviewer' && input['authority'] === undefined) {
     rules['authority'] = [StaffKeyMessages.authorityRequired];

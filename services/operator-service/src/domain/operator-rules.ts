@@ -83,7 +83,7 @@ export interface CheckedInput<T> {
 }
 
 export function checkRegistration(body: unknown): CheckedInput<OperatorCreate> {
-  const { rest: input } = withoutNullFields(pick(normaliseInput(body), CREATABLE_FIELDS), REQUIRED_FIELDS);
+  const { rest: input } = withoutNullFields(pick(normaliseInput(body, OperatorCreate), CREATABLE_FIELDS), REQUIRED_FIELDS);
   const errors = mergeFieldErrors(schemaErrors(OperatorCreate, input), operatorRuleErrors(input));
   const value = input as OperatorCreate;
   return { value, errors, normalisedEmail: wellFormedEmail(value.email, errors) };
@@ -96,7 +96,7 @@ export function checkRegistration(body: unknown): CheckedInput<OperatorCreate> {
  * one, which the caller verifies (it takes the stored hash).
  */
 export function checkUpdate(body: unknown, current: OperatorRuleView): CheckedInput<OperatorUpdate> {
-  const normalised = normaliseInput(body);
+  const normalised = normaliseInput(body, OperatorUpdate);
   const { rest: input, nulls } = withoutNullFields(pick(normalised, UPDATABLE_FIELDS), REQUIRED_FIELDS);
   const requiredErrors: FieldErrors = Object.fromEntries(nulls.map((field) => [field, [requiredMessage(field)]]));
   const shapeErrors = schemaErrors(OperatorUpdate, input);

@@ -64,6 +64,15 @@ describe('/api/api-keys (admins)', () => {
       expect(reply.body.errors).to.deep.equal({ authority: ['The authority field is required when role is reviewer.'] });
     });
 
+    it('when the authority is 100 characters and a space, then 422 (its length as sent, as the document says); padded under 100, it is stored trimmed', async () => {
+      const long = await issue({ role: 'reviewer', authority: `${'A'.repeat(100)} ` });
+      expect(long.status).to.equal(422);
+      expect(long.body.errors).to.have.key('authority');
+      const padded = await issue({ role: 'reviewer', authority: '  LVNL ' });
+      expect(padded.status).to.equal(201);
+      expect(padded.body.data.authority).to.equal('LVNL');
+    });
+
     it('when an admin key names an authority, then 422 names authority', async () => {
       const reply = await issue({ role: 'admin', authority: 'LBA' });
       expect(reply.status).to.equal(422);
