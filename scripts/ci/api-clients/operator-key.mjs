@@ -1,4 +1,4 @@
-// Registers an operator through the gateway and prints a fresh API key of it (for the fuzzer).
+// Registers an operator through the gateway and prints a fresh API key of it and its uuid (for the fuzzer).
 // Usage: node operator-key.mjs <gateway url>
 const [gateway] = process.argv.slice(2);
 const email = `fuzz-${Date.now()}@example.com`;
@@ -17,4 +17,4 @@ const issued = await call(`/api/operators/${operator.uuid}/api-keys`, {
   headers: { authorization: `Basic ${Buffer.from(`${email}:${password}`).toString('base64')}` },
   body: JSON.stringify({ name: 'fuzzer' }),
 });
-process.stdout.write(`${issued.key}\n`);
+process.stdout.write(`${issued.key} ${operator.uuid}\n`);
