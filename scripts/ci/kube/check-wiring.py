@@ -30,7 +30,7 @@ resources (RabbitmqCluster, MongoDBCommunity: wiring.yaml "operatorPods"). Check
   image-digest           every container image of every workload is pinned by digest (@sha256:...),
                          in the overlays listed in wiring.yaml "imageDigest"
   hpa-queue              an HPA External metric that selects a `queue` label names a durable queue
-                         the services declare (queueName(exchange, '<queue>') in services/*/src)
+                         a service declares (its `Queues` in services/<service>/src/messaging.ts)
   sync-order             Argo CD order (hook phase PreSync < Sync < PostSync, then sync-wave): every
                          ConfigMap a Job reads and every custom resource whose operator makes a
                          Secret it reads (Certificate, MongoDBCommunity users, RabbitmqCluster) is
@@ -517,7 +517,9 @@ def check(docs, config, openapi_paths, overlay=None):
                 for c in (spec.get("containers") or []) + (spec.get("initContainers") or []):
                     if not re.search(r"@sha256:[0-9a-f]{64}$", c.get("image", "")):
                         fail("image-digest", ref(doc), f"container {c['name']}: image {c.get('image')!r} is not pinned by digest (a tag can be moved; docs/operations.md \"Releases\")")
-    declared = {m for f in ROOT.glob("services/*/src/**/*.ts") for m in re.findall(r"queueName\([^,()]+, '([^']+)'\)", f.read_text())}
+    declared = {m for f in ROOT.glob("services/*/src/messaging.ts")
+                for block in re.findall(r"export const Queues = \{(.*?)\} as const;", f.read_text(), re.S)
+                for m in re.findall(r":\s*'([^']+)'", block)}
     for hpa in by_kind.get("HorizontalPodAutoscaler", []):
         for metric in (hpa.get("spec") or {}).get("metrics") or []:
             queue = (((metric.get("external") or {}).get("metric") or {}).get("selector") or {}).get("matchLabels", {}).get("queue")
