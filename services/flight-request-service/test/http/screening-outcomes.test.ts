@@ -71,9 +71,12 @@ describe('POST /api/flight-requests screening outcomes', () => {
 
   it('when another operator’s Approved flight overlaps in area and time, then a deconfliction item and a finding with the shared volume, naming neither the flight nor its operator', async () => {
     const other = await t.seedOperator();
-    const first = await submitAt(24, {}, other);
+    // One window for both: each submission() would otherwise start on its own second, and the shared window with it.
+    const start = new Date(Math.ceil((Date.now() + 3_600_000) / 1000) * 1000);
+    const window = { start_time: isoZ(start), end_time: isoZ(new Date(start.getTime() + 7_200_000)) };
+    const first = await submitAt(24, window, other);
     expect(first.status).to.equal('Approved');
-    const record = await submitAt(24);
+    const record = await submitAt(24, window);
     expect(record.status).to.equal('Pending');
     expect(record.review.items.map((item: { kind: string }) => item.kind)).to.deep.equal(['deconfliction']);
     const overlap = record.review.findings.find((finding: { code: string }) => finding.code === 'DECONFLICTION_OVERLAP');
