@@ -15,7 +15,8 @@
 #
 # Starts the local stack (scripts/stack.sh) if it is not up; the services listen on free ports of
 # their own and use databases and an exchange of their own (e2e/src/system.ts), removed at the end;
-# the walkthrough's webhook receiver listens on WALKTHROUGH_RECEIVER_PORT (39000). Output:
+# the walkthrough's webhook receiver listens on WALKTHROUGH_RECEIVER_PORT (29000: below the kernel's
+# ephemeral range, which a fixed port must stay out of, or an outgoing connection may hold it). Output:
 # .data/ci/backup-drill/ (the dump, drill.log).
 set -euo pipefail
 
@@ -29,7 +30,7 @@ MONGO_TOOLS_VERSION=100.10.0
 WORK="$ROOT/.data/ci/backup-drill"
 TSX="$ROOT/node_modules/.bin/tsx"
 MODE="${BACKUP_DRILL_TOOLS:-auto}"
-export WALKTHROUGH_RECEIVER_PORT="${WALKTHROUGH_RECEIVER_PORT:-39000}"
+export WALKTHROUGH_RECEIVER_PORT="${WALKTHROUGH_RECEIVER_PORT:-29000}"
 
 log() { printf '[backup-drill] %s\n' "$*"; }
 die() { printf '[backup-drill] ERROR: %s\n' "$*" >&2; exit 1; }

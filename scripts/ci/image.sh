@@ -116,11 +116,14 @@ wait_ready() {
   log "all four services ready (/readyz)"
 }
 
-# Each container's memory: the cgroup's usage as podman reads it.
+# Each container's memory: the cgroup's usage as podman reads it (pages other containers touched
+# first, such as node's own binary, are not charged to it), and the resident set of its node process
+# (VmRSS, every page it maps included: the figure docs/performance.md's goals are set in).
 print_memory() { # when
-  local service
+  local service pid
   for service in "${SERVICES[@]}"; do
-    log "memory $1: $service $(podman stats --no-stream --format '{{.MemUsage}}' "$PREFIX-$service" | cut -d/ -f1)"
+    pid="$(podman inspect -f '{{.State.Pid}}' "$PREFIX-$service")"
+    log "memory $1: $service cgroup $(podman stats --no-stream --format '{{.MemUsage}}' "$PREFIX-$service" | cut -d/ -f1 | tr -d ' '), node RSS $(awk '/^VmRSS/ { printf "%.0f MiB", $2 / 1024 }' "/proc/$pid/status")"
   done
 }
 

@@ -18,7 +18,7 @@
  * Exits non-zero, naming what differs, on the first difference.
  *
  * Environment: MONGODUMP and MONGORESTORE (paths; otherwise the stand-in of dump-tool.ts),
- * BACKUP_DRILL_DIR (where the dump goes), WALKTHROUGH_RECEIVER_PORT (39000).
+ * BACKUP_DRILL_DIR (where the dump goes), WALKTHROUGH_RECEIVER_PORT (29000).
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -33,7 +33,7 @@ import { databaseTools, standIn, type DumpTool } from './dump-tool.js';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const DIR = process.env['BACKUP_DRILL_DIR'] ?? `${ROOT}.data/ci/backup-drill`;
-const RECEIVER_PORT = process.env['WALKTHROUGH_RECEIVER_PORT'] ?? '39000';
+const RECEIVER_PORT = process.env['WALKTHROUGH_RECEIVER_PORT'] ?? '29000';
 const WALKTHROUGH_PASSWORD = 'correct horse battery'; // scripts/walkthrough.ts registers with it
 const DATA_SERVICES: ServiceName[] = ['operator-service', 'flight-request-service', 'webhook-service'];
 const ALL_SERVICES: ServiceName[] = [...DATA_SERVICES, 'gateway'];
