@@ -34,6 +34,10 @@ import { freePort, load, round, startReceiver, statusData, type BenchReceiver } 
  * Database commands per delivery: counted on the wire between webhook-service
  * and the database (bench/command-counter.ts).
  *
+ * BENCH_COST_FLOWS=delivery,read,submission,list,cancel (any of them, or
+ * `none` for the memory figures alone): the flows to run, all by default; for
+ * trying one change against one figure without waiting for the others.
+ *
  * BENCH_CPU_PROF=<dir>: webhook-service, flight-request-service and the gateway write a V8
  * CPU profile there when they stop (`node --cpu-prof`); summarise one with
  * `npx tsx bench/profile-top.ts <file>`.
@@ -48,6 +52,9 @@ const WEBHOOK_ENDPOINTS = 2;
 const WEBHOOK_BACKLOG = 200;
 const GOALS = { webhookMsPerDelivery: 0.6, commandsPerDelivery: 3, gatewayMsPerRead: 0.15, rssMiB: 90 } as const;
 const SERVICES: ServiceName[] = ['operator-service', 'flight-request-service', 'webhook-service', 'gateway'];
+const FLOWS = ['delivery', 'read', 'submission', 'list', 'cancel'] as const;
+const selected = new Set((process.env['BENCH_COST_FLOWS'] ?? FLOWS.join(',')).split(',').map((flow) => flow.trim()));
+const runs = (flow: (typeof FLOWS)[number]) => selected.has(flow);
 const LOG = (line: string) => process.stdout.write(`cost: ${line}\n`);
 const verdict = (ok: boolean) => (ok ? 'OK' : 'MISSED');
 
@@ -91,29 +98,38 @@ export default async function costBench(): Promise<BenchSummary> {
     };
     const through = (...services: ServiceName[]): ProcessGroup[] => [...services.map(group), ...engines];
 
-    const before = counter.counts();
-    const delivered = await costPerUnit(through('webhook-service'), () => deliverFor(system, receiver));
-    report('webhook delivery', 'delivery', delivered);
-    const commands = commandsBetween(before, counter.counts());
-    const perDelivery = commands.total / delivered.units;
-    const byName = [...commands.byName].map(([name, count]) => `${name} ${round(count / delivered.units, 2)}`).join(', ');
-    add(`webhook delivery: ${round(perDelivery, 2)} database commands per delivery [${byName}] (goal <= ${GOALS.commandsPerDelivery})`, perDelivery <= GOALS.commandsPerDelivery);
-
-    report('proxied read', 'request', await costPerUnit(through('gateway', 'operator-service'), () => timedLoad(system, `/api/operators/${operator.uuid}`, operator.key)));
-    report(
-      'submission without screening',
-      'submission',
-      await costPerUnit(through('gateway', 'flight-request-service'), () => timedLoad(system, '/api/flight-requests', operator.key, submission(operator, -20))),
-    );
-    await importZones(client, system.adminKey);
-    report(
-      `submission with screening (${ZONES} zones, 5 intersecting)`,
-      'submission',
-      await costPerUnit(through('gateway', 'flight-request-service'), () => timedLoad(system, '/api/flight-requests', operator.key, submission(operator, SCREENED_LON))),
-    );
-    report('list', 'request', await costPerUnit(through('gateway', 'flight-request-service'), () => timedLoad(system, '/api/flight-requests?per_page=15', operator.key)));
-    const cancellable = await storedRequests(system, operator.uuid);
-    report('cancel', 'request', await costPerUnit(through('gateway', 'flight-request-service'), () => cancelAll(client, operator.key, cancellable)));
+    if (runs('delivery')) {
+      const before = counter.counts();
+      const delivered = await costPerUnit(through('webhook-service'), () => deliverFor(system, receiver));
+      report('webhook delivery', 'delivery', delivered);
+      const commands = commandsBetween(before, counter.counts());
+      const perDelivery = commands.total / delivered.units;
+      const byName = [...commands.byName].map(([name, count]) => `${name} ${round(count / delivered.units, 2)}`).join(', ');
+      add(`webhook delivery: ${round(perDelivery, 2)} database commands per delivery [${byName}] (goal <= ${GOALS.commandsPerDelivery})`, perDelivery <= GOALS.commandsPerDelivery);
+    }
+    if (runs('read')) {
+      report('proxied read', 'request', await costPerUnit(through('gateway', 'operator-service'), () => timedLoad(system, `/api/operators/${operator.uuid}`, operator.key)));
+    }
+    if (runs('submission')) {
+      report(
+        'submission without screening',
+        'submission',
+        await costPerUnit(through('gateway', 'flight-request-service'), () => timedLoad(system, '/api/flight-requests', operator.key, submission(operator, -20))),
+      );
+      await importZones(client, system.adminKey);
+      report(
+        `submission with screening (${ZONES} zones, 5 intersecting)`,
+        'submission',
+        await costPerUnit(through('gateway', 'flight-request-service'), () => timedLoad(system, '/api/flight-requests', operator.key, submission(operator, SCREENED_LON))),
+      );
+    }
+    if (runs('list')) {
+      report('list', 'request', await costPerUnit(through('gateway', 'flight-request-service'), () => timedLoad(system, '/api/flight-requests?per_page=15', operator.key)));
+    }
+    if (runs('cancel')) {
+      const cancellable = await storedRequests(system, operator.uuid);
+      report('cancel', 'request', await costPerUnit(through('gateway', 'flight-request-service'), () => cancelAll(client, operator.key, cancellable)));
+    }
 
     const after = memory(system);
     for (const name of SERVICES) {
