@@ -3,3 +3,4 @@ export * from './readiness.js';
 export * from './engine-gaps.js';
 export * from './migrate-indexes.js';
 export * from './grouped-writes.js';
+export * from './driver-collection.js';

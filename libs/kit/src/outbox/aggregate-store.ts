@@ -1,7 +1,9 @@
-import type { Model } from 'mongoose';
+import type { Model, mongo } from 'mongoose';
+import { driverCollection } from '../db/driver-collection.js';
 import type { EventEnvelope } from '@dfc/contracts';
 import { ConflictError, NotFoundError } from '../errors.js';
 import { refusedAsDuplicates, serialisedPerDocument } from '../db/engine-gaps.js';
+import { GroupedWrites } from '../db/grouped-writes.js';
 import { outboxOnCreate, withOutbox, WITHOUT_OUTBOX, type OutboxFields } from './fields.js';
 import type { OutboxModel, OutboxRelay, WrittenOutbox } from './relay.js';
 
@@ -58,7 +60,7 @@ export class AggregateStore<D extends Aggregate> {
 
   /** The document without its outbox, or null. */
   find(id: string): Promise<D | null> {
-    return this.model.findById(id, WITHOUT_OUTBOX).lean<D>().exec();
+    return this.collection.findOne({ _id: id }, { projection: WITHOUT_OUTBOX }) as Promise<D | null>;
   }
 
   async get(id: string): Promise<D> {
@@ -82,11 +84,12 @@ export class AggregateStore<D extends Aggregate> {
    */
   async insertEach(entries: Array<{ doc: Omit<D, 'version'>; events: EventEnvelope[] }>): Promise<D[]> {
     if (entries.length === 0) return [];
-    const docs = entries.map(({ doc, events }) => ({ ...doc, version: 0, ...outboxOnCreate(events) }));
+    // The schema casts each document (a value of the wrong type throws before anything is written), without
+    // building a mongoose document of it; the driver then stores them as they are.
+    const docs = entries.map(({ doc, events }) => this.model.castObject({ ...doc, version: 0, ...outboxOnCreate(events) }) as unknown as Aggregate);
     let refused = new Set<number>();
     try {
-      // As in insert(): the schema casts and validates what the generic type cannot describe.
-      await this.model.insertMany(docs as unknown as D[], { ordered: false, throwOnValidationError: true });
+      await this.collection.insertMany(docs, { ordered: false });
     } catch (error) {
       refused = refusedAsDuplicates(error);
     }
@@ -115,27 +118,68 @@ export class AggregateStore<D extends Aggregate> {
     throw new ConflictError(this.options.conflictMessage ?? 'The resource is being changed by someone else; try again.');
   }
 
+  /**
+   * change() for a final transition decided on a copy the caller has just
+   * read, causing no events (a delivery that succeeded): the transitions made
+   * at the same time share one command, an unordered bulk of updates each
+   * conditional on its document's version, so a busy store sends a fraction
+   * of the round trips. When a copy in the batch was stale the bulk matches
+   * fewer documents than it carries, and each of the batch is decided again
+   * through change(), on its current document. So `decide` must change
+   * nothing in a document it has already changed (a final state: a delivery
+   * that succeeded is no longer pending), and the caller learns nothing but
+   * that its transition is in place or was refused by `decide` on a newer copy.
+   */
+  async settle(read: D, decide: Decide<D>): Promise<void> {
+    const change = await decide(read);
+    if (change === null) return;
+    if (change.events?.length) {
+      await this.change(read._id, decide, read);
+      return;
+    }
+    const allMatched = await serialisedPerDocument(this.model.collection.name, read._id, () =>
+      this.settlements.add({ updateOne: { filter: { _id: read._id, version: read.version }, update: updateFor(change) } }),
+    );
+    if (!allMatched) await this.change(read._id, decide);
+  }
+
+  private readonly settlements = new GroupedWrites<mongo.AnyBulkWriteOperation<Aggregate>, boolean>(async (operations) => {
+    const result = await this.collection.bulkWrite(operations, { ordered: false });
+    return result.matchedCount === operations.length;
+  });
+
   private async attempt(id: string, decide: Decide<D>, known: D | undefined): Promise<{ doc: D; written?: WrittenOutbox } | 'changed-meanwhile'> {
     const current = known ?? (await this.get(id));
     const change = await decide(current);
     if (change === null) return { doc: current };
     const events = change.events ?? [];
-    const set = (change.set ?? {}) as Record<string, unknown>;
-    const plain = {
-      $inc: { version: 1 },
-      ...(Object.keys(set).length > 0 ? { $set: set } : {}),
-      ...(change.unset?.length ? { $unset: Object.fromEntries(change.unset.map((field) => [field, 1])) } : {}),
-    };
-    const update: Record<string, unknown> = events.length > 0 ? withOutbox(plain, events) : plain;
-    const updated = await this.model
-      .findOneAndUpdate({ _id: id, version: current.version }, update, { returnDocument: 'after' })
-      .lean<D & OutboxFields>()
-      .exec();
+    const plain = updateFor(change);
+    const update: mongo.UpdateFilter<Aggregate> = events.length > 0 ? withOutbox(plain, events) : plain;
+    const updated = (await this.collection.findOneAndUpdate({ _id: id, version: current.version }, update, { returnDocument: 'after' })) as (D & OutboxFields) | null;
     if (!updated) return 'changed-meanwhile';
     return { doc: withoutOutbox(updated), ...(events.length > 0 ? { written: { version: updated.version, outbox: updated.outbox } } : {}) };
+  }
+
+  /**
+   * Reads and conditional writes go to the driver: the decisions are typed as
+   * the document already. Seen as a collection of aggregates (id and version):
+   * the driver's filter types cannot follow a generic document type.
+   */
+  private get collection(): mongo.Collection<Aggregate> {
+    return driverCollection(this.model as unknown as Model<Aggregate>);
   }
 
   private get outboxModel(): OutboxModel {
     return this.model as unknown as OutboxModel;
   }
+}
+
+/** The update a change makes, its events aside: the fields it sets and removes, and the next version. */
+function updateFor<D>(change: Change<D>): { $inc: { version: number }; $set?: Record<string, unknown>; $unset?: Record<string, 1> } {
+  const set = (change.set ?? {}) as Record<string, unknown>;
+  return {
+    $inc: { version: 1 },
+    ...(Object.keys(set).length > 0 ? { $set: set } : {}),
+    ...(change.unset?.length ? { $unset: Object.fromEntries(change.unset.map((field) => [field, 1 as const])) } : {}),
+  };
 }

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { OutboxRelay, outboxSchemaFields, type OutboxFields, AggregateStore, type Aggregate } from '@dfc/kit/outbox';
 import { newEvent } from '@dfc/contracts';
-import { Schema, type Connection, type Model } from 'mongoose';
+import { createConnection, Schema, type Connection, type Model } from 'mongoose';
 import { Broker } from '@dfc/kit/broker';
 import { connectMongo, isDuplicateKey } from '@dfc/kit/db';
 import { ConflictError, NotFoundError } from '@dfc/kit/errors';
@@ -21,12 +21,13 @@ describe('AggregateStore (real database and broker)', () => {
   let relay: OutboxRelay;
   let counters: AggregateStore<Counter>;
   let exchange: string;
+  let schema: Schema<Counter>;
 
   before(async () => {
     const { mongoUrl, amqpUrl } = await testDependencies();
     exchange = uniqueName('kit_aggregate');
     connection = await connectMongo(mongoUrl, uniqueName('kit_aggregate'), log);
-    const schema = new Schema<Counter>(
+    schema = new Schema<Counter>(
       { _id: String, version: Number, count: Number, label: { type: String, default: null }, ...outboxSchemaFields },
       { versionKey: false },
     );
@@ -131,6 +132,44 @@ describe('AggregateStore (real database and broker)', () => {
       .catch((error: unknown) => error);
     expect(outcome).to.be.instanceOf(Error);
     expect(await counters.find('each-invalid')).to.equal(null);
+  });
+
+  it('when final transitions of several documents are settled at once, then each lands once and they share write commands', async () => {
+    const ids = Array.from({ length: 12 }, (_, n) => `settle-${n}`);
+    const copies = await Promise.all(ids.map((id) => counters.insert({ _id: id, count: 0, label: null })));
+    // A connection of its own that reports the commands it sends.
+    const monitored = await createConnection((await testDependencies()).mongoUrl, { dbName: connection.name, monitorCommands: true }).asPromise();
+    const updates: number[] = [];
+    monitored.getClient().on('commandStarted', (event) => {
+      if (event.commandName === 'update') updates.push((event.command['updates'] as unknown[]).length);
+    });
+    try {
+      const store = new AggregateStore(monitored.model<Counter>('Counter', schema), relay);
+      await Promise.all(copies.map((copy) => store.settle(copy, (current) => (current.label === null ? { set: { label: 'done', count: current.count + 1 } } : null))));
+    } finally {
+      await monitored.close();
+    }
+    for (const id of ids) {
+      const stored = await counters.get(id);
+      expect([stored.label, stored.count, stored.version]).to.deep.equal(['done', 1, 1]);
+    }
+    expect(updates.reduce((sum, n) => sum + n, 0)).to.equal(ids.length);
+    expect(updates.length).to.be.lessThan(ids.length);
+  });
+
+  it('when a copy settled with others is stale, then that one is decided again on its current document and the others land as decided', async () => {
+    const fresh = await counters.insert({ _id: 'settle-fresh', count: 0, label: null });
+    const stale = await counters.insert({ _id: 'settle-stale', count: 0, label: null });
+    await counters.change('settle-stale', () => ({ set: { count: 5 } }));
+    const decided: string[] = [];
+    const finish = (current: Counter) => {
+      decided.push(`${current._id}@${current.version}`);
+      return current.label === null ? { set: { label: `final after ${current.count}` } } : null;
+    };
+    await Promise.all([counters.settle(fresh, finish), counters.settle(stale, finish)]);
+    expect((await counters.get('settle-fresh')).label).to.equal('final after 0');
+    expect(await counters.get('settle-stale')).to.include({ label: 'final after 5', count: 5, version: 2 });
+    expect(decided).to.include('settle-stale@1');
   });
 
   it('when the copy a change starts from is stale, then the change is decided again on the current document', async () => {

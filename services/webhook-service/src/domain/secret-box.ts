@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 
 /** A secret as stored: AES-256-GCM ciphertext, its random IV and auth tag (base64). */
 export interface SealedSecret {
@@ -8,6 +9,9 @@ export interface SealedSecret {
 }
 
 const IV_BYTES = 12;
+/** Opened secrets kept in memory: every attempt signs with its endpoint's secrets, and opening them is most of the signing's CPU. */
+const OPENED_MAX = 10_000;
+const OPENED_TTL_MS = 60_000;
 
 /**
  * Encrypts signing secrets at rest. The endpoint id is bound in as
@@ -20,6 +24,8 @@ const IV_BYTES = 12;
 export class SecretBox {
   private readonly key: Buffer;
   private readonly decryptOnlyKeys: Buffer[];
+  /** By endpoint and the whole sealed secret: a secret sealed anew is opened anew, a tampered one is never taken for a known one. */
+  private readonly opened = new LRUCache<string, string>({ max: OPENED_MAX, ttl: OPENED_TTL_MS });
 
   constructor(base64Key: string, decryptOnlyBase64Keys: string[] = []) {
     this.key = decodeKey(base64Key);
@@ -36,9 +42,14 @@ export class SecretBox {
 
   /** With the current key, else a decrypt-only one; throws when none opens it. */
   open(sealed: SealedSecret, endpointId: string): string {
+    const memo = `${endpointId}\u0000${sealed.iv}\u0000${sealed.tag}\u0000${sealed.ciphertext}`;
+    const known = this.opened.get(memo);
+    if (known !== undefined) return known;
     for (const key of [this.key, ...this.decryptOnlyKeys]) {
       const plaintext = tryOpen(key, sealed, endpointId);
-      if (plaintext !== undefined) return plaintext;
+      if (plaintext === undefined) continue;
+      this.opened.set(memo, plaintext);
+      return plaintext;
     }
     throw new Error(`neither WEBHOOK_SECRET_KEY nor WEBHOOK_SECRET_KEY_DECRYPT_ONLY opens the secret of endpoint ${endpointId}`);
   }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type PageRequest, skipFor } from '@dfc/kit/pagination';
 import { AggregateStore, WITHOUT_OUTBOX, type Decide, type OutboxRelay } from '@dfc/kit/outbox';
-import { findWhereIn, GroupedWrites, isDuplicateKey } from '@dfc/kit/db';
+import { driverCollection, findWhereIn, GroupedWrites, isDuplicateKey } from '@dfc/kit/db';
 import type { DeliveryStatus, EventEnvelope } from '@dfc/contracts';
 import type { AttemptModel, StoredAttempt } from './attempt-model.js';
 import type { Delivery, DeliveryModel } from './delivery-model.js';
@@ -33,7 +33,7 @@ export class DeliveryStore {
   ) {
     this.aggregate = new AggregateStore(model, relay, { notFoundMessage: 'Not found.' });
     this.attemptLog = new GroupedWrites(async (records) => {
-      await attempts.insertMany(records, { ordered: false });
+      await driverCollection(attempts).insertMany(records, { ordered: false });
     });
   }
 
@@ -61,6 +61,11 @@ export class DeliveryStore {
   /** read → decide → one conditional write; `read`, a copy just read, spares the first read. */
   change(id: string, decide: Decide<Delivery>, read?: Delivery): Promise<Delivery> {
     return this.aggregate.change(id, decide, read);
+  }
+
+  /** A final transition (succeeded, failed) decided on the copy just read; those made at the same time share one write (AggregateStore.settle). */
+  settle(delivery: Delivery, decide: Decide<Delivery>): Promise<void> {
+    return this.aggregate.settle(delivery, decide);
   }
 
   find(id: string): Promise<Delivery | null> {

@@ -1,5 +1,6 @@
 import { ConflictError, NotFoundError } from '@dfc/kit/errors';
 import { STANDARD_WEBHOOK_HEADERS, WEBHOOK_HEADERS, WEBHOOK_USER_AGENT, signStandardWebhook, signWebhookPayload, type EventEnvelope } from '@dfc/contracts';
+import type { Decide } from '@dfc/kit/outbox';
 import type { AttemptDue } from '../domain/attempt-message.js';
 import { decideAfterAttempt, describeFailedStatus, type AttemptDecision } from '../domain/attempt-outcome.js';
 import { freeFormDelay } from '../domain/delay-queues.js';
@@ -104,23 +105,31 @@ function attemptRecord(result: SendResult, decision: AttemptDecision, now: Date)
   };
 }
 
-/** The delivery's one write for this attempt; false when it moved on meanwhile (redelivered, deleted). */
+/**
+ * The delivery's one write for this attempt. A final outcome (succeeded,
+ * failed) changes nothing once in place, since the delivery is no longer
+ * pending, so the final outcomes of the attempts ending together share one
+ * command. For a retry: false when the delivery moved on meanwhile
+ * (redelivered, deleted), and no retry is scheduled.
+ */
 async function recordOutcome(deps: WebhookDeps, delivery: Delivery, message: AttemptDue, decision: AttemptDecision, now: Date): Promise<boolean> {
+  let recorded = false;
+  const decide: Decide<Delivery> = (current) => {
+    recorded = isExpected(current, message);
+    if (!recorded) return null;
+    return {
+      set: {
+        status: decision.outcome === 'succeeded' ? 'succeeded' : decision.outcome === 'retry' ? 'pending' : 'failed',
+        attempt_count: current.attempt_count + 1,
+        round_attempts: current.round_attempts + 1,
+        next_attempt_at: decision.outcome === 'retry' ? new Date(now.getTime() + decision.delayMs) : null,
+        updated_at: now,
+      },
+    };
+  };
   try {
-    let recorded = false;
-    await deps.deliveries.change(delivery._id, (current) => {
-      recorded = isExpected(current, message);
-      if (!recorded) return null;
-      return {
-        set: {
-          status: decision.outcome === 'succeeded' ? 'succeeded' : decision.outcome === 'retry' ? 'pending' : 'failed',
-          attempt_count: current.attempt_count + 1,
-          round_attempts: current.round_attempts + 1,
-          next_attempt_at: decision.outcome === 'retry' ? new Date(now.getTime() + decision.delayMs) : null,
-          updated_at: now,
-        },
-      };
-    }, delivery);
+    if (decision.outcome === 'retry') await deps.deliveries.change(delivery._id, decide, delivery);
+    else await deps.deliveries.settle(delivery, decide);
     return recorded;
   } catch (error) {
     if (error instanceof ConflictError || error instanceof NotFoundError) return false;

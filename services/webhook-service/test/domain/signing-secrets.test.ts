@@ -63,6 +63,16 @@ describe('SecretBox (AES-256-GCM at rest)', () => {
     expect(() => box.open({ ...sealed, ciphertext: flipped.toString('base64') }, 'endpoint-1')).to.throw();
   });
 
+  it('when a secret was opened before, then it opens again from memory, and a tampered copy or another endpoint still throws', () => {
+    const sealed = box.seal('whsec_kept', 'endpoint-5');
+    expect(box.open(sealed, 'endpoint-5')).to.equal('whsec_kept');
+    expect(box.open({ ...sealed }, 'endpoint-5')).to.equal('whsec_kept');
+    const flipped = Buffer.from(sealed.ciphertext, 'base64');
+    flipped[0] = flipped[0]! ^ 1;
+    expect(() => box.open({ ...sealed, ciphertext: flipped.toString('base64') }, 'endpoint-5')).to.throw();
+    expect(() => box.open(sealed, 'endpoint-6')).to.throw();
+  });
+
   it('when the key is not 32 bytes, then it refuses to start', () => {
     expect(() => new SecretBox(randomBytes(16).toString('base64'))).to.throw(/32 bytes/);
   });
