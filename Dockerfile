@@ -59,6 +59,8 @@ EXPOSE 8080
 # hash) back to the system when freed instead of raising its mmap threshold and keeping them in the heap.
 # No --enable-source-maps: it holds every loaded module's source map (4–5 MiB per service); stack traces name
 # dist/*.js, which tsc keeps line-for-line readable. NODE_OPTIONS=--enable-source-maps maps them when debugging.
+# --single-threaded-gc: heaps of 30–40 MiB collect in well under a millisecond on the main thread; helper threads
+# only contend for the one or two CPUs a pod gets (webhook-service: 2.3 against 2.5–2.9 ms CPU per delivery).
 ENV MALLOC_MMAP_THRESHOLD_=131072
-ENTRYPOINT ["node", "--conditions=compiled", "--max-semi-space-size=2"]
+ENTRYPOINT ["node", "--conditions=compiled", "--max-semi-space-size=2", "--single-threaded-gc"]
 CMD ["services/gateway/dist/main.js"]
