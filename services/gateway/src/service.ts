@@ -46,7 +46,7 @@ export function createGatewayService({ config, broker, log, registry }: ServiceR
     app,
     start: () => consumeRevocations(broker, keys, log),
     async stop() {
-      upstreams.close();
+      await upstreams.close();
     },
   };
 }

@@ -52,13 +52,11 @@ async function identifyCallerWithinLimits(ctx: Context, route: ProxyRoute, deps:
 
 /**
  * What the service receives beyond the client's own headers: the internal
- * token naming the principal, the request id, where the call came from. The
- * API key never leaves the gateway; a client's own X-Internal-Token is
- * overwritten by the gateway's.
+ * token naming the principal, the request id, where the call came from. A
+ * client's own X-Internal-Token is overwritten by the gateway's; the API key
+ * never leaves the gateway (upstream/proxy.ts withholds it).
  */
 function upstreamHeaders(ctx: Context, token: string, body: Buffer | undefined, trustProxy: boolean): Record<string, string> {
-  const incoming = ctx.req.headers;
-  delete incoming['x-api-key'];
   const socketAddress = ctx.req.socket.remoteAddress ?? '';
   const chain = trustProxy ? ctx.get('X-Forwarded-For') : '';
   const headers: Record<string, string> = {
@@ -70,7 +68,6 @@ function upstreamHeaders(ctx: Context, token: string, body: Buffer | undefined, 
     'x-forwarded-proto': ctx.state.publicOrigin.protocol,
   };
   if (body !== undefined) {
-    delete incoming['transfer-encoding'];
     headers['content-type'] = 'application/json';
     headers['content-length'] = String(body.length);
   }

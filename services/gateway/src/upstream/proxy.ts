@@ -1,7 +1,6 @@
-import { Agent, type IncomingMessage } from 'node:http';
-import { Readable } from 'node:stream';
-import httpProxy from 'http-proxy';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Context } from 'koa';
+import { Pool, type Dispatcher } from 'undici';
 import { ServiceUnavailableError } from '@dfc/kit/errors';
 import type { UpstreamName } from '../domain/routing.js';
 
@@ -9,7 +8,7 @@ export interface UpstreamSettings {
   targets: Record<UpstreamName, string>;
   /** A call the upstream has not answered in this time is given up (503). */
   timeoutMs: number;
-  /** Keep-alive sockets per upstream. */
+  /** Keep-alive connections per upstream. */
   maxSockets: number;
 }
 
@@ -21,107 +20,146 @@ export interface Forwarding {
   body: Buffer | undefined;
 }
 
-interface Waiting {
-  resolve(response: IncomingMessage): void;
-  reject(error: unknown): void;
-}
-
-/** Headers of one hop only (RFC 9110 §7.6.1): never copied from an upstream's answer. */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+/** Headers of one hop only (RFC 9110 §7.6.1): never passed on, in either direction. */
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+/**
+ * A client's headers the service never receives: those of one hop; `host` (the
+ * pool names the service); `content-length` (the gateway sets it for the body
+ * it forwards, if any); `expect` (Node's server already answered 100-continue,
+ * and undici refuses it); the API key, which never leaves the gateway.
+ */
+const NOT_FORWARDED = new Set([...HOP_BY_HOP, 'host', 'content-length', 'expect', 'x-api-key']);
 /** Answers that have no body (koa writes none for them). */
 const BODILESS_STATUSES = new Set([204, 205, 304]);
 
 /**
- * Answers are JSON documents of bounded size, so they are read whole and sent
- * as a buffer: cheaper per request than piping a stream through koa, and a
- * service failing mid-answer becomes a clean 503 instead of a cut response.
- */
-function readAll(response: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let ended = false;
-    response.on('data', (chunk: Buffer) => chunks.push(chunk));
-    response.once('end', () => {
-      ended = true;
-      resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks));
-    });
-    response.once('error', () => undefined);
-    response.once('close', () => {
-      if (!ended) reject(new ServiceUnavailableError());
-    });
-  });
-}
-
-/**
- * The services behind the gateway, reached through http-proxy over one
- * keep-alive agent per upstream. The proxy hands the upstream's answer back
- * (`selfHandleResponse`) instead of writing it, so koa sends it: the error
- * middleware, metrics and the request id apply to proxied calls too, and a
- * service that does not answer (or breaks off) becomes the kit's 503 like any
- * other error.
+ * The services behind the gateway, each reached through one undici `Pool` of
+ * keep-alive connections: Node's own HTTP client, maintained with Node, and
+ * cheaper per call than `http.request` (see docs/performance.md). The
+ * upstream's answer is put on `ctx` rather than written, so koa sends it: the
+ * error middleware, metrics and the request id apply to proxied calls too,
+ * and a service that does not answer in time (or breaks off) becomes the kit's
+ * 503 like any other error.
  */
 export class Upstreams {
-  private readonly proxies = new Map<UpstreamName, httpProxy>();
-  private readonly agents: Agent[] = [];
-  private readonly waiting = new WeakMap<IncomingMessage, Waiting>();
+  private readonly pools = new Map<UpstreamName, Pool>();
 
   constructor(settings: UpstreamSettings) {
     for (const [name, target] of Object.entries(settings.targets) as Array<[UpstreamName, string]>) {
-      const agent = new Agent({ keepAlive: true, maxSockets: settings.maxSockets });
-      const proxy = httpProxy.createProxyServer({
-        target,
-        agent,
-        selfHandleResponse: true,
-        proxyTimeout: settings.timeoutMs,
-      });
-      proxy.on('proxyRes', (response, request) => this.waiting.get(request)?.resolve(response));
-      // The client went away before the upstream answered: nobody waits for the answer.
-      proxy.on('econnreset', (error, request) => this.waiting.get(request)?.reject(error));
-      this.proxies.set(name, proxy);
-      this.agents.push(agent);
-    }
-  }
-
-  /** Sends the call on and puts the upstream's answer (status, headers, streamed body) on `ctx`. */
-  async forward(ctx: Context, forwarding: Forwarding): Promise<void> {
-    const response = await this.send(ctx, forwarding);
-    const status = response.statusCode ?? 502;
-    const bodiless = ctx.method === 'HEAD' || BODILESS_STATUSES.has(status);
-    if (bodiless) response.resume();
-    // The whole answer first: a service breaking off leaves nothing of it on ctx.
-    const body = bodiless ? undefined : await readAll(response);
-    ctx.status = status;
-    for (const [name, value] of Object.entries(response.headers)) {
-      if (value !== undefined && !HOP_BY_HOP.has(name)) ctx.set(name, value);
-    }
-    if (body !== undefined) ctx.body = body;
-  }
-
-  close(): void {
-    for (const proxy of this.proxies.values()) proxy.close();
-    for (const agent of this.agents) agent.destroy();
-  }
-
-  private send(ctx: Context, forwarding: Forwarding): Promise<IncomingMessage> {
-    const proxy = this.proxies.get(forwarding.upstream);
-    if (proxy === undefined) return Promise.reject(new ServiceUnavailableError());
-    const request = ctx.req;
-    return new Promise<IncomingMessage>((resolve, reject) => {
-      this.waiting.set(request, { resolve, reject });
-      proxy.web(
-        request,
-        ctx.res,
-        {
-          headers: forwarding.headers,
-          ...(forwarding.body === undefined ? {} : { buffer: Readable.from([forwarding.body]) }),
-        },
-        (error) => reject(error),
+      this.pools.set(
+        name,
+        new Pool(target, {
+          connections: settings.maxSockets,
+          connectTimeout: settings.timeoutMs,
+          headersTimeout: settings.timeoutMs,
+          bodyTimeout: settings.timeoutMs,
+        }),
       );
-    })
-      .catch((error: unknown) => {
-        ctx.state.log?.warn({ err: (error as Error).message, upstream: forwarding.upstream }, 'upstream unavailable');
-        throw new ServiceUnavailableError();
-      })
-      .finally(() => this.waiting.delete(request));
+    }
+  }
+
+  /** Sends the call on and puts the upstream's answer (status, headers, body) on `ctx`. */
+  async forward(ctx: Context, forwarding: Forwarding): Promise<void> {
+    const answer = await this.send(ctx, forwarding);
+    ctx.status = answer.status;
+    const listed = connectionOptions(answer.headers['connection']);
+    for (const [name, value] of Object.entries(answer.headers)) {
+      if (value !== undefined && !HOP_BY_HOP.has(name) && !listed?.has(name)) ctx.set(name, value);
+    }
+    if (ctx.method !== 'HEAD' && !BODILESS_STATUSES.has(answer.status)) ctx.body = answer.body();
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.pools.values()].map((pool) => pool.close()));
+  }
+
+  private async send(ctx: Context, forwarding: Forwarding): Promise<BufferedAnswer> {
+    const pool = this.pools.get(forwarding.upstream);
+    if (pool === undefined) throw new ServiceUnavailableError();
+    const answer = new BufferedAnswer();
+    // The client went away before its answer was sent: nobody waits for the service's answer.
+    ctx.res.once('close', () => {
+      if (!ctx.res.writableFinished) answer.abort();
+    });
+    try {
+      pool.dispatch({ path: ctx.url, method: ctx.method, headers: upstreamHeaders(ctx.req.headers, forwarding.headers), body: forwarding.body ?? null }, answer);
+      await answer.done;
+      return answer;
+    } catch (error) {
+      ctx.state.log?.warn({ err: (error as Error).message, upstream: forwarding.upstream }, 'upstream unavailable');
+      throw new ServiceUnavailableError();
+    }
+  }
+}
+
+/** The client's headers, less those never forwarded, with the gateway's own set over them. */
+function upstreamHeaders(incoming: IncomingHttpHeaders, overrides: Record<string, string>): Record<string, string | string[]> {
+  const listed = connectionOptions(incoming.connection);
+  const headers: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(incoming)) {
+    if (value !== undefined && !NOT_FORWARDED.has(name) && !listed?.has(name)) headers[name] = value;
+  }
+  return Object.assign(headers, overrides);
+}
+
+/** The header names a Connection header lists are of this hop too (RFC 9110 §7.6.1). */
+function connectionOptions(connection: string | string[] | undefined): Set<string> | undefined {
+  // Nearly every Connection header is one of these two, which name no other header: no set built per call.
+  if (connection === undefined || connection === 'keep-alive' || connection === 'close') return undefined;
+  const values = Array.isArray(connection) ? connection : [connection];
+  return new Set(values.flatMap((value) => value.split(',')).map((name) => name.trim().toLowerCase()));
+}
+
+/**
+ * One upstream answer, collected whole. Answers are JSON documents of bounded
+ * size, so they are read into a buffer rather than streamed through koa: one
+ * write to the client, and a service breaking off mid-answer becomes a clean
+ * 503 instead of a cut response.
+ */
+class BufferedAnswer implements Dispatcher.DispatchHandler {
+  status = 0;
+  headers: IncomingHttpHeaders = {};
+  readonly done: Promise<void>;
+  private readonly chunks: Buffer[] = [];
+  private controller: Dispatcher.DispatchController | undefined;
+  private aborted = false;
+  private settle!: (error?: Error) => void;
+
+  constructor() {
+    this.done = new Promise((resolve, reject) => {
+      this.settle = (error) => (error === undefined ? resolve() : reject(error));
+    });
+  }
+
+  /** Gives the call up, whether it is still queued for a connection or already sent. */
+  abort(): void {
+    this.aborted = true;
+    this.controller?.abort(new Error('the client went away'));
+  }
+
+  body(): Buffer {
+    return this.chunks.length === 1 ? (this.chunks[0] as Buffer) : Buffer.concat(this.chunks);
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.aborted) this.abort();
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, status: number, headers: IncomingHttpHeaders): void {
+    this.status = status;
+    this.headers = headers;
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.chunks.push(chunk);
+  }
+
+  onResponseEnd(): void {
+    this.settle();
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    this.settle(error);
   }
 }

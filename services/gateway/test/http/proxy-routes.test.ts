@@ -1,6 +1,26 @@
+import { request, type IncomingHttpHeaders } from 'node:http';
 import { expect } from 'chai';
 import { grantOperatorKey, startTestGateway, type TestGateway } from '../support/gateway.js';
 import { json } from '../support/stub-upstream.js';
+
+/** A call through node:http, which (unlike fetch) sends any header it is given, hop-by-hop ones too. */
+function rawCall(url: string, method: string, headers: Record<string, string>, body?: string): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
+  return new Promise((resolve, reject) => {
+    const outgoing = request(url, { method, headers }, (response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (text += chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: text }));
+    });
+    outgoing.on('error', reject);
+    outgoing.end(body);
+  });
+}
+
+async function until(condition: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+}
 
 describe('gateway proxying', () => {
   let gateway: TestGateway;
@@ -83,6 +103,42 @@ describe('gateway proxying', () => {
       expect(received?.headers['x-forwarded-host']).to.equal(new URL(gateway.url).host);
     });
 
+    it('when the client sends hop-by-hop headers and a chunked body with Expect, then the service gets the body with its length and none of them', async () => {
+      const body = '{"url":"https://x"}';
+      const answer = await rawCall(
+        `${gateway.url}/api/webhooks`,
+        'POST',
+        {
+          'x-api-key': apiKey,
+          'content-type': 'application/json',
+          'transfer-encoding': 'chunked',
+          connection: 'keep-alive, x-hop-note',
+          'keep-alive': 'timeout=5',
+          'x-hop-note': 'for the gateway only',
+          upgrade: 'h2c',
+          te: 'trailers',
+          expect: '100-continue',
+          'proxy-authorization': 'Basic cHJveHk6c2VjcmV0',
+        },
+        body,
+      );
+      expect(answer.status).to.equal(200);
+      const received = gateway.webhooks.calls[0];
+      expect(received?.body).to.equal(body);
+      expect(received?.headers['content-length']).to.equal(String(body.length));
+      for (const name of ['transfer-encoding', 'keep-alive', 'x-hop-note', 'upgrade', 'te', 'expect', 'proxy-authorization', 'x-api-key']) {
+        expect(received?.headers[name], name).to.equal(undefined);
+      }
+      expect(received?.headers['host']).to.equal(new URL(gateway.webhooks.url).host);
+    });
+
+    it('when a GET carries Connection: keep-alive and Keep-Alive, then it is proxied as any other', async () => {
+      const answer = await rawCall(`${gateway.url}/api/operators/x`, 'GET', { 'x-api-key': apiKey, connection: 'keep-alive', 'keep-alive': 'timeout=5, max=100' });
+      expect(answer.status).to.equal(200);
+      expect(JSON.parse(answer.body)).to.deep.equal({ data: { method: 'GET', url: '/api/operators/x', body: '' } });
+      expect(gateway.operators.calls.find((c) => c.url === '/api/operators/x')?.headers['keep-alive']).to.equal(undefined);
+    });
+
     it('when the client sends no request id, then the gateway makes one, answers with it and passes it on', async () => {
       const response = await call('/api/zones');
       const requestId = response.headers.get('x-request-id');
@@ -112,6 +168,52 @@ describe('gateway proxying', () => {
       const response = await call('/api/webhooks/7', { method: 'DELETE' });
       expect(response.status).to.equal(204);
       expect(await response.text()).to.equal('');
+    });
+
+    it('when the service answers with hop-by-hop headers, then the client gets the answer without them', async () => {
+      gateway.webhooks.handler = (_call, response) => {
+        response.writeHead(200, {
+          'content-type': 'application/json',
+          connection: 'keep-alive, x-hop-answer',
+          'keep-alive': 'timeout=99',
+          'x-hop-answer': 'for the gateway only',
+          'proxy-authenticate': 'Basic',
+          'x-end-to-end': 'kept',
+        });
+        response.end('{"data":[]}');
+      };
+      const response = await call('/api/webhooks');
+      expect(response.status).to.equal(200);
+      expect(await response.json()).to.deep.equal({ data: [] });
+      expect(response.headers.get('x-end-to-end')).to.equal('kept');
+      expect(response.headers.get('x-hop-answer')).to.equal(null);
+      expect(response.headers.get('proxy-authenticate')).to.equal(null);
+      expect(response.headers.get('keep-alive')).to.not.equal('timeout=99');
+    });
+
+    it('when a HEAD is answered with a length, then the client gets the status and headers and no body', async () => {
+      gateway.webhooks.handler = (_call, response) => {
+        response.writeHead(200, { 'content-type': 'application/json', 'content-length': '11', etag: '"v1"' });
+        response.end();
+      };
+      const answer = await rawCall(`${gateway.url}/api/webhooks`, 'HEAD', { 'x-api-key': apiKey });
+      expect(answer.status).to.equal(200);
+      expect(answer.headers['etag']).to.equal('"v1"');
+      expect(answer.headers['content-length']).to.equal('11');
+      expect(answer.body).to.equal('');
+      expect(gateway.webhooks.calls[0]?.method).to.equal('HEAD');
+    });
+
+    it('when the service answers 304, then the client gets 304 with its headers and no body', async () => {
+      gateway.webhooks.handler = (_call, response) => {
+        response.writeHead(304, { etag: '"v1"' });
+        response.end();
+      };
+      const response = await call('/api/webhooks', { headers: { 'if-none-match': '"v1"' } });
+      expect(response.status).to.equal(304);
+      expect(response.headers.get('etag')).to.equal('"v1"');
+      expect(await response.text()).to.equal('');
+      expect(gateway.webhooks.calls[0]?.headers['if-none-match']).to.equal('"v1"');
     });
 
     it('when the service answers 405 or 422, then those are passed on as they are', async () => {
@@ -207,6 +309,21 @@ describe('gateway proxying', () => {
       expect(response.headers.get('location')).to.equal(null);
       expect(await response.json()).to.deep.equal({ message: 'Service Unavailable.' });
       await broken.closeAll();
+    });
+
+    it('when the client goes away before the service answers, then the call to the service is given up', async () => {
+      const left = await startTestGateway();
+      const key = grantOperatorKey(left).key;
+      let closedUnanswered = false;
+      left.flights.handler = (_call, response) => response.once('close', () => (closedUnanswered = !response.writableFinished));
+      const client = new AbortController();
+      const pending = fetch(`${left.url}/api/flight-requests`, { headers: { 'X-API-Key': key }, signal: client.signal }).catch((error: Error) => error);
+      await until(() => left.flights.calls.length === 1, 2_000);
+      client.abort();
+      expect(await pending).to.be.instanceOf(Error);
+      await until(() => closedUnanswered, 2_000);
+      expect(closedUnanswered).to.equal(true);
+      await left.closeAll();
     });
 
     it('when the service takes longer than the timeout, then 503', async () => {

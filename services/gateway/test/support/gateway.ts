@@ -105,7 +105,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     verifyCalls: () => operators.calls.filter((call) => call.url === '/internal/api-keys/verify').length,
     closeAll: async () => {
       await listening.close();
-      upstreams.close();
+      await upstreams.close();
       await Promise.all([operators.close(), flights.close(), webhooks.close()]);
     },
   };
