@@ -1,12 +1,12 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { Broker } from '@dfc/kit/broker';
 import { createLogger } from '@dfc/kit/logging';
-import { InternalTokenSigner } from '@dfc/kit/http';
+import { INTERNAL_TOKEN_TTL_SECONDS, InternalTokenSigner } from '@dfc/kit/http';
 import { newEvent, RoutingKeys, type Principal } from '@dfc/contracts';
 import mongoose from 'mongoose';
 import { flightRequestBody, GatewayClient, type RegisteredOperator } from '../e2e/src/client.js';
-import { startSystem, type ServiceName, type System } from '../e2e/src/system.js';
+import { entryPoint, IMAGE_ENV, startSystem, type ServiceName, type System } from '../e2e/src/system.js';
 import { costPerUnit, engineGroups, rssMiB, serviceGroup, type CostPerUnit, type ProcessGroup } from './accounting.js';
 import { commandsBetween, startCommandCounter } from './command-counter.js';
 import type { BenchSummary } from './run.js';
@@ -19,7 +19,8 @@ import { freePort, load, round, startReceiver, statusData, type BenchReceiver } 
  * throughput on a shared two-core machine says how busy the machine was; CPU
  * per unit says what the code costs, and stays true on another engine.
  *
- * Flows: proxied read (GET /api/operators/{uuid} through the gateway),
+ * Flows: proxied read (GET /api/operators/{uuid} through the gateway, then
+ * through a bare proxy, bench/bare-proxy.ts, for the same-run baseline),
  * submission without screening (an area no zone touches) and with it (1,000
  * zones loaded, the area inside five of them), list (the operator's first
  * page), cancel, webhook delivery (status_change events published on the
@@ -108,23 +109,36 @@ export default async function costBench(): Promise<BenchSummary> {
       add(`webhook delivery: ${round(perDelivery, 2)} database commands per delivery [${byName}] (goal <= ${GOALS.commandsPerDelivery})`, perDelivery <= GOALS.commandsPerDelivery);
     }
     if (runs('read')) {
-      report('proxied read', 'request', await costPerUnit(through('gateway', 'operator-service'), () => timedLoad(system, `/api/operators/${operator.uuid}`, operator.key)));
+      const path = `/api/operators/${operator.uuid}`;
+      const proxied = await costPerUnit(through('gateway', 'operator-service'), () => timedLoad(system.gatewayUrl, path, operator.key));
+      report('proxied read', 'request', proxied);
+      const bare = await startBareProxy(system, operator);
+      try {
+        const baseline = await costPerUnit([serviceGroup('bare proxy', () => bare.pid)], () => timedLoad(bare.url, path, operator.key));
+        const gatewayMs = proxied.msPerUnit.get('gateway') ?? Number.NaN;
+        const bareMs = baseline.msPerUnit.get('bare proxy') ?? Number.NaN;
+        LOG(`proxied read, bare proxy: ${baseline.units} × request in ${round(baseline.seconds, 1)} s`);
+        add(`proxied read: bare proxy (node:http + undici Pool, same load) ${round(bareMs, 3)} ms CPU per request`);
+        add(`proxied read: gateway/bare proxy CPU per request ${round(gatewayMs / bareMs, 2)}`);
+      } finally {
+        await bare.stop();
+      }
     }
     if (runs('submission')) {
       report(
         'submission without screening',
         'submission',
-        await costPerUnit(through('gateway', 'flight-request-service'), () => timedLoad(system, '/api/flight-requests', operator.key, submission(operator, -20))),
+        await costPerUnit(through('gateway', 'flight-request-service'), () => timedLoad(system.gatewayUrl, '/api/flight-requests', operator.key, submission(operator, -20))),
       );
       await importZones(client, system.adminKey);
       report(
         `submission with screening (${ZONES} zones, 5 intersecting)`,
         'submission',
-        await costPerUnit(through('gateway', 'flight-request-service'), () => timedLoad(system, '/api/flight-requests', operator.key, submission(operator, SCREENED_LON))),
+        await costPerUnit(through('gateway', 'flight-request-service'), () => timedLoad(system.gatewayUrl, '/api/flight-requests', operator.key, submission(operator, SCREENED_LON))),
       );
     }
     if (runs('list')) {
-      report('list', 'request', await costPerUnit(through('gateway', 'flight-request-service'), () => timedLoad(system, '/api/flight-requests?per_page=15', operator.key)));
+      report('list', 'request', await costPerUnit(through('gateway', 'flight-request-service'), () => timedLoad(system.gatewayUrl, '/api/flight-requests?per_page=15', operator.key)));
     }
     if (runs('cancel')) {
       const cancellable = await storedRequests(system, operator.uuid);
@@ -170,12 +184,12 @@ async function walkthrough(system: System): Promise<void> {
   LOG('README walkthrough passed');
 }
 
-/** Requests for PHASE_SECONDS with CONNECTIONS at once; how many answered 2xx (any other answer fails the figure). */
-async function timedLoad(system: System, path: string, key: string, body?: string): Promise<number> {
+/** Requests to `base` for PHASE_SECONDS with CONNECTIONS at once; how many answered 2xx (any other answer fails the figure). */
+async function timedLoad(base: string, path: string, key: string, body?: string): Promise<number> {
   const target = {
     // A list reads the whole collection on the local engine (docs/architecture.md, "The local engine"): slow, not failed.
     timeout: 120,
-    url: `${system.gatewayUrl}${path}`,
+    url: `${base}${path}`,
     method: body === undefined ? ('GET' as const) : ('POST' as const),
     headers: { 'x-api-key': key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     ...(body === undefined ? {} : { body }),
@@ -298,4 +312,47 @@ async function deliverFor(system: System, receiver: BenchReceiver): Promise<numb
   } finally {
     await broker.close();
   }
+}
+
+interface BareProxy {
+  url: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * bench/bare-proxy.ts in front of this system's operator-service, run as the
+ * gateway is (its node options, the image's memory setting), holding an
+ * internal token for `operator` that is signed again at a third of its life.
+ */
+async function startBareProxy(system: System, operator: RegisteredOperator): Promise<BareProxy> {
+  const signer = new InternalTokenSigner(system.privateKeyPem);
+  const principal: Principal = { sub: operator.uuid, role: 'operator', operator_uuid: operator.uuid, key_id: operator.keyId };
+  const gatewayNodeOptions = entryPoint('gateway', 'main', true).slice(0, -1);
+  const child = spawn(process.execPath, [...gatewayNodeOptions, '--import', 'tsx', 'bench/bare-proxy.ts'], {
+    env: { PATH: process.env['PATH'] ?? '', ...IMAGE_ENV, BARE_PROXY_UPSTREAM: system.url('operator-service'), BARE_PROXY_TOKEN: await signer.sign(principal) },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const renewal = setInterval(() => void signer.sign(principal).then((token) => child.send({ token })), (INTERNAL_TOKEN_TTL_SECONDS * 1000) / 3);
+  const stop = async () => {
+    clearInterval(renewal);
+    if (child.exitCode === null) child.kill('SIGTERM');
+    await exited;
+  };
+  try {
+    const port = await listeningPort(child);
+    return { url: `http://127.0.0.1:${port}`, pid: child.pid ?? Number.NaN, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/** The port the child reports once it listens. */
+function listeningPort(child: ChildProcess): Promise<number> {
+  return new Promise((resolve, reject) => {
+    child.once('message', (message: { port: number }) => resolve(message.port));
+    child.once('exit', (code) => reject(new Error(`the bare proxy exited (${code}) before listening`)));
+  });
 }
