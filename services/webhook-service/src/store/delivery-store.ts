@@ -25,6 +25,8 @@ export type DeliveryWithAttempts = Delivery & { attempts: StoredAttempt[] };
 export class DeliveryStore {
   private readonly aggregate: AggregateStore<Delivery>;
   private readonly attemptLog: GroupedWrites<StoredAttempt>;
+  /** Each caller's new deliveries; the ids of those the batch inserted. */
+  private readonly creations: GroupedWrites<NewDelivery[], Set<string>>;
 
   constructor(
     private readonly model: DeliveryModel,
@@ -32,6 +34,10 @@ export class DeliveryStore {
     relay: OutboxRelay,
   ) {
     this.aggregate = new AggregateStore(model, relay, { notFoundMessage: 'Not found.' });
+    this.creations = new GroupedWrites(async (batches) => {
+      const inserted = await this.aggregate.insertEach(batches.flat().map((delivery) => ({ doc: delivery, events: [] })));
+      return new Set(inserted.map((delivery) => delivery._id));
+    });
     this.attemptLog = new GroupedWrites(async (records) => {
       await driverCollection(attempts).insertMany(records, { ordered: false });
     });
@@ -47,9 +53,16 @@ export class DeliveryStore {
     }
   }
 
-  /** Stores new deliveries in one write, without messages (the caller sends them); returns those that did not exist yet. */
-  createEach(deliveries: NewDelivery[]): Promise<Delivery[]> {
-    return this.aggregate.insertEach(deliveries.map((delivery) => ({ doc: delivery, events: [] })));
+  /**
+   * Stores new deliveries without messages (the caller sends them); returns
+   * those that did not exist yet. The deliveries of events fanned out at the
+   * same moment share one insert: a unique index refuses a duplicate by
+   * itself, whichever caller's it is.
+   */
+  async createEach(deliveries: NewDelivery[]): Promise<Delivery[]> {
+    if (deliveries.length === 0) return [];
+    const inserted = await this.creations.add(deliveries);
+    return deliveries.filter((delivery) => inserted.has(delivery._id)).map((delivery) => ({ ...delivery, version: 0 }));
   }
 
   /** The event's deliveries still pending that were never attempted (read by the unique (event, endpoint) index: one per subscriber). */
