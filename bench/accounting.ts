@@ -111,3 +111,32 @@ export function rssMiB(pid: number): number {
   const kib = Number(/^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1] ?? Number.NaN);
   return kib / 1024;
 }
+
+/**
+ * Where a process's resident memory lies, from /proc/<pid>/smaps: the node
+ * binary's own pages (code and the ICU data it embeds, shared by every node
+ * process on the machine), anonymous memory (the V8 heap, buffers, malloc's
+ * large blocks), malloc's heap, and the shared libraries. MiB each.
+ */
+export function rssByMapping(pid: number): Map<string, number> {
+  const kib = new Map<string, number>();
+  let mapping = '';
+  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    const header = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (header) {
+      mapping = mappingKind(header[1] ?? '');
+      continue;
+    }
+    const rss = /^Rss:\s+(\d+) kB/.exec(line);
+    if (rss) kib.set(mapping, (kib.get(mapping) ?? 0) + Number(rss[1]));
+  }
+  return new Map([...kib].map(([name, size]) => [name, size / 1024]));
+}
+
+function mappingKind(path: string): string {
+  if (path === '' || path.startsWith('[anon')) return 'anonymous';
+  if (path === '[heap]') return 'malloc heap';
+  if (path.endsWith('/node')) return 'node binary';
+  if (path.includes('.so')) return 'libraries';
+  return path.startsWith('[') ? 'other' : 'other files';
+}

@@ -7,7 +7,7 @@ import { newEvent, RoutingKeys, type Principal } from '@dfc/contracts';
 import mongoose from 'mongoose';
 import { flightRequestBody, GatewayClient, type RegisteredOperator } from '../e2e/src/client.js';
 import { entryPoint, IMAGE_ENV, startSystem, type ServiceName, type System } from '../e2e/src/system.js';
-import { costPerUnit, engineGroups, rssMiB, serviceGroup, type CostPerUnit, type ProcessGroup } from './accounting.js';
+import { costPerUnit, engineGroups, rssByMapping, rssMiB, serviceGroup, type CostPerUnit, type ProcessGroup } from './accounting.js';
 import { commandsBetween, startCommandCounter } from './command-counter.js';
 import type { BenchSummary } from './run.js';
 import { freePort, load, round, startReceiver, statusData, type BenchReceiver } from './support.js';
@@ -30,7 +30,9 @@ import { freePort, load, round, startReceiver, statusData, type BenchReceiver } 
  * whoever else uses the machine, so their figures include that load.
  *
  * Memory: each service's RSS idle (started, nothing done), after the README
- * walkthrough (scripts/walkthrough.ts) and after the whole run.
+ * walkthrough (scripts/walkthrough.ts), with where it lies then (the node
+ * binary's pages, anonymous memory, malloc's heap, libraries), and after the
+ * whole run.
  *
  * Database commands per delivery: counted on the wire between webhook-service
  * and the database (bench/command-counter.ts).
@@ -83,6 +85,7 @@ export default async function costBench(): Promise<BenchSummary> {
     const idle = memory(system);
     await walkthrough(system);
     const walked = memory(system);
+    const walkedByMapping = new Map(SERVICES.map((name) => [name, rssByMapping(system.pid(name))]));
 
     const client = new GatewayClient(system.gatewayUrl);
     const operator = await client.registerOperatorWithKey({ timezone: 'Europe/Amsterdam' });
@@ -149,6 +152,7 @@ export default async function costBench(): Promise<BenchSummary> {
     for (const name of SERVICES) {
       add(`${name} RSS idle ${round(idle.get(name) ?? 0, 0)} MiB`);
       add(`${name} RSS after the README walkthrough ${round(walked.get(name) ?? 0, 0)} MiB (goal <= ${GOALS.rssMiB})`, (walked.get(name) ?? Infinity) <= GOALS.rssMiB);
+      add(`${name} RSS after the README walkthrough by mapping: ${describeMappings(walkedByMapping.get(name))}`);
       add(`${name} RSS after the run ${round(after.get(name) ?? 0, 0)} MiB`);
     }
     return { lines, goalsMet };
@@ -163,6 +167,13 @@ function baseMongoUrl(): string {
   const url = process.env['MONGO_URL'];
   if (!url) throw new Error('MONGO_URL is not set (npm run bench sets it)');
   return url;
+}
+
+function describeMappings(byMapping: Map<string, number> | undefined): string {
+  return [...(byMapping ?? [])]
+    .sort((a, b) => b[1] - a[1])
+    .map(([name, mib]) => `${name} ${round(mib, 1)}`)
+    .join(', ') + ' MiB';
 }
 
 function memory(system: System): Map<ServiceName, number> {
