@@ -1,7 +1,7 @@
 import type { Model, mongo } from 'mongoose';
-import { driverCollection } from '../db/driver-collection.js';
 import type { EventEnvelope } from '@dfc/contracts';
 import { ConflictError, NotFoundError } from '../errors.js';
+import { driverCollection } from '../db/driver-collection.js';
 import { refusedAsDuplicates, serialisedPerDocument } from '../db/engine-gaps.js';
 import { GroupedWrites } from '../db/grouped-writes.js';
 import { outboxOnCreate, withOutbox, WITHOUT_OUTBOX, type OutboxFields } from './fields.js';
@@ -48,6 +48,11 @@ function withoutOutbox<D>(doc: D & OutboxFields): D {
  */
 export class AggregateStore<D extends Aggregate> {
   private readonly maxAttempts: number;
+  /** The conditional updates of settle() made at the same time, in one bulk; whether every one matched. */
+  private readonly settlements = new GroupedWrites<mongo.AnyBulkWriteOperation<Aggregate>, boolean>(async (operations) => {
+    const result = await this.collection.bulkWrite(operations, { ordered: false });
+    return result.matchedCount === operations.length;
+  });
 
   constructor(
     readonly model: Model<D>,
@@ -133,6 +138,7 @@ export class AggregateStore<D extends Aggregate> {
   async settle(read: D, decide: Decide<D>): Promise<void> {
     const change = await decide(read);
     if (change === null) return;
+    // Events need the outbox write and the relay's notice that change() makes.
     if (change.events?.length) {
       await this.change(read._id, decide, read);
       return;
@@ -142,11 +148,6 @@ export class AggregateStore<D extends Aggregate> {
     );
     if (!allMatched) await this.change(read._id, decide);
   }
-
-  private readonly settlements = new GroupedWrites<mongo.AnyBulkWriteOperation<Aggregate>, boolean>(async (operations) => {
-    const result = await this.collection.bulkWrite(operations, { ordered: false });
-    return result.matchedCount === operations.length;
-  });
 
   private async attempt(id: string, decide: Decide<D>, known: D | undefined): Promise<{ doc: D; written?: WrittenOutbox } | 'changed-meanwhile'> {
     const current = known ?? (await this.get(id));
