@@ -1,4 +1,3 @@
-import { DateTime } from 'luxon';
 import type { FieldErrors } from '@dfc/kit/errors';
 import type { SubmissionLimits } from './limits.js';
 
@@ -6,10 +5,15 @@ const MINUTE_MS = 60_000;
 const HOUR_MS = 60 * MINUTE_MS;
 const DAY_MS = 24 * HOUR_MS;
 
-/** A string that matched the `Z` pattern may still name no instant (2026-02-30T25:00:00Z). */
+/**
+ * The instant an RFC 3339 UTC timestamp (`…Z`) names; null when it names none (30 February,
+ * hour 24) or is not of that form. Date's own ISO parser does the work: it rolls an impossible
+ * day over into the next month, so an instant that does not print back as written is refused.
+ */
 export function parseUtcInstant(text: string): Date | null {
-  const parsed = DateTime.fromISO(text, { zone: 'utc' });
-  return parsed.isValid ? parsed.toJSDate() : null;
+  const instant = new Date(text);
+  if (Number.isNaN(instant.getTime()) || !text.endsWith('Z')) return null;
+  return instant.toISOString().slice(0, 19) === text.slice(0, 19) ? instant : null;
 }
 
 /**
