@@ -104,6 +104,17 @@ export class TooManyRequestsError extends AppError {
   }
 }
 
+/**
+ * The client closed its connection before the answer was ready (nginx's 499): nothing can be
+ * sent, and it is neither the client's mistake nor a failure of ours, so it is logged and
+ * counted apart from both.
+ */
+export class ClientClosedRequestError extends AppError {
+  constructor() {
+    super(499, 'Client Closed Request.');
+  }
+}
+
 export class ServiceUnavailableError extends AppError {
   constructor(message = 'Service Unavailable.') {
     super(503, message);

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Context } from 'koa';
 import { Pool, type Dispatcher } from 'undici';
-import { ServiceUnavailableError } from '@dfc/kit/errors';
+import { ClientClosedRequestError, ServiceUnavailableError } from '@dfc/kit/errors';
 import type { UpstreamName } from '../domain/routing.js';
 
 export interface UpstreamSettings {
@@ -86,6 +86,7 @@ export class Upstreams {
       await answer.done;
       return answer;
     } catch (error) {
+      if (answer.abandoned) throw new ClientClosedRequestError();
       ctx.state.log?.warn({ err: (error as Error).message, upstream: forwarding.upstream }, 'upstream unavailable');
       throw new ServiceUnavailableError();
     }
@@ -122,7 +123,8 @@ class BufferedAnswer implements Dispatcher.DispatchHandler {
   readonly done: Promise<void>;
   private readonly chunks: Buffer[] = [];
   private controller: Dispatcher.DispatchController | undefined;
-  private aborted = false;
+  /** Given up because the client went away (not the service's failure). */
+  abandoned = false;
   private settle!: (error?: Error) => void;
 
   constructor() {
@@ -133,7 +135,7 @@ class BufferedAnswer implements Dispatcher.DispatchHandler {
 
   /** Gives the call up, whether it is still queued for a connection or already sent. */
   abort(): void {
-    this.aborted = true;
+    this.abandoned = true;
     this.controller?.abort(new Error('the client went away'));
   }
 
@@ -143,7 +145,7 @@ class BufferedAnswer implements Dispatcher.DispatchHandler {
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.controller = controller;
-    if (this.aborted) this.abort();
+    if (this.abandoned) this.abort();
   }
 
   onResponseStart(_controller: Dispatcher.DispatchController, status: number, headers: IncomingHttpHeaders): void {

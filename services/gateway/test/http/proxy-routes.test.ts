@@ -1,5 +1,6 @@
 import { request, type IncomingHttpHeaders } from 'node:http';
 import { expect } from 'chai';
+import { waitFor } from '@dfc/kit/testing';
 import { grantOperatorKey, startTestGateway, type TestGateway } from '../support/gateway.js';
 import { json } from '../support/stub-upstream.js';
 
@@ -15,11 +16,6 @@ function rawCall(url: string, method: string, headers: Record<string, string>, b
     outgoing.on('error', reject);
     outgoing.end(body);
   });
-}
-
-async function until(condition: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
 }
 
 describe('gateway proxying', () => {
@@ -311,18 +307,21 @@ describe('gateway proxying', () => {
       await broken.closeAll();
     });
 
-    it('when the client goes away before the service answers, then the call to the service is given up', async () => {
+    it('when the client goes away before the service answers, then the call to the service is given up and counted as 499, not as a 503', async () => {
       const left = await startTestGateway();
       const key = grantOperatorKey(left).key;
       let closedUnanswered = false;
       left.flights.handler = (_call, response) => response.once('close', () => (closedUnanswered = !response.writableFinished));
       const client = new AbortController();
       const pending = fetch(`${left.url}/api/flight-requests`, { headers: { 'X-API-Key': key }, signal: client.signal }).catch((error: Error) => error);
-      await until(() => left.flights.calls.length === 1, 2_000);
+      await waitFor(() => left.flights.calls.length === 1, 2_000);
       client.abort();
       expect(await pending).to.be.instanceOf(Error);
-      await until(() => closedUnanswered, 2_000);
-      expect(closedUnanswered).to.equal(true);
+      expect(await waitFor(() => closedUnanswered, 2_000)).to.equal(true);
+      const countedAs = async (status: string) =>
+        new RegExp(`http_request_duration_seconds_count\\{[^}]*route="/api/flight-requests/\\*"[^}]*status="${status}"`).test(await (await fetch(`${left.url}/metrics`)).text());
+      expect(await waitFor(() => countedAs('499'), 2_000)).to.equal(true);
+      expect(await countedAs('503')).to.equal(false);
       await left.closeAll();
     });
 
