@@ -3,7 +3,7 @@
 #   - a MongoDB-compatible database on 127.0.0.1:${MONGO_PORT:-27017}
 #       (mongod if it is on PATH, otherwise FerretDB v1 with its PostgreSQL backend,
 #        built from source with Go into .data/bin/ferretdb on first use, on a
-#        PostgreSQL cluster of our own in .data/postgres, port ${PG_PORT:-55432},
+#        PostgreSQL cluster of our own in .data/postgres, port ${PG_PORT:-25432},
 #        run as the 'postgres' user)
 #   - RabbitMQ on 127.0.0.1:${AMQP_PORT:-5672}
 #       (our own detached node "dfc@localhost", not the system service)
@@ -30,7 +30,8 @@ RABBIT_NODE="${RABBITMQ_NODENAME:-dfc@localhost}"
 FERRETDB_VERSION="${FERRETDB_VERSION:-v1.24.2}"
 STARTUP_TIMEOUT="${STACK_STARTUP_TIMEOUT:-120}" # seconds, per service
 
-PG_PORT="${PG_PORT:-55432}"
+# Below the kernel's ephemeral range (32768-60999), from which outgoing connections take their local ports.
+PG_PORT="${PG_PORT:-25432}"
 PG_DIR="$DATA/postgres"
 FDB_DIR="$DATA/ferretdb"
 FDB_BIN_DEFAULT="$DATA/bin/ferretdb"
