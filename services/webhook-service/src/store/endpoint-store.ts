@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import { type PageRequest, skipFor } from '@dfc/kit/pagination';
 import { AggregateStore, WITHOUT_OUTBOX, type Decide, type OutboxRelay } from '@dfc/kit/outbox';
-import { countMatching } from '@dfc/kit/db';
+import { countMatching, GroupedReads } from '@dfc/kit/db';
 import type { SubscribableWebhookKind } from '@dfc/contracts';
 import { scopeFilter, type OwnerScope } from '../domain/owner-scope.js';
 import type { WebhookEndpoint, WebhookEndpointModel } from './endpoint-model.js';
@@ -20,12 +20,18 @@ const ENDPOINT_COPIES = 10_000;
 export class EndpointStore {
   private readonly aggregate: AggregateStore<WebhookEndpoint>;
   private readonly copies = new LRUCache<string, WebhookEndpoint>({ max: ENDPOINT_COPIES, ttl: ENDPOINT_COPY_MAX_AGE_MS });
+  /** Subscribers by operator and event kind: the events of one operator fanned out at once (a cascade) share reads. */
+  private readonly subscribers: GroupedReads<readonly WebhookEndpoint[]>;
 
   constructor(
     private readonly model: WebhookEndpointModel,
     relay: OutboxRelay,
   ) {
     this.aggregate = new AggregateStore(model, relay, { notFoundMessage: 'Not found.' });
+    this.subscribers = new GroupedReads<readonly WebhookEndpoint[]>((key) => {
+      const [operatorUuid, kind] = JSON.parse(key) as [string, SubscribableWebhookKind];
+      return this.model.find({ operator_uuid: operatorUuid, enabled: true, events: kind }, WITHOUT_OUTBOX).lean<WebhookEndpoint[]>().exec();
+    });
   }
 
   async insert(endpoint: Omit<WebhookEndpoint, 'version'>): Promise<WebhookEndpoint> {
@@ -65,9 +71,13 @@ export class EndpointStore {
     return result.deletedCount === 1;
   }
 
-  /** The enabled endpoints of one operator that subscribed to `kind`. */
-  findSubscribers(operatorUuid: string, kind: SubscribableWebhookKind): Promise<WebhookEndpoint[]> {
-    return this.model.find({ operator_uuid: operatorUuid, enabled: true, events: kind }, WITHOUT_OUTBOX).lean<WebhookEndpoint[]>().exec();
+  /**
+   * The enabled endpoints of one operator that subscribed to `kind`, as a read started after the
+   * call finds them (an endpoint created before the event is never missed); callers asking for the
+   * same at the same moment share that read (GroupedReads), hence one read-only list for all of them.
+   */
+  findSubscribers(operatorUuid: string, kind: SubscribableWebhookKind): Promise<readonly WebhookEndpoint[]> {
+    return this.subscribers.get(JSON.stringify([operatorUuid, kind]));
   }
 
   private remember(endpoint: WebhookEndpoint): WebhookEndpoint {

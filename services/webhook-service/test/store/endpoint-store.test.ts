@@ -1,6 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { ENDPOINT_COPY_MAX_AGE_MS } from '../../src/store/endpoint-store.js';
+import { createConnection } from 'mongoose';
+import { createLogger } from '@dfc/kit/logging';
+import { OutboxRelay } from '@dfc/kit/outbox';
+import { testDependencies } from '@dfc/kit/testing';
+import { ENDPOINT_COPY_MAX_AGE_MS, EndpointStore } from '../../src/store/endpoint-store.js';
 import { webhookEndpointModel } from '../../src/store/endpoint-model.js';
 import { cleanUp, freshNames, operator, registerEndpoint, sleep, startService, type Names, type TestService } from '../support.js';
 
@@ -46,5 +50,47 @@ describe('EndpointStore: the copy of an endpoint that attempts work from', () =>
     expect(await endpoints.findForAttempt(id)).to.not.equal(null);
     expect(await endpoints.remove(id)).to.equal(true);
     expect(await endpoints.findForAttempt(id)).to.equal(null);
+  });
+});
+
+describe('EndpointStore: the subscribers of events fanned out at the same moment', () => {
+  let names: Names;
+  let running: TestService;
+
+  before(async () => {
+    names = freshNames();
+    running = await startService(names);
+  });
+
+  after(async () => {
+    await running.close();
+    await cleanUp(names);
+  });
+
+  it('when ten events of one operator ask at once, then each gets its subscribers, another operator gets its own, and they share reads', async () => {
+    const cascading = randomUUID();
+    const other = randomUUID();
+    const mine = [await registerEndpoint(running.url, operator(cascading), 'http://127.0.0.1:9/a'), await registerEndpoint(running.url, operator(cascading), 'http://127.0.0.1:9/b')];
+    const theirs = await registerEndpoint(running.url, operator(other), 'http://127.0.0.1:9/c');
+    await registerEndpoint(running.url, operator(cascading), 'http://127.0.0.1:9/d', ['review_complete']);
+    // A connection of its own that reports the reads it sends, on the service's database.
+    const monitored = await createConnection((await testDependencies()).mongoUrl, { dbName: names.db, monitorCommands: true }).asPromise();
+    const reads: string[] = [];
+    monitored.getClient().on('commandStarted', (event) => {
+      if (event.commandName === 'find' && event.command['find'] === 'webhook_endpoints') reads.push(String((event.command['filter'] as { operator_uuid: string }).operator_uuid));
+    });
+    const relay = new OutboxRelay(running.broker, createLogger('test', 'silent'));
+    try {
+      const endpoints = new EndpointStore(webhookEndpointModel(monitored), relay);
+      const ids = (found: readonly { _id: string }[]) => found.map((endpoint) => endpoint._id).sort();
+      const [theirsFound, ...mineFound] = await Promise.all([endpoints.findSubscribers(other, 'status_change'), ...Array.from({ length: 10 }, () => endpoints.findSubscribers(cascading, 'status_change'))]);
+      for (const found of mineFound) expect(ids(found)).to.deep.equal(mine.map((endpoint) => endpoint.id).sort());
+      expect(ids(theirsFound!)).to.deep.equal([theirs.id]);
+      expect(reads.filter((uuid) => uuid === cascading).length).to.be.within(1, 2);
+      expect(reads.filter((uuid) => uuid === other)).to.have.length(1);
+    } finally {
+      await relay.stop();
+      await monitored.close();
+    }
   });
 });
