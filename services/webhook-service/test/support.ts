@@ -1,9 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { Connection } from 'mongoose';
+import { createConnection, type Connection, type mongo } from 'mongoose';
 import { Broker } from '@dfc/kit/broker';
 import { connectMongo, syncIndexes } from '@dfc/kit/db';
 import { createLogger, type Logger } from '@dfc/kit/logging';
+import { OutboxRelay } from '@dfc/kit/outbox';
 import { createMetricsRegistry, InternalTokenSigner } from '@dfc/kit/http';
 import { generateTokenKeys, listen, removeBrokerTopology, testDependencies, uniqueName, type Listening } from '@dfc/kit/testing';
 import {
@@ -86,6 +87,24 @@ export async function startService(names: Names, env: Record<string, string> = {
       await http.close();
       await service.stop();
       await broker.close();
+      await connection.close();
+    },
+  };
+}
+
+/**
+ * For a store a test builds itself to count its commands: a connection of its own on the service's
+ * database that reports every command it sends, and an outbox relay on the service's broker.
+ */
+export async function monitoredStoreDeps(running: TestService, names: Names, onCommand: (event: mongo.CommandStartedEvent) => void) {
+  const connection = await createConnection((await testDependencies()).mongoUrl, { dbName: names.db, monitorCommands: true }).asPromise();
+  connection.getClient().on('commandStarted', onCommand);
+  const relay = new OutboxRelay(running.broker, createLogger('test', 'silent'));
+  return {
+    connection,
+    relay,
+    async close() {
+      await relay.stop();
       await connection.close();
     },
   };

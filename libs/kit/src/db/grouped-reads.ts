@@ -11,12 +11,11 @@ import { GroupedWrites } from './grouped-writes.js';
 export class GroupedReads<V> {
   private readonly keys = new Map<string, { reads: GroupedWrites<void, V>; waiting: number }>();
 
-  constructor(private readonly read: (key: string) => Promise<V>) {}
-
-  async get(key: string): Promise<V> {
+  /** `read` is the query `key` names: whichever caller's is used, they are the same. */
+  async get(key: string, read: () => Promise<V>): Promise<V> {
     let group = this.keys.get(key);
     if (!group) {
-      group = { reads: new GroupedWrites<void, V>(() => this.read(key)), waiting: 0 };
+      group = { reads: new GroupedWrites<void, V>(read), waiting: 0 };
       this.keys.set(key, group);
     }
     group.waiting += 1;

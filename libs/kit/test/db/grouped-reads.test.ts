@@ -22,10 +22,11 @@ function manualReads() {
 describe('GroupedReads', () => {
   it('when callers ask for a key while its read is under way, then they share one read that starts after they asked', async () => {
     const reads = manualReads();
-    const grouped = new GroupedReads(reads.read);
-    const first = grouped.get('a');
+    const grouped = new GroupedReads<string>();
+    const get = (key: string) => grouped.get(key, () => reads.read(key));
+    const first = get('a');
     reads.write();
-    const later = [grouped.get('a'), grouped.get('a'), grouped.get('a')];
+    const later = [get('a'), get('a'), get('a')];
     expect(reads.started).to.deep.equal(['a@0']);
     await reads.finish(0);
     expect(reads.started).to.deep.equal(['a@0', 'a@1']);
@@ -36,8 +37,9 @@ describe('GroupedReads', () => {
 
   it('when callers ask for different keys, then each key is read on its own', async () => {
     const reads = manualReads();
-    const grouped = new GroupedReads(reads.read);
-    const answers = [grouped.get('a'), grouped.get('b')];
+    const grouped = new GroupedReads<string>();
+    const get = (key: string) => grouped.get(key, () => reads.read(key));
+    const answers = [get('a'), get('b')];
     expect(reads.started).to.deep.equal(['a@0', 'b@0']);
     await reads.finish(0);
     await reads.finish(1);
@@ -46,11 +48,12 @@ describe('GroupedReads', () => {
 
   it('when a read fails, then exactly its callers see the error, and the key is read afresh for the next caller', async () => {
     const reads = manualReads();
-    const grouped = new GroupedReads(reads.read);
-    const outcome = grouped.get('a').then(() => 'fulfilled', (error: Error) => error.message);
+    const grouped = new GroupedReads<string>();
+    const get = (key: string) => grouped.get(key, () => reads.read(key));
+    const outcome = get('a').then(() => 'fulfilled', (error: Error) => error.message);
     await reads.finish(0, new Error('database down'));
     expect(await outcome).to.equal('database down');
-    const again = grouped.get('a');
+    const again = get('a');
     expect(reads.started).to.deep.equal(['a@0', 'a@0']);
     await reads.finish(1);
     expect(await again).to.equal('a@0');

@@ -123,8 +123,7 @@ class BufferedAnswer implements Dispatcher.DispatchHandler {
   readonly done: Promise<void>;
   private readonly chunks: Buffer[] = [];
   private controller: Dispatcher.DispatchController | undefined;
-  /** Given up because the client went away (not the service's failure). */
-  abandoned = false;
+  private clientLeft = false;
   private settle!: (error?: Error) => void;
 
   constructor() {
@@ -133,9 +132,14 @@ class BufferedAnswer implements Dispatcher.DispatchHandler {
     });
   }
 
+  /** Given up because the client went away (not the service's failure). */
+  get abandoned(): boolean {
+    return this.clientLeft;
+  }
+
   /** Gives the call up, whether it is still queued for a connection or already sent. */
   abort(): void {
-    this.abandoned = true;
+    this.clientLeft = true;
     this.controller?.abort(new Error('the client went away'));
   }
 
@@ -145,7 +149,7 @@ class BufferedAnswer implements Dispatcher.DispatchHandler {
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.controller = controller;
-    if (this.abandoned) this.abort();
+    if (this.clientLeft) this.abort();
   }
 
   onResponseStart(_controller: Dispatcher.DispatchController, status: number, headers: IncomingHttpHeaders): void {

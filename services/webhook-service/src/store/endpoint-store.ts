@@ -21,17 +21,13 @@ export class EndpointStore {
   private readonly aggregate: AggregateStore<WebhookEndpoint>;
   private readonly copies = new LRUCache<string, WebhookEndpoint>({ max: ENDPOINT_COPIES, ttl: ENDPOINT_COPY_MAX_AGE_MS });
   /** Subscribers by operator and event kind: the events of one operator fanned out at once (a cascade) share reads. */
-  private readonly subscribers: GroupedReads<readonly WebhookEndpoint[]>;
+  private readonly subscribers = new GroupedReads<readonly WebhookEndpoint[]>();
 
   constructor(
     private readonly model: WebhookEndpointModel,
     relay: OutboxRelay,
   ) {
     this.aggregate = new AggregateStore(model, relay, { notFoundMessage: 'Not found.' });
-    this.subscribers = new GroupedReads<readonly WebhookEndpoint[]>((key) => {
-      const [operatorUuid, kind] = JSON.parse(key) as [string, SubscribableWebhookKind];
-      return this.model.find({ operator_uuid: operatorUuid, enabled: true, events: kind }, WITHOUT_OUTBOX).lean<WebhookEndpoint[]>().exec();
-    });
   }
 
   async insert(endpoint: Omit<WebhookEndpoint, 'version'>): Promise<WebhookEndpoint> {
@@ -77,7 +73,9 @@ export class EndpointStore {
    * same at the same moment share that read (GroupedReads), hence one read-only list for all of them.
    */
   findSubscribers(operatorUuid: string, kind: SubscribableWebhookKind): Promise<readonly WebhookEndpoint[]> {
-    return this.subscribers.get(JSON.stringify([operatorUuid, kind]));
+    return this.subscribers.get(`${operatorUuid} ${kind}`, () =>
+      this.model.find({ operator_uuid: operatorUuid, enabled: true, events: kind }, WITHOUT_OUTBOX).lean<WebhookEndpoint[]>().exec(),
+    );
   }
 
   private remember(endpoint: WebhookEndpoint): WebhookEndpoint {

@@ -1,38 +1,29 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { createConnection, type Connection } from 'mongoose';
-import { createLogger } from '@dfc/kit/logging';
-import { OutboxRelay } from '@dfc/kit/outbox';
-import { testDependencies } from '@dfc/kit/testing';
 import { newDelivery } from '../../src/use-cases/fan-out-event.js';
 import { attemptModel } from '../../src/store/attempt-model.js';
 import { deliveryModel } from '../../src/store/delivery-model.js';
 import { DeliveryStore } from '../../src/store/delivery-store.js';
 import type { WebhookEndpoint } from '../../src/store/endpoint-model.js';
-import { cleanUp, freshNames, startService, type Names, type TestService } from '../support.js';
+import { cleanUp, freshNames, monitoredStoreDeps, startService, type Names, type TestService } from '../support.js';
 
 describe('DeliveryStore: the deliveries of events fanned out at the same moment', () => {
   let names: Names;
   let running: TestService;
-  let monitored: Connection;
-  let relay: OutboxRelay;
+  let monitored: Awaited<ReturnType<typeof monitoredStoreDeps>>;
   let deliveries: DeliveryStore;
   const inserts: number[] = [];
 
   before(async () => {
     names = freshNames();
     running = await startService(names);
-    // A connection of its own that reports the commands it sends, on the service's database.
-    monitored = await createConnection((await testDependencies()).mongoUrl, { dbName: names.db, monitorCommands: true }).asPromise();
-    monitored.getClient().on('commandStarted', (event) => {
+    monitored = await monitoredStoreDeps(running, names, (event) => {
       if (event.commandName === 'insert' && event.command['insert'] === 'webhook_deliveries') inserts.push((event.command['documents'] as unknown[]).length);
     });
-    relay = new OutboxRelay(running.broker, createLogger('test', 'silent'));
-    deliveries = new DeliveryStore(deliveryModel(monitored), attemptModel(monitored), relay);
+    deliveries = new DeliveryStore(deliveryModel(monitored.connection), attemptModel(monitored.connection), monitored.relay);
   });
 
   after(async () => {
-    await relay.stop();
     await monitored.close();
     await running.close();
     await cleanUp(names);
