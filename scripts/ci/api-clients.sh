@@ -232,10 +232,13 @@ fuzz() {
 # The zone import's ED-269 document schema makes schemathesis 4.32's generator fail inside itself
 # (a flaky Hypothesis error, not an answer of ours); the import is covered by the zone tests.
 run_step schemathesis-operator fuzz operator "$OPERATOR_KEY" --suppress-health-check all --exclude-path /api/zones/import
-# With the admin key, schemathesis 4.32's coverage phase fails inside its own generator on the submission's
-# body (Hypothesis's "Inconsistent results", no answer checked; twice in a row on 2026-11-25, seed 1). The
-# submission is fuzzed with the operator key twice above and below, where it is an operator's operation.
-run_step schemathesis-admin fuzz admin "$ADMIN_KEY" --suppress-health-check all --exclude-path /api/zones/import --exclude-operation-id submitFlightRequest
+# With the admin key, schemathesis 4.32's coverage phase fails inside its own generator on the body both
+# the submission and its preview take, FlightRequestCreate (Hypothesis's "Inconsistent results" around a
+# KeyError in schemathesis's code, no answer checked): twice in a row on the submission on 2026-11-25, seed 1,
+# and once on the preview in a later run. Both are an operator's operations and are fuzzed with the operator
+# key above (and the submission alone below).
+run_step schemathesis-admin fuzz admin "$ADMIN_KEY" --suppress-health-check all --exclude-path /api/zones/import \
+  --exclude-operation-id submitFlightRequest --exclude-operation-id previewFlightRequest
 # The submission alone, every health check on: its body must be generated without strain.
 run_step schemathesis-submission fuzz submission "$OPERATOR_KEY" --include-operation-id submitFlightRequest
 # Positive fuzzing is real when the service accepted submissions: the fuzzer's operator owns them.
