@@ -4,6 +4,7 @@ import { Broker } from '@dfc/kit/broker';
 import { createLogger } from '@dfc/kit/logging';
 import { INTERNAL_TOKEN_TTL_SECONDS, InternalTokenSigner } from '@dfc/kit/http';
 import { newEvent, RoutingKeys, type Principal } from '@dfc/contracts';
+import { connect } from 'amqplib';
 import mongoose from 'mongoose';
 import { flightRequestBody, GatewayClient, type RegisteredOperator } from '../e2e/src/client.js';
 import { entryPoint, IMAGE_ENV, startSystem, type ServiceName, type System } from '../e2e/src/system.js';
@@ -24,7 +25,8 @@ import { freePort, load, round, startReceiver, statusData, type BenchReceiver } 
  * submission without screening (an area no zone touches) and with it (1,000
  * zones loaded, the area inside five of them), list (the operator's first
  * page), cancel, webhook delivery (status_change events published on the
- * broker, fanned out to two endpoints, POSTed to a receiver here). Processes:
+ * broker, fanned out to two endpoints, POSTed to a receiver here; then taken
+ * by a bare deliverer, bench/bare-deliverer.ts, for the same-run baseline). Processes:
  * the services, the gateway, the database engine (FerretDB + PostgreSQL, or
  * mongod) and the broker (RabbitMQ's Erlang VM). The engines are shared with
  * whoever else uses the machine, so their figures include that load.
@@ -104,12 +106,32 @@ export default async function costBench(): Promise<BenchSummary> {
 
     if (runs('delivery')) {
       const before = counter.counts();
-      const delivered = await costPerUnit(through('webhook-service'), () => deliverFor(system, receiver));
+      const delivered = await costPerUnit(through('webhook-service'), async () => {
+        const publisher = await serviceEvents(system, receiver);
+        try {
+          return await deliverFor(receiver, publisher);
+        } finally {
+          await publisher.close();
+        }
+      });
       report('webhook delivery', 'delivery', delivered);
       const commands = commandsBetween(before, counter.counts());
       const perDelivery = commands.total / delivered.units;
       const byName = [...commands.byName].map(([name, count]) => `${name} ${round(count / delivered.units, 2)}`).join(', ');
       add(`webhook delivery: ${round(perDelivery, 2)} database commands per delivery [${byName}] (goal <= ${GOALS.commandsPerDelivery})`, perDelivery <= GOALS.commandsPerDelivery);
+      const bare = await startBareDeliverer(system, receiver);
+      try {
+        // At the rate webhook-service reached: CPU per unit depends on how many units share each wake-up.
+        const baseline = await costPerUnit([serviceGroup('bare deliverer', () => bare.pid), ...engines], () => deliverFor(receiver, bare.publisher, delivered.units / delivered.seconds));
+        const serviceMs = delivered.msPerUnit.get('webhook-service') ?? Number.NaN;
+        const bareMs = baseline.msPerUnit.get('bare deliverer') ?? Number.NaN;
+        LOG(`webhook delivery, bare deliverer: ${baseline.units} × delivery in ${round(baseline.seconds, 1)} s`);
+        add(`webhook delivery: bare deliverer (amqplib + node:http + one insert per event, at webhook-service's rate) ${round(bareMs, 3)} ms CPU per delivery`);
+        for (const [name, ms] of baseline.msPerUnit) if (name !== 'bare deliverer') add(`webhook delivery, bare deliverer: ${name} ${round(ms, 3)} ms CPU per delivery`);
+        add(`webhook delivery: webhook-service/bare deliverer CPU per delivery ${round(serviceMs / bareMs, 2)}`);
+      } finally {
+        await bare.stop();
+      }
     }
     if (runs('read')) {
       const path = `/api/operators/${operator.uuid}`;
@@ -283,12 +305,44 @@ async function cancelAll(client: GatewayClient, key: string, uuids: string[]): P
   return cancelled;
 }
 
+/** Puts status_change events where a deliverer takes them. */
+interface EventPublisher {
+  publish(count: number): Promise<void>;
+  close(): Promise<void>;
+}
+
 /**
- * status_change events of an operator with WEBHOOK_ENDPOINTS endpoints, published
- * for PHASE_SECONDS with at most WEBHOOK_BACKLOG deliveries outstanding; the
+ * status_change events published for PHASE_SECONDS, fanned out to
+ * WEBHOOK_ENDPOINTS receiver paths, with at most WEBHOOK_BACKLOG deliveries
+ * outstanding, and at most `perSecond` deliveries a second when given; the
  * phase ends when every one arrived. How many deliveries arrived.
  */
-async function deliverFor(system: System, receiver: BenchReceiver): Promise<number> {
+async function deliverFor(receiver: BenchReceiver, events: EventPublisher, perSecond = Infinity): Promise<number> {
+  const first = receiver.count;
+  let published = 0;
+  const start = performance.now();
+  const deadline = start + PHASE_SECONDS * 1000;
+  while (performance.now() < deadline) {
+    const backlogFull = published * WEBHOOK_ENDPOINTS - (receiver.count - first) >= WEBHOOK_BACKLOG;
+    const aheadOfRate = published * WEBHOOK_ENDPOINTS >= (perSecond * (performance.now() - start)) / 1000;
+    if (backlogFull || aheadOfRate) {
+      await new Promise((resolve) => setTimeout(resolve, 2));
+      continue;
+    }
+    await events.publish(10);
+    published += 10;
+  }
+  const expected = published * WEBHOOK_ENDPOINTS;
+  const waitUntil = Date.now() + 120_000;
+  while (receiver.count - first < expected) {
+    if (Date.now() > waitUntil) throw new Error(`only ${receiver.count - first} of ${expected} deliveries arrived`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  return expected;
+}
+
+/** The domain events webhook-service consumes, of an operator with WEBHOOK_ENDPOINTS endpoints at the receiver. */
+async function serviceEvents(system: System, receiver: BenchReceiver): Promise<EventPublisher> {
   const operatorUuid = randomUUID();
   const signer = new InternalTokenSigner(system.privateKeyPem);
   const principal: Principal = { sub: operatorUuid, role: 'operator', operator_uuid: operatorUuid, key_id: 'cost' };
@@ -301,27 +355,76 @@ async function deliverFor(system: System, receiver: BenchReceiver): Promise<numb
     if (answer.status !== 201) throw new Error(`endpoint registration answered ${answer.status}`);
   }
   const broker = await Broker.connect(system.amqpUrl, system.exchange, createLogger('cost-bench', 'warn'));
+  return {
+    publish: async (count) => {
+      await Promise.all(Array.from({ length: count }, () => broker.publish(newEvent(RoutingKeys.flightRequestStatusChanged, operatorUuid, statusData(operatorUuid)))));
+    },
+    close: () => broker.close(),
+  };
+}
+
+interface BareDeliverer {
+  pid: number;
+  /** Events straight to its queue (confirmed), which webhook-service never sees. */
+  publisher: EventPublisher;
+  stop(): Promise<void>;
+}
+
+/** bench/bare-deliverer.ts on this system's broker and database, run as webhook-service is (its node options, the image's memory setting). */
+async function startBareDeliverer(system: System, receiver: BenchReceiver): Promise<BareDeliverer> {
+  const queue = `bench.bare-deliverer.${randomUUID()}`;
+  const nodeOptions = entryPoint('webhook-service', 'main', true).slice(0, -1);
+  const child = spawn(process.execPath, [...nodeOptions, '--import', 'tsx', 'bench/bare-deliverer.ts'], {
+    env: {
+      PATH: process.env['PATH'] ?? '',
+      ...IMAGE_ENV,
+      BARE_DELIVERER_AMQP_URL: system.amqpUrl,
+      BARE_DELIVERER_QUEUE: queue,
+      BARE_DELIVERER_MONGO_URL: `${baseMongoUrl()}/bench_bare_deliverer`,
+      BARE_DELIVERER_TARGETS: Array.from({ length: WEBHOOK_ENDPOINTS }, (_, index) => `${receiver.url}/bare/${index}`).join(','),
+    },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async () => {
+    if (child.exitCode === null) child.kill('SIGTERM');
+    await exited;
+  };
   try {
-    const first = receiver.count;
-    let published = 0;
-    const deadline = performance.now() + PHASE_SECONDS * 1000;
-    while (performance.now() < deadline) {
-      if (published * WEBHOOK_ENDPOINTS - (receiver.count - first) >= WEBHOOK_BACKLOG) {
-        await new Promise((resolve) => setTimeout(resolve, 2));
-        continue;
-      }
-      await Promise.all(Array.from({ length: 10 }, () => broker.publish(newEvent(RoutingKeys.flightRequestStatusChanged, operatorUuid, statusData(operatorUuid)))));
-      published += 10;
-    }
-    const expected = published * WEBHOOK_ENDPOINTS;
-    const waitUntil = Date.now() + 120_000;
-    while (receiver.count - first < expected) {
-      if (Date.now() > waitUntil) throw new Error(`only ${receiver.count - first} of ${expected} deliveries arrived`);
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-    return expected;
-  } finally {
-    await broker.close();
+    await new Promise<void>((resolve, reject) => {
+      child.once('message', () => resolve());
+      child.once('exit', (code) => reject(new Error(`the bare deliverer exited (${code}) before consuming`)));
+    });
+    const connection = await connect(system.amqpUrl);
+    const channel = await connection.createConfirmChannel();
+    const operatorUuid = randomUUID();
+    const publisher: EventPublisher = {
+      publish: async (count) => {
+        for (let index = 0; index < count; index++) {
+          const event = newEvent(RoutingKeys.flightRequestStatusChanged, operatorUuid, statusData(operatorUuid));
+          channel.sendToQueue(queue, Buffer.from(JSON.stringify(event)), { persistent: true, contentType: 'application/json', messageId: event.id });
+        }
+        await channel.waitForConfirms();
+      },
+      close: async () => {
+        await channel.deleteQueue(queue);
+        await connection.close();
+      },
+    };
+    return {
+      pid: child.pid ?? Number.NaN,
+      publisher,
+      stop: async () => {
+        await stop();
+        await publisher.close();
+        const records = await mongoose.createConnection(`${baseMongoUrl()}/bench_bare_deliverer`).asPromise();
+        await records.dropDatabase();
+        await records.close();
+      },
+    };
+  } catch (error) {
+    await stop();
+    throw error;
   }
 }
 
