@@ -39,6 +39,7 @@ export function createWebhookService(resources: ServiceResources<WebhookServiceC
     deliveries,
     sender,
     scheduler,
+    slots: EndpointSlots.forReplica(config.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT, config.WEBHOOK_MAX_IN_FLIGHT),
     secretBox: new SecretBox(config.WEBHOOK_SECRET_KEY, config.WEBHOOK_SECRET_KEY_DECRYPT_ONLY ? [config.WEBHOOK_SECRET_KEY_DECRYPT_ONLY] : []),
     metrics: new WebhookMetrics(registry, {
       oldestDueAt: () => deliveries.oldestDueAt(now()),
@@ -78,8 +79,6 @@ export function createWebhookService(resources: ServiceResources<WebhookServiceC
       attempts = await consumeAttempts(broker, {
         queue: attemptsQueueName(config),
         prefetch: config.WEBHOOK_MAX_IN_FLIGHT,
-        slots: EndpointSlots.forReplica(config.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT, config.WEBHOOK_MAX_IN_FLIGHT),
-        scheduler,
         log,
         attempt: (message, redelivered) => attemptDelivery(deps, message, redelivered),
       });

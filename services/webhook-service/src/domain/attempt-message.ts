@@ -12,7 +12,7 @@ import { ATTEMPT_DUE } from '../messaging.js';
  */
 export interface AttemptDue {
   delivery_id: string;
-  /** Lets a consumer apply the per-endpoint limit before reading anything. */
+  /** The endpoint the delivery goes to (the delivery names it too). */
   endpoint_id: string;
   dispatch_token: string;
   created?: CreatedDelivery;

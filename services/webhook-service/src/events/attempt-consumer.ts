@@ -5,17 +5,11 @@ import type { EventEnvelope } from '@dfc/contracts';
 import { isAttemptDue, withoutCreated, type AttemptDue } from '../domain/attempt-message.js';
 import { ATTEMPT_DUE, delayQueueName } from '../messaging.js';
 import type { AttemptScheduler } from '../use-cases/delivery-deps.js';
-import type { EndpointSlots } from './endpoint-slots.js';
-
-/** How long a message for an endpoint busy in this replica waits on the broker before it is tried again. */
-const BUSY_ENDPOINT_WAIT_MS = 1000;
 
 export interface AttemptConsumerOptions {
   queue: string;
   /** Attempts under way at once in this replica. */
   prefetch: number;
-  slots: EndpointSlots;
-  scheduler: AttemptScheduler;
   log: Logger;
   /** `redelivered`: the broker handed the message over before (it may have been attempted already). */
   attempt: (message: EventEnvelope<AttemptDue>, redelivered: boolean) => Promise<void>;
@@ -37,9 +31,7 @@ export async function consumeAttempts(broker: Broker, options: AttemptConsumerOp
       options.log.error({ message_id: event.id }, 'malformed attempt message dropped');
       return;
     }
-    const message = event as EventEnvelope<AttemptDue>;
-    const outcome = await options.slots.run(message.data.endpoint_id, () => options.attempt(message, redelivered));
-    if (outcome === 'busy') await options.scheduler.later(message, BUSY_ENDPOINT_WAIT_MS);
+    await options.attempt(event as EventEnvelope<AttemptDue>, redelivered);
   };
   await broker.subscribe({
     queue: options.queue,

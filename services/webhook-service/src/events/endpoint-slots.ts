@@ -1,9 +1,10 @@
 /**
  * The per-endpoint concurrency limit of one replica: at most `limit`
- * attempts at one endpoint at a time. A few more may wait here for a slot;
- * beyond that the caller is told the endpoint is busy (and parks the message
- * on the broker), so one slow endpoint cannot fill the prefetch window and
- * hold up everyone else's deliveries.
+ * requests to one endpoint at a time (a slot is held for the POST, not for
+ * recording what it answered). A few more may wait here for a slot; beyond
+ * that the caller is told the endpoint is busy (and parks the message on the
+ * broker), so one slow endpoint cannot fill the prefetch window and hold up
+ * everyone else's deliveries.
  */
 export class EndpointSlots {
   private readonly running = new Map<string, number>();
@@ -25,8 +26,8 @@ export class EndpointSlots {
     return new EndpointSlots(limit, Math.max(limit, Math.floor(window / 2)));
   }
 
-  /** Runs `work` in a slot of the endpoint; 'busy' (without running it) when too many are waiting already. */
-  async run(endpointId: string, work: () => Promise<void>): Promise<'done' | 'busy'> {
+  /** Runs `work` in a slot of the endpoint, its answer; 'busy' (without running it) when too many are waiting already. */
+  async run<T>(endpointId: string, work: () => Promise<T>): Promise<T | 'busy'> {
     if ((this.running.get(endpointId) ?? 0) >= this.limit) {
       const queue = this.waiting.get(endpointId) ?? [];
       if (queue.length >= this.maxWaiting) return 'busy';
@@ -38,8 +39,7 @@ export class EndpointSlots {
       this.running.set(endpointId, (this.running.get(endpointId) ?? 0) + 1);
     }
     try {
-      await work();
-      return 'done';
+      return await work();
     } finally {
       this.release(endpointId);
     }

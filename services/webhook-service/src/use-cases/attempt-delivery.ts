@@ -13,22 +13,30 @@ import type { Delivery } from '../store/delivery-model.js';
 import type { WebhookEndpoint } from '../store/endpoint-model.js';
 import type { WebhookDeps } from './delivery-deps.js';
 
+/** How long a message for an endpoint busy in this replica waits on the broker before it is tried again. */
+const BUSY_ENDPOINT_WAIT_MS = 1000;
+
 /**
  * One work-queue message → at most one attempt: the delivery as logged (a
- * message it no longer expects is dropped) → its endpoint (disabled: the
- * delivery fails; cooling off: the message waits out the cool-off) → sign
- * with every active secret → POST → decide → append the attempt, move the
- * delivery on → the endpoint's health → schedule the retry on the broker.
+ * message it no longer expects is dropped) → a slot of its endpoint (busy:
+ * the message waits on the broker) → the endpoint (disabled: the delivery
+ * fails; cooling off: the message waits out the cool-off) → sign with every
+ * active secret → POST, and the slot is free → decide → append the attempt,
+ * move the delivery on → the endpoint's health → schedule the retry on the
+ * broker. The slot limits requests to the endpoint, not the recording of
+ * their answers: the writes of attempts that ended together are grouped
+ * (appendAttempt, settle), and holding slots through them would both slow
+ * the endpoint's deliveries to the database's pace and shrink those groups.
  */
 export async function attemptDelivery(deps: WebhookDeps, message: EventEnvelope<AttemptDue>, redelivered = false): Promise<void> {
   const delivery = createdCopy(deps, message, redelivered) ?? (await deps.deliveries.find(message.data.delivery_id));
   if (!delivery || !isExpected(delivery, message.data)) return;
-  const endpoint = await deps.endpoints.findForAttempt(delivery.endpoint_id);
-  if (!endpoint || !endpoint.enabled) return refuseUnsendable(deps, delivery, endpoint);
-  const waitUntil = coolingUntil(endpoint, deps.now());
-  if (waitUntil) return waitOutCoolOff(deps, delivery, message, waitUntil);
+  const sending = await deps.slots.run(delivery.endpoint_id, () => sendWhenSendable(deps, delivery));
+  if (sending === 'busy') return deps.scheduler.later(message, BUSY_ENDPOINT_WAIT_MS);
+  if (sending.kind === 'unsendable') return refuseUnsendable(deps, delivery, sending.endpoint);
+  if (sending.kind === 'cooling') return waitOutCoolOff(deps, delivery, message, sending.until);
 
-  const result = await send(deps, endpoint, delivery);
+  const { endpoint, result } = sending;
   const now = deps.now();
   const decision = decideAfterAttempt(result, delivery.round_attempts + 1, deps.policy.retry, now);
   // The attempt's record before the status it leads to: whoever reads a delivery as succeeded
@@ -41,6 +49,21 @@ export async function attemptDelivery(deps: WebhookDeps, message: EventEnvelope<
   // The health first: a retry due soon must find the endpoint's cool-off already in place.
   await updateEndpointHealth(deps, endpoint, verdictOf(decision), now);
   if (recorded && decision.outcome === 'retry') await deps.scheduler.later(message, decision.delayMs);
+}
+
+/** What happened in the endpoint's slot. */
+type Sending =
+  | { kind: 'unsendable'; endpoint: WebhookEndpoint | null }
+  | { kind: 'cooling'; until: Date }
+  | { kind: 'sent'; endpoint: WebhookEndpoint; result: SendResult };
+
+/** The endpoint as it is now (disabled or deleted: nothing sent; cooling off: nothing sent yet), else the POST. */
+async function sendWhenSendable(deps: WebhookDeps, delivery: Delivery): Promise<Sending> {
+  const endpoint = await deps.endpoints.findForAttempt(delivery.endpoint_id);
+  if (!endpoint || !endpoint.enabled) return { kind: 'unsendable', endpoint };
+  const until = coolingUntil(endpoint, deps.now());
+  if (until) return { kind: 'cooling', until };
+  return { kind: 'sent', endpoint, result: await send(deps, endpoint, delivery) };
 }
 
 /**

@@ -4,6 +4,7 @@ import type { AttemptDue } from '../domain/attempt-message.js';
 import type { RetryPolicy } from '../domain/attempt-outcome.js';
 import type { HealthPolicy } from '../domain/endpoint-health.js';
 import type { SecretBox } from '../domain/secret-box.js';
+import type { EndpointSlots } from '../events/endpoint-slots.js';
 import type { WebhookSender } from '../sending/http-sender.js';
 import type { WebhookMetrics } from '../metrics.js';
 import type { DeliveryStore } from '../store/delivery-store.js';
@@ -24,6 +25,8 @@ export interface WebhookDeps {
   secretBox: SecretBox;
   sender: WebhookSender;
   scheduler: AttemptScheduler;
+  /** The replica's per-endpoint limit on requests under way. */
+  slots: EndpointSlots;
   metrics: WebhookMetrics;
   log: Logger;
   policy: WebhookPolicy;

@@ -54,6 +54,27 @@ describe('delivery attempts through the broker', () => {
     expect([...seen.values()].every((count) => count === 1)).to.equal(true);
   });
 
+  it("when an endpoint's limit is one request at a time, then requests never overlap, and the next starts as soon as an answer is in, not once it is recorded", async () => {
+    const fresh = names();
+    const service = await start(fresh, { WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: '1' });
+    const alice = operator();
+    const hook = await receiver();
+    hook.answer = () => ({ status: 200, delayMs: 100 });
+    await registerEndpoint(service.url, alice, hook.url);
+    // Recording an attempt takes 400 ms here: a slot held until then would space the requests that far apart.
+    const { deliveries } = service.service.deps;
+    const append = deliveries.appendAttempt.bind(deliveries);
+    deliveries.appendAttempt = async (...args) => {
+      await sleep(400);
+      return append(...args);
+    };
+    await Promise.all(Array.from({ length: 3 }, () => service.broker.publish(statusChanged(alice.operator_uuid!))));
+    await waitFor(() => hook.requests.length === 3, 10_000);
+    const gaps = hook.requests.slice(1).map((request, index) => request.at - hook.requests[index]!.at);
+    expect(Math.min(...gaps), 'one at a time: each after the previous answer (100 ms)').to.be.at.least(90);
+    expect(Math.max(...gaps), 'not held while the answer is recorded (400 ms)').to.be.below(390);
+  });
+
   // The shared broker is not restarted here: this proves what a restart keeps (durable queues, persistent messages)
   // and that the retry survives every consumer and connection of the service being closed and recreated.
   it('when a retry is scheduled, then it waits as a persistent message in a durable delay queue whose TTL is the delay, survives the consumers and connection being replaced, and arrives', async () => {
