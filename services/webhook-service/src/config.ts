@@ -43,7 +43,7 @@ export const WebhookServiceConfig = Type.Object({
   WEBHOOK_DISABLE_AFTER_MS: positiveMs(5 * DAY_MS),
   /** After a rotation the old secret keeps signing for this long. */
   WEBHOOK_SECRET_OVERLAP_MS: Type.Integer({ minimum: 0, default: DAY_MS }),
-  /** Attempts at one endpoint under way at once, per replica (README: "Concurrency"). */
+  /** Requests to one endpoint under way at once, per replica (README: "Concurrency"). */
   WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: Type.Integer({ minimum: 1, default: 4 }),
   /** Attempts under way at once in this replica (the work queue's prefetch). */
   WEBHOOK_MAX_IN_FLIGHT: Type.Integer({ minimum: 1, default: 64 }),
