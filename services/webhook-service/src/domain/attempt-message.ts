@@ -12,7 +12,7 @@ import { ATTEMPT_DUE } from '../messaging.js';
  */
 export interface AttemptDue {
   delivery_id: string;
-  /** The endpoint the delivery goes to (the delivery names it too). */
+  /** Lets a consumer apply the per-endpoint limit before reading anything. */
   endpoint_id: string;
   dispatch_token: string;
   created?: CreatedDelivery;

@@ -17,22 +17,23 @@ import type { WebhookDeps } from './delivery-deps.js';
 const BUSY_ENDPOINT_WAIT_MS = 1000;
 
 /**
- * One work-queue message → at most one attempt: the delivery as logged (a
- * message it no longer expects is dropped) → a slot of its endpoint (busy:
- * the message waits on the broker) → the endpoint (disabled: the delivery
- * fails; cooling off: the message waits out the cool-off) → sign with every
- * active secret → POST, and the slot is free → decide → append the attempt,
- * move the delivery on → the endpoint's health → schedule the retry on the
- * broker. The slot limits requests to the endpoint, not the recording of
- * their answers: the writes of attempts that ended together are grouped
- * (appendAttempt, settle), and holding slots through them would both slow
- * the endpoint's deliveries to the database's pace and shrink those groups.
+ * One work-queue message → at most one attempt: a slot of the endpoint the
+ * message names (busy: the message waits on the broker, nothing read) → the
+ * delivery as logged (a message it no longer expects is dropped) → the
+ * endpoint (disabled: the delivery fails; cooling off: the message waits out
+ * the cool-off) → sign with every active secret → POST, and the slot is free
+ * → decide → append the attempt, move the delivery on → the endpoint's
+ * health → schedule the retry on the broker. The slot limits requests to the
+ * endpoint, not the recording of their answers: the writes of attempts that
+ * ended together are grouped (appendAttempt, settle), and holding slots
+ * through them would both pace the endpoint's deliveries to the database's
+ * latency and shrink those groups.
  */
 export async function attemptDelivery(deps: WebhookDeps, message: EventEnvelope<AttemptDue>, redelivered = false): Promise<void> {
-  const delivery = createdCopy(deps, message, redelivered) ?? (await deps.deliveries.find(message.data.delivery_id));
-  if (!delivery || !isExpected(delivery, message.data)) return;
-  const sending = await deps.slots.run(delivery.endpoint_id, () => sendWhenSendable(deps, delivery));
+  const sending = await deps.slots.run(message.data.endpoint_id, () => sendWhenExpected(deps, message, redelivered));
   if (sending === 'busy') return deps.scheduler.later(message, BUSY_ENDPOINT_WAIT_MS);
+  if (sending.kind === 'not expected') return;
+  const { delivery } = sending;
   if (sending.kind === 'unsendable') return refuseUnsendable(deps, delivery, sending.endpoint);
   if (sending.kind === 'cooling') return waitOutCoolOff(deps, delivery, message, sending.until);
 
@@ -53,17 +54,24 @@ export async function attemptDelivery(deps: WebhookDeps, message: EventEnvelope<
 
 /** What happened in the endpoint's slot. */
 type Sending =
-  | { kind: 'unsendable'; endpoint: WebhookEndpoint | null }
-  | { kind: 'cooling'; until: Date }
-  | { kind: 'sent'; endpoint: WebhookEndpoint; result: SendResult };
+  | { kind: 'not expected' }
+  | { kind: 'unsendable'; delivery: Delivery; endpoint: WebhookEndpoint | null }
+  | { kind: 'cooling'; delivery: Delivery; until: Date }
+  | { kind: 'sent'; delivery: Delivery; endpoint: WebhookEndpoint; result: SendResult };
 
-/** The endpoint as it is now (disabled or deleted: nothing sent; cooling off: nothing sent yet), else the POST. */
-async function sendWhenSendable(deps: WebhookDeps, delivery: Delivery): Promise<Sending> {
+/**
+ * In the endpoint's slot: the delivery (not expecting this message: nothing
+ * sent), the endpoint as it is now (disabled or deleted: nothing sent;
+ * cooling off: nothing sent yet), else the POST.
+ */
+async function sendWhenExpected(deps: WebhookDeps, message: EventEnvelope<AttemptDue>, redelivered: boolean): Promise<Sending> {
+  const delivery = createdCopy(deps, message, redelivered) ?? (await deps.deliveries.find(message.data.delivery_id));
+  if (!delivery || !isExpected(delivery, message.data)) return { kind: 'not expected' };
   const endpoint = await deps.endpoints.findForAttempt(delivery.endpoint_id);
-  if (!endpoint || !endpoint.enabled) return { kind: 'unsendable', endpoint };
+  if (!endpoint || !endpoint.enabled) return { kind: 'unsendable', delivery, endpoint };
   const until = coolingUntil(endpoint, deps.now());
-  if (until) return { kind: 'cooling', until };
-  return { kind: 'sent', endpoint, result: await send(deps, endpoint, delivery) };
+  if (until) return { kind: 'cooling', delivery, until };
+  return { kind: 'sent', delivery, endpoint, result: await send(deps, endpoint, delivery) };
 }
 
 /**

@@ -1,10 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { connect as amqpConnect } from 'amqplib';
 import { Broker, queueName } from '@dfc/kit/broker';
 import { createLogger } from '@dfc/kit/logging';
 import { testDependencies, waitFor, unrecorded } from '@dfc/kit/testing';
+import { attemptDue } from '../../src/domain/attempt-message.js';
 import { delayQueueName } from '../../src/messaging.js';
+import { attemptDelivery } from '../../src/use-cases/attempt-delivery.js';
 import { api, cleanUp, freshNames, operator, Receivers, registerEndpoint, sleep, startService, statusChanged, TEST_ENV, testServiceEnv, type Names, type TestService } from '../support.js';
 
 /** The attempt pipeline on the real broker: work queue, delay queues, competing replicas, crashes. */
@@ -73,6 +76,31 @@ describe('delivery attempts through the broker', () => {
     const gaps = hook.requests.slice(1).map((request, index) => request.at - hook.requests[index]!.at);
     expect(Math.min(...gaps), 'one at a time: each after the previous answer (100 ms)').to.be.at.least(90);
     expect(Math.max(...gaps), 'not held while the answer is recorded (400 ms)').to.be.below(390);
+  });
+
+  it("when an endpoint's slot and waiting place are taken, then a message naming only its delivery waits on the broker, and nothing is read for it", async () => {
+    const fresh = names();
+    // One request at a time and one message waiting for it (half a window of two).
+    const service = await start(fresh, { WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: '1', WEBHOOK_MAX_IN_FLIGHT: '2' });
+    const alice = operator();
+    const endpoint = await registerEndpoint(service.url, alice, (await receiver()).url);
+    const { deps } = service.service;
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const occupying = [deps.slots.run(endpoint.id, () => gate), deps.slots.run(endpoint.id, () => gate)];
+    let reads = 0;
+    const find = deps.deliveries.find.bind(deps.deliveries);
+    deps.deliveries.find = (id) => {
+      reads += 1;
+      return find(id);
+    };
+    const parked: number[] = [];
+    const message = attemptDue({ _id: randomUUID(), endpoint_id: endpoint.id, operator_uuid: alice.operator_uuid!, dispatch_token: randomUUID() });
+    await attemptDelivery({ ...deps, scheduler: { ...deps.scheduler, later: async (_message, delayMs) => void parked.push(delayMs) } }, message);
+    expect(parked, 'parked for a second').to.deep.equal([1000]);
+    expect(reads).to.equal(0);
+    release();
+    await Promise.all(occupying);
   });
 
   // The shared broker is not restarted here: this proves what a restart keeps (durable queues, persistent messages)
