@@ -1,14 +1,14 @@
-import { createHmac } from 'node:crypto';
 import { Agent, request } from 'node:http';
 import { connect } from 'amqplib';
 import mongoose from 'mongoose';
+import { signWebhookPayload } from '@dfc/contracts';
 
 /**
  * The cost bench's baseline for a webhook delivery (bench/cost.bench.ts): the
  * least a deliverer on the same libraries does per event, with none of
  * webhook-service's work (no subscribers read, no delivery log, no work queue,
  * retries, health, metrics or schema checks). It takes an event from a quorum
- * queue (amqplib, the services' window), POSTs it signed (HMAC SHA-256) to each
+ * queue (amqplib, the services' window), POSTs it signed (the contracts' `X-Webhook-Signature`) to each
  * target over keep-alive connections (node:http), records the answers in one
  * insert (the mongodb driver) and acks. webhook-service's CPU per delivery over
  * this one's, measured under the same load in one run, is what the service's
@@ -52,10 +52,9 @@ process.send?.({ ready: true });
 
 /** One signed POST; the answer's status. */
 function post(target: string, id: string, body: string): Promise<number> {
-  const timestamp = Math.floor(Date.now() / 1000);
-  const signature = createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex');
+  const signature = signWebhookPayload({ rawBody: body, secrets: secret });
   return new Promise((resolve, reject) => {
-    const sent = request(target, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'webhook-id': id, 'x-webhook-signature': `t=${timestamp},v1=${signature}` } }, (answer) => {
+    const sent = request(target, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'webhook-id': id, 'x-webhook-signature': signature } }, (answer) => {
       answer.resume();
       answer.on('end', () => resolve(answer.statusCode ?? 0));
     });

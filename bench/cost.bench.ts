@@ -377,62 +377,43 @@ interface BareDeliverer {
   stop(): Promise<void>;
 }
 
-/** bench/bare-deliverer.ts on this system's broker and database, run as webhook-service is (its node options, the image's memory setting). */
+/** bench/bare-deliverer.ts on this system's broker and database, run as webhook-service is. */
 async function startBareDeliverer(system: System, receiver: BenchReceiver): Promise<BareDeliverer> {
   const queue = `bench.bare-deliverer.${randomUUID()}`;
-  const nodeOptions = entryPoint('webhook-service', 'main', true).slice(0, -1);
-  const child = spawn(process.execPath, [...nodeOptions, '--import', 'tsx', 'bench/bare-deliverer.ts'], {
-    env: {
-      PATH: process.env['PATH'] ?? '',
-      ...IMAGE_ENV,
-      BARE_DELIVERER_AMQP_URL: system.amqpUrl,
-      BARE_DELIVERER_QUEUE: queue,
-      BARE_DELIVERER_MONGO_URL: `${baseMongoUrl()}/bench_bare_deliverer`,
-      BARE_DELIVERER_TARGETS: Array.from({ length: WEBHOOK_ENDPOINTS }, (_, index) => `${receiver.url}/bare/${index}`).join(','),
-    },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  const recordsUrl = `${baseMongoUrl()}/bench_bare_deliverer`;
+  const baseline = await startBaseline('bench/bare-deliverer.ts', 'webhook-service', {
+    BARE_DELIVERER_AMQP_URL: system.amqpUrl,
+    BARE_DELIVERER_QUEUE: queue,
+    BARE_DELIVERER_MONGO_URL: recordsUrl,
+    BARE_DELIVERER_TARGETS: Array.from({ length: WEBHOOK_ENDPOINTS }, (_, index) => `${receiver.url}/bare/${index}`).join(','),
   });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const stop = async () => {
-    if (child.exitCode === null) child.kill('SIGTERM');
-    await exited;
+  const connection = await connect(system.amqpUrl);
+  const channel = await connection.createConfirmChannel();
+  const operatorUuid = randomUUID();
+  const publisher: EventPublisher = {
+    publish: async (count) => {
+      for (let index = 0; index < count; index++) {
+        const event = newEvent(RoutingKeys.flightRequestStatusChanged, operatorUuid, statusData(operatorUuid));
+        channel.sendToQueue(queue, Buffer.from(JSON.stringify(event)), { persistent: true, contentType: 'application/json', messageId: event.id });
+      }
+      await channel.waitForConfirms();
+    },
+    close: async () => {
+      await channel.deleteQueue(queue);
+      await connection.close();
+    },
   };
-  try {
-    await new Promise<void>((resolve, reject) => {
-      child.once('message', () => resolve());
-      child.once('exit', (code) => reject(new Error(`the bare deliverer exited (${code}) before consuming`)));
-    });
-    const connection = await connect(system.amqpUrl);
-    const channel = await connection.createConfirmChannel();
-    const operatorUuid = randomUUID();
-    const publisher: EventPublisher = {
-      publish: async (count) => {
-        for (let index = 0; index < count; index++) {
-          const event = newEvent(RoutingKeys.flightRequestStatusChanged, operatorUuid, statusData(operatorUuid));
-          channel.sendToQueue(queue, Buffer.from(JSON.stringify(event)), { persistent: true, contentType: 'application/json', messageId: event.id });
-        }
-        await channel.waitForConfirms();
-      },
-      close: async () => {
-        await channel.deleteQueue(queue);
-        await connection.close();
-      },
-    };
-    return {
-      pid: child.pid ?? Number.NaN,
-      publisher,
-      stop: async () => {
-        await stop();
-        await publisher.close();
-        const records = await mongoose.createConnection(`${baseMongoUrl()}/bench_bare_deliverer`).asPromise();
-        await records.dropDatabase();
-        await records.close();
-      },
-    };
-  } catch (error) {
-    await stop();
-    throw error;
-  }
+  return {
+    pid: baseline.pid,
+    publisher,
+    stop: async () => {
+      await baseline.stop();
+      await publisher.close();
+      const records = await mongoose.createConnection(recordsUrl).asPromise();
+      await records.dropDatabase();
+      await records.close();
+    },
+  };
 }
 
 interface BareProxy {
@@ -443,37 +424,59 @@ interface BareProxy {
 
 /**
  * bench/bare-proxy.ts in front of this system's operator-service, run as the
- * gateway is (its node options, the image's memory setting), holding an
- * internal token for `operator` that is signed again at a third of its life.
+ * gateway is, holding an internal token for `operator` that is signed again
+ * at a third of its life.
  */
 async function startBareProxy(system: System, operator: RegisteredOperator): Promise<BareProxy> {
   const signer = new InternalTokenSigner(system.privateKeyPem);
   const principal: Principal = { sub: operator.uuid, role: 'operator', operator_uuid: operator.uuid, key_id: operator.keyId };
-  const gatewayNodeOptions = entryPoint('gateway', 'main', true).slice(0, -1);
-  const child = spawn(process.execPath, [...gatewayNodeOptions, '--import', 'tsx', 'bench/bare-proxy.ts'], {
-    env: { PATH: process.env['PATH'] ?? '', ...IMAGE_ENV, BARE_PROXY_UPSTREAM: system.url('operator-service'), BARE_PROXY_TOKEN: await signer.sign(principal) },
+  const baseline = await startBaseline<{ port: number }>('bench/bare-proxy.ts', 'gateway', {
+    BARE_PROXY_UPSTREAM: system.url('operator-service'),
+    BARE_PROXY_TOKEN: await signer.sign(principal),
+  });
+  const renewal = setInterval(() => void signer.sign(principal).then((token) => baseline.child.send({ token })), (INTERNAL_TOKEN_TTL_SECONDS * 1000) / 3);
+  return {
+    url: `http://127.0.0.1:${baseline.ready.port}`,
+    pid: baseline.pid,
+    stop: async () => {
+      clearInterval(renewal);
+      await baseline.stop();
+    },
+  };
+}
+
+interface Baseline<Ready> {
+  child: ChildProcess;
+  pid: number;
+  /** The first message the child sent: it is ready. */
+  ready: Ready;
+  stop(): Promise<void>;
+}
+
+/**
+ * A same-run baseline (bench/bare-*.ts) as a child with an IPC channel, run as
+ * `service` is (its node options, the image's memory setting); resolves once
+ * the child's first message says it is ready.
+ */
+async function startBaseline<Ready = unknown>(script: string, service: ServiceName, env: Record<string, string>): Promise<Baseline<Ready>> {
+  const nodeOptions = entryPoint(service, 'main', true).slice(0, -1);
+  const child = spawn(process.execPath, [...nodeOptions, '--import', 'tsx', script], {
+    env: { PATH: process.env['PATH'] ?? '', ...IMAGE_ENV, ...env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const renewal = setInterval(() => void signer.sign(principal).then((token) => child.send({ token })), (INTERNAL_TOKEN_TTL_SECONDS * 1000) / 3);
   const stop = async () => {
-    clearInterval(renewal);
     if (child.exitCode === null) child.kill('SIGTERM');
     await exited;
   };
   try {
-    const port = await listeningPort(child);
-    return { url: `http://127.0.0.1:${port}`, pid: child.pid ?? Number.NaN, stop };
+    const ready = await new Promise<Ready>((resolve, reject) => {
+      child.once('message', (message) => resolve(message as Ready));
+      child.once('exit', (code) => reject(new Error(`${script} exited (${code}) before it was ready`)));
+    });
+    return { child, pid: child.pid ?? Number.NaN, ready, stop };
   } catch (error) {
     await stop();
     throw error;
   }
-}
-
-/** The port the child reports once it listens. */
-function listeningPort(child: ChildProcess): Promise<number> {
-  return new Promise((resolve, reject) => {
-    child.once('message', (message: { port: number }) => resolve(message.port));
-    child.once('exit', (code) => reject(new Error(`the bare proxy exited (${code}) before listening`)));
-  });
 }
