@@ -1,6 +1,7 @@
 import { InternalTokenVerifier } from '@dfc/kit/http';
 import { OutboxRelay } from '@dfc/kit/outbox';
 import { verifyIndexes } from '@dfc/kit/db';
+import { timeZones } from '@dfc/kit/time-zones';
 import { dependencyReadiness, repeatEvery, type PeriodicJob, type Service, type ServiceResources } from '@dfc/kit/service';
 import { buildApp } from './app.js';
 import type { FlightRequestServiceConfig } from './config.js';
@@ -75,6 +76,8 @@ export function createFlightRequestService(resources: ServiceResources<FlightReq
     deps,
     zoneSync,
     async start() {
+      // A list's dates are days in the operator's zone.
+      timeZones.check();
       await verifyIndexes(connection);
       await zoneSync.reloadAll();
       await subscribeOperatorProjection(broker, (event) => applyOperatorChange(operators, event));

@@ -1,4 +1,4 @@
-import { IANAZone } from 'luxon';
+import { timeZones } from '@dfc/kit/time-zones';
 import { schemaErrors } from '@dfc/kit/validation';
 import { mergeFieldErrors, ValidationError, type FieldErrors } from '@dfc/kit/errors';
 import { OperatorCreate, OperatorUpdate } from '@dfc/contracts';
@@ -36,14 +36,14 @@ const READ_ONLY_FIELDS = new Set(['uuid', 'created_at', 'updated_at']);
 
 /**
  * `Area/Location` names (`Europe/Berlin`, `America/Argentina/Buenos_Aires`,
- * `Etc/GMT+5`) in their canonical capitalisation, or `UTC`, that the runtime's
- * tz database knows. Abbreviations (`EST`) and offsets (`+01:00`) are not IANA
+ * `Etc/GMT+5`) as the system's tz database spells them, or `UTC`, that it
+ * knows. Abbreviations (`EST`) and offsets (`+01:00`) are not IANA
  * identifiers of a place and are refused, as the spec asks for a name.
  */
 const IANA_NAME = /^[A-Z][A-Za-z0-9_+-]*(?:\/[A-Z][A-Za-z0-9_+-]*)+$/;
 
 export function isValidTimezone(name: string): boolean {
-  return name === 'UTC' || (IANA_NAME.test(name) && IANAZone.isValidZone(name));
+  return name === 'UTC' || (IANA_NAME.test(name) && timeZones.has(name));
 }
 
 /** The form in which emails are compared (and uniquely indexed). */

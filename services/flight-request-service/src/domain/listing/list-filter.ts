@@ -1,4 +1,4 @@
-import { DateTime, IANAZone } from 'luxon';
+import { timeZones } from '@dfc/kit/time-zones';
 import type { FieldErrors } from '@dfc/kit/errors';
 import { FLIGHT_REQUEST_STATUSES, type FlightRequestStatus } from '@dfc/contracts';
 
@@ -50,16 +50,16 @@ export function dateWindow(fromDate: string | undefined, toDate: string | undefi
   };
 }
 
-/**
- * When a day (plus some days) begins in a zone. UTC days are plain arithmetic: a zone's rules
- * come from ICU's time-zone data, whose first use costs a process 6-8 MiB of memory, paid only
- * when an operator's own zone is asked for.
- */
+/** When a day (plus some days) begins in a zone: UTC days are plain arithmetic, a zone's come from its rules. */
 function dayStartIn(timezone: string): (date: string, plusDays: number) => Date {
-  if (timezone === 'UTC' || !IANAZone.isValidZone(timezone)) {
+  const zone = timezone === 'UTC' ? undefined : timeZones.zone(timezone);
+  if (zone === undefined) {
     return (date, plusDays) => new Date(Date.parse(`${date}T00:00:00Z`) + plusDays * DAY_MS);
   }
-  return (date, plusDays) => DateTime.fromISO(date, { zone: timezone, locale: 'en-US' }).plus({ days: plusDays }).startOf('day').toJSDate();
+  return (date, plusDays) => {
+    const [year, month, day] = date.split('-').map(Number) as [number, number, number];
+    return zone.startOfDay(year, month, day + plusDays);
+  };
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;

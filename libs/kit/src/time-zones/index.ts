@@ -1,0 +1,2 @@
+export { TimeZone } from './time-zone.js';
+export { ZoneDatabase, timeZones } from './zone-database.js';
