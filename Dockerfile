@@ -50,6 +50,9 @@ COPY --from=build /app/services/flight-request-service/dist services/flight-requ
 COPY --from=build /app/services/webhook-service/dist services/webhook-service/dist
 # The web console the gateway serves at /console (static files, built by Vite).
 COPY --from=build /app/apps/console/dist apps/console/dist
+# Operators' timezones and a list's days come from the system's tzdata (libs/kit/src/time-zones): a base
+# without it fails here, not at the services' start.
+RUN test -f /usr/share/zoneinfo/tzdata.zi
 # Files stay root-owned and read-only to the process; any numeric uid works (k8s sets 10001 too).
 USER 10001:10001
 EXPOSE 8080
