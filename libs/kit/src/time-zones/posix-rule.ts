@@ -27,16 +27,15 @@ type RuleDate =
 const NAME = String.raw`(?:[A-Za-z]{3,}|<[A-Za-z0-9+-]{3,}>)`;
 const OFFSET = String.raw`[+-]?\d{1,2}(?::\d{2}(?::\d{2})?)?`;
 const DATE = String.raw`(?:J\d{1,3}|\d{1,3}|M\d{1,2}\.\d\.\d)(?:/[+-]?\d{1,3}(?::\d{2}(?::\d{2})?)?)?`;
-const RULE = new RegExp(`^${NAME}(${OFFSET})(?:${NAME}(${OFFSET})?(?:,(${DATE}),(${DATE}))?)?$`);
-const HAS_DAYLIGHT_NAME = new RegExp(`^${NAME}${OFFSET}${NAME}`);
+const RULE = new RegExp(`^${NAME}(${OFFSET})(?:(${NAME})(${OFFSET})?(?:,(${DATE}),(${DATE}))?)?$`);
 
 /** The rule, or undefined when the text is not one this reader takes (daylight time with no dates is left to POSIX's implementations). */
 export function parsePosixRule(text: string): PosixRule | undefined {
   const match = RULE.exec(text);
   if (match === null) return undefined;
-  const [, standard, daylightOffset, start, end] = match;
+  const [, standard, daylightName, daylightOffset, start, end] = match;
   const standardOffset = -seconds(standard as string);
-  if (!HAS_DAYLIGHT_NAME.test(text)) return { standardOffset };
+  if (daylightName === undefined) return { standardOffset };
   if (start === undefined || end === undefined) return undefined;
   const offset = daylightOffset === undefined ? standardOffset + 3600 : -seconds(daylightOffset);
   const dates = [ruleDate(start), ruleDate(end)];

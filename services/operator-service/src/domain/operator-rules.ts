@@ -36,8 +36,8 @@ const READ_ONLY_FIELDS = new Set(['uuid', 'created_at', 'updated_at']);
 
 /**
  * `Area/Location` names (`Europe/Berlin`, `America/Argentina/Buenos_Aires`,
- * `Etc/GMT+5`) as the system's tz database spells them, or `UTC`, that it
- * knows. Abbreviations (`EST`) and offsets (`+01:00`) are not IANA
+ * `Etc/GMT+5`) that the system's tz database knows, spelled as it spells
+ * them, or `UTC`. Abbreviations (`EST`) and offsets (`+01:00`) are not IANA
  * identifiers of a place and are refused, as the spec asks for a name.
  */
 const IANA_NAME = /^[A-Z][A-Za-z0-9_+-]*(?:\/[A-Z][A-Za-z0-9_+-]*)+$/;
