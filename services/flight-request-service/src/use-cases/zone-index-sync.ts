@@ -3,8 +3,8 @@ import type { Gauge } from 'prom-client';
 import type { ZoneIndex } from '../domain/zones/zone-index.js';
 import type { ZoneStore } from '../store/zone-store.js';
 
-/** Past this many changed zones in one burst (a bulk import), one full reload is cheaper than reading each. */
-const FULL_RELOAD_THRESHOLD = 200;
+/** Changed zones read per query: a burst (a bulk import elsewhere) is read in pieces, never the whole map at once. */
+const READ_CHUNK = 100;
 const DEBOUNCE_MS = 50;
 
 /**
@@ -25,9 +25,15 @@ export class ZoneIndexSync {
     private readonly log: Logger,
   ) {}
 
+  /** Every live zone into the index, in place: a zone is replaced as it is read, and those no longer live leave at the end. */
   reloadAll(): Promise<void> {
     return this.serially(async () => {
-      this.index.replaceAll(await this.zones.allLive());
+      const live = new Set<string>();
+      for await (const zone of this.zones.eachLive()) {
+        this.index.upsert(zone);
+        live.add(zone.id);
+      }
+      this.index.keepOnly(live);
       this.gauge.set(this.index.size);
     });
   }
@@ -46,11 +52,11 @@ export class ZoneIndexSync {
     return this.serially(async () => {
       const ids = [...this.changedIds];
       this.changedIds.clear();
-      if (ids.length > FULL_RELOAD_THRESHOLD) {
-        this.index.replaceAll(await this.zones.allLive());
-      } else {
-        for (const id of ids) {
-          const zone = await this.zones.findLive(id);
+      for (let offset = 0; offset < ids.length; offset += READ_CHUNK) {
+        const chunk = ids.slice(offset, offset + READ_CHUNK);
+        const live = new Map((await this.zones.liveAmong(chunk)).map((zone) => [zone.id, zone]));
+        for (const id of chunk) {
+          const zone = live.get(id);
           if (zone) this.index.upsert(zone);
           else this.index.remove(id);
         }

@@ -120,5 +120,28 @@ describe('zones API', () => {
         await second.close();
       }
     });
+
+    it('when an import elsewhere changes more zones than one read takes, then this replica’s index holds each of them, and a full reload drops the deleted', async () => {
+      const second = await startTestService({ shared: t.shared, env: { ZONE_RELOAD_INTERVAL_MS: '3600000' } });
+      try {
+        const burst = Array.from({ length: 130 }, (_, i) => {
+          const { geometry, ...properties } = zoneBody({ name: `Burst ${i}` }, 9 + (i % 13) * 0.1, 54 + Math.floor(i / 13) * 0.1, 0.05);
+          return { type: 'Feature', id: `burst-${i}`, properties, geometry };
+        });
+        expect((await call('POST', '/api/zones/import', { type: 'FeatureCollection', features: burst })).status).to.equal(200);
+        const heldBySecond = () => second.service.deps.zoneIndex.search([9, 54, 10.5, 55.5]).filter((zone) => zone.id.startsWith('burst-'));
+        await waitFor(() => heldBySecond().length === burst.length, 20_000);
+        expect(heldBySecond().find((zone) => zone.id === 'burst-129')?.name).to.equal('Burst 129');
+
+        second.service.deps.zoneIndex.upsert({ ...heldBySecond()[0]!, id: 'burst-only-in-memory' });
+        await t.service.deps.zones.change('burst-7', (current) => ({ set: { deleted_at: new Date(), updated_at: current.updated_at }, events: [] }));
+        await second.service.deps.zoneSync.reloadAll();
+        const ids = heldBySecond().map((zone) => zone.id);
+        expect(ids).to.have.length(burst.length - 1);
+        expect(ids).to.not.include.members(['burst-7', 'burst-only-in-memory']);
+      } finally {
+        await second.close();
+      }
+    });
   });
 });

@@ -44,6 +44,11 @@ export class ZoneIndex {
     this.tree.insert(entry);
   }
 
+  /** Removes every zone whose id is not in `ids`. */
+  keepOnly(ids: ReadonlySet<string>): void {
+    for (const id of [...this.entries.keys()]) if (!ids.has(id)) this.remove(id);
+  }
+
   remove(id: string): void {
     const entry = this.entries.get(id);
     if (!entry) return;

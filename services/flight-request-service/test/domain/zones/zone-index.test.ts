@@ -53,6 +53,14 @@ describe('ZoneIndex', () => {
     expect(index.size).to.equal(1);
   });
 
+  it('when keepOnly is called, then the zones it does not name are gone and the others are still found', () => {
+    const index = new ZoneIndex([zone('a', 4, 52), zone('b', 4, 52), zone('c', 5, 52)]);
+    index.keepOnly(new Set(['b', 'unknown']));
+    expect(ids(index.search([4.05, 52.05, 4.06, 52.06]))).to.deep.equal(['b']);
+    expect(index.search([5.05, 52.05, 5.06, 52.06])).to.deep.equal([]);
+    expect(index.size).to.equal(1);
+  });
+
   it('when a zone geometry has no computable bounds, then it is a candidate everywhere rather than lost', () => {
     const broken = { ...zone('x', 4, 52), geometry: { type: 'Polygon', coordinates: [] } } as GeoZone;
     expect(ids(new ZoneIndex([broken]).search([100, 10, 101, 11]))).to.deep.equal(['x']);
