@@ -8,7 +8,7 @@ import { connect } from 'amqplib';
 import mongoose from 'mongoose';
 import { flightRequestBody, GatewayClient, type RegisteredOperator } from '../e2e/src/client.js';
 import { entryPoint, IMAGE_ENV, startSystem, type ServiceName, type System } from '../e2e/src/system.js';
-import { costPerUnit, engineGroups, rssByMapping, rssMiB, serviceGroup, type CostPerUnit, type ProcessGroup } from './accounting.js';
+import { costPerUnit, engineGroups, peakRssMiB, resetPeakRss, rssByMapping, rssMiB, serviceGroup, type CostPerUnit, type ProcessGroup } from './accounting.js';
 import { commandsBetween, startCommandCounter } from './command-counter.js';
 import type { BenchSummary } from './run.js';
 import { freePort, load, round, startReceiver, statusData, type BenchReceiver } from './support.js';
@@ -37,10 +37,15 @@ import { freePort, load, round, startReceiver, statusData, type BenchReceiver } 
  * later (V8's memory reducer has collected the quiet heap), and after the
  * whole run.
  *
+ * The largest request: a zone import at the services' limits (LARGE_IMPORT,
+ * just under the 16 MiB body limit), each service's peak RSS from the request
+ * until SETTLE_SECONDS after its answer (the zone.changed events it causes
+ * are handled by then), and the RSS then.
+ *
  * Database commands per delivery: counted on the wire between webhook-service
  * and the database (bench/command-counter.ts).
  *
- * BENCH_COST_FLOWS=delivery,read,submission,list,cancel (any of them, or
+ * BENCH_COST_FLOWS=delivery,read,submission,list,cancel,import (any of them, or
  * `none` for the memory figures alone): the flows to run, all by default; for
  * trying one change against one figure without waiting for the others.
  *
@@ -53,6 +58,8 @@ const CONNECTIONS = 8;
 const ZONES = 1000;
 /** Zones per import call: small enough that a loaded engine answers each within the gateway's upstream timeout. */
 const IMPORT_CHUNK = 100;
+/** The largest zone import the services take: 500 zones of 1,400 vertices are 14.6 MB of JSON, under the 16 MiB body limit. */
+const LARGE_IMPORT = { zones: 500, vertices: 1400 } as const;
 const WEBHOOK_ENDPOINTS = 2;
 /** How long after the walkthrough the settled RSS is read: past V8's memory reducer's 8 s delay. */
 const SETTLE_SECONDS = 15;
@@ -60,7 +67,7 @@ const SETTLE_SECONDS = 15;
 const WEBHOOK_BACKLOG = 200;
 const GOALS = { webhookMsPerDelivery: 0.6, commandsPerDelivery: 3, gatewayMsPerRead: 0.15, rssMiB: 90 } as const;
 const SERVICES: ServiceName[] = ['operator-service', 'flight-request-service', 'webhook-service', 'gateway'];
-const FLOWS = ['delivery', 'read', 'submission', 'list', 'cancel'] as const;
+const FLOWS = ['delivery', 'read', 'submission', 'list', 'cancel', 'import'] as const;
 const selected = new Set((process.env['BENCH_COST_FLOWS'] ?? FLOWS.join(',')).split(',').map((flow) => flow.trim()));
 const runs = (flow: (typeof FLOWS)[number]) => selected.has(flow);
 const LOG = (line: string) => process.stdout.write(`cost: ${line}\n`);
@@ -176,6 +183,14 @@ export default async function costBench(): Promise<BenchSummary> {
       report('cancel', 'request', await costPerUnit(through('gateway', 'flight-request-service'), () => cancelAll(client, operator.key, cancellable)));
     }
 
+    if (runs('import')) {
+      const { bytes, peak, settledAfter } = await largeImport(system, client);
+      const what = `zone import at the limits (${LARGE_IMPORT.zones} zones of ${LARGE_IMPORT.vertices} vertices, ${round(bytes / 2 ** 20, 1)} MiB)`;
+      for (const name of ['gateway', 'flight-request-service'] as const) {
+        add(`${what}: ${name} peak RSS ${round(peak.get(name) ?? 0, 0)} MiB, ${SETTLE_SECONDS} s after its answer ${round(settledAfter.get(name) ?? 0, 0)} MiB`);
+      }
+    }
+
     const after = memory(system);
     for (const name of SERVICES) {
       add(`${name} RSS idle ${round(idle.get(name) ?? 0, 0)} MiB`);
@@ -280,6 +295,30 @@ async function importZones(client: GatewayClient, adminKey: string): Promise<voi
     const answer = await client.send('POST', '/api/zones/import', { key: adminKey, body: { type: 'FeatureCollection', features: features.slice(offset, offset + IMPORT_CHUNK) } });
     if (answer.status !== 200) throw new Error(`zone import answered ${answer.status}: ${JSON.stringify(answer.body).slice(0, 300)}`);
   }
+}
+
+/** LARGE_IMPORT through the gateway: the body's size, and each service's peak RSS from the request until SETTLE_SECONDS after the answer. */
+async function largeImport(system: System, client: GatewayClient): Promise<{ bytes: number; peak: Map<ServiceName, number>; settledAfter: Map<ServiceName, number> }> {
+  const features = Array.from({ length: LARGE_IMPORT.zones }, (_, index) => {
+    const [lon, lat] = [30 + (index % 25) * 0.5, 30 + Math.floor(index / 25) * 0.5];
+    const ring = Array.from({ length: LARGE_IMPORT.vertices }, (_, k) => {
+      const angle = (2 * Math.PI * k) / LARGE_IMPORT.vertices;
+      return [Number((lon + 0.2 * Math.cos(angle)).toFixed(6)), Number((lat + 0.2 * Math.sin(angle)).toFixed(6))];
+    });
+    return {
+      type: 'Feature',
+      id: `large-import-${index}`,
+      properties: { name: `Large import ${index}`, type: 'NATURE', restriction: 'CONDITIONAL', lower_limit_m: 0, upper_limit_m: 500, authority: 'NATURE' },
+      geometry: { type: 'Polygon', coordinates: [[...ring, ring[0]]] },
+    };
+  });
+  const body = { type: 'FeatureCollection', features };
+  for (const name of SERVICES) resetPeakRss(system.pid(name));
+  const answer = await client.send('POST', '/api/zones/import', { key: system.adminKey, body });
+  if (answer.status !== 200) throw new Error(`the large zone import answered ${answer.status}: ${JSON.stringify(answer.body).slice(0, 300)}`);
+  await new Promise((resolve) => setTimeout(resolve, SETTLE_SECONDS * 1000));
+  const peak = new Map(SERVICES.map((name) => [name, peakRssMiB(system.pid(name))]));
+  return { bytes: Buffer.byteLength(JSON.stringify(body)), peak, settledAfter: memory(system) };
 }
 
 /** The operator's stored requests that can still be cancelled, read straight from the service's database. */

@@ -139,7 +139,7 @@ entry() { # name main|migrate
   elif ((WATCH)); then
     printf '%s\0' "$TSX" "services/$1/src/$2.ts"
   else
-    printf '%s\0' node --conditions=compiled --max-semi-space-size=2 --single-threaded-gc "services/$1/dist/$2.js"
+    printf '%s\0' node --conditions=compiled --max-semi-space-size=2 --max-old-space-size=256 --single-threaded-gc "services/$1/dist/$2.js"
   fi
 }
 

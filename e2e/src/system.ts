@@ -208,7 +208,7 @@ async function migrateIndexes(mongoUrl: string, databases: Record<ServiceName, s
 /** Node's arguments for a service's entry point: its compiled JavaScript as the image runs it (Dockerfile ENTRYPOINT), or its source under tsx. */
 export function entryPoint(name: ServiceName, entry: 'main' | 'migrate', compiled: boolean): string[] {
   return compiled
-    ? ['--conditions=compiled', '--max-semi-space-size=2', '--single-threaded-gc', `services/${name}/dist/${entry}.js`]
+    ? ['--conditions=compiled', '--max-semi-space-size=2', '--max-old-space-size=256', '--single-threaded-gc', `services/${name}/dist/${entry}.js`]
     : ['--import', 'tsx', `services/${name}/src/${entry}.ts`];
 }
 
