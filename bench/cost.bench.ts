@@ -60,6 +60,8 @@ const ZONES = 1000;
 const IMPORT_CHUNK = 100;
 /** The largest zone import the services take: 500 zones of 1,400 vertices are 14.6 MB of JSON, under the 16 MiB body limit. */
 const LARGE_IMPORT = { zones: 500, vertices: 1400 } as const;
+/** The services the import's body passes through. */
+const IMPORT_SERVICES: ServiceName[] = ['gateway', 'flight-request-service'];
 const WEBHOOK_ENDPOINTS = 2;
 /** How long after the walkthrough the settled RSS is read: past V8's memory reducer's 8 s delay. */
 const SETTLE_SECONDS = 15;
@@ -186,7 +188,7 @@ export default async function costBench(): Promise<BenchSummary> {
     if (runs('import')) {
       const { bytes, peak, settledAfter } = await largeImport(system, client);
       const what = `zone import at the limits (${LARGE_IMPORT.zones} zones of ${LARGE_IMPORT.vertices} vertices, ${round(bytes / 2 ** 20, 1)} MiB)`;
-      for (const name of ['gateway', 'flight-request-service'] as const) {
+      for (const name of IMPORT_SERVICES) {
         add(`${what}: ${name} peak RSS ${round(peak.get(name) ?? 0, 0)} MiB, ${SETTLE_SECONDS} s after its answer ${round(settledAfter.get(name) ?? 0, 0)} MiB`);
       }
     }
@@ -297,7 +299,7 @@ async function importZones(client: GatewayClient, adminKey: string): Promise<voi
   }
 }
 
-/** LARGE_IMPORT through the gateway: the body's size, and each service's peak RSS from the request until SETTLE_SECONDS after the answer. */
+/** LARGE_IMPORT through the gateway: the body's size, and the peak RSS of IMPORT_SERVICES from the request until SETTLE_SECONDS after the answer. */
 async function largeImport(system: System, client: GatewayClient): Promise<{ bytes: number; peak: Map<ServiceName, number>; settledAfter: Map<ServiceName, number> }> {
   const features = Array.from({ length: LARGE_IMPORT.zones }, (_, index) => {
     const [lon, lat] = [30 + (index % 25) * 0.5, 30 + Math.floor(index / 25) * 0.5];
@@ -313,11 +315,11 @@ async function largeImport(system: System, client: GatewayClient): Promise<{ byt
     };
   });
   const body = { type: 'FeatureCollection', features };
-  for (const name of SERVICES) resetPeakRss(system.pid(name));
+  for (const name of IMPORT_SERVICES) resetPeakRss(system.pid(name));
   const answer = await client.send('POST', '/api/zones/import', { key: system.adminKey, body });
   if (answer.status !== 200) throw new Error(`the large zone import answered ${answer.status}: ${JSON.stringify(answer.body).slice(0, 300)}`);
   await new Promise((resolve) => setTimeout(resolve, SETTLE_SECONDS * 1000));
-  const peak = new Map(SERVICES.map((name) => [name, peakRssMiB(system.pid(name))]));
+  const peak = new Map(IMPORT_SERVICES.map((name) => [name, peakRssMiB(system.pid(name))]));
   return { bytes: Buffer.byteLength(JSON.stringify(body)), peak, settledAfter: memory(system) };
 }
 

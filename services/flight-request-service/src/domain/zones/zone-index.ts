@@ -25,14 +25,8 @@ export class ZoneIndex {
   private readonly tree = new RBush<IndexEntry>();
   private readonly entries = new Map<string, IndexEntry>();
 
+  /** Bulk-loaded with `zones` (faster than one insert per zone). A repeated id keeps the last zone. */
   constructor(zones: GeoZone[] = []) {
-    this.replaceAll(zones);
-  }
-
-  /** Rebuilds the index (bulk-loaded, faster than one insert per zone). A repeated id keeps the last zone. */
-  replaceAll(zones: GeoZone[]): void {
-    this.tree.clear();
-    this.entries.clear();
     for (const zone of zones) this.entries.set(zone.id, entryOf(zone));
     this.tree.load([...this.entries.values()]);
   }

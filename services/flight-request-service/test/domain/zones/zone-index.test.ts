@@ -45,9 +45,8 @@ describe('ZoneIndex', () => {
     expect(index.size).to.equal(1);
   });
 
-  it('when replaceAll is called, then only the new zones remain (a repeated id keeps the last)', () => {
-    const index = new ZoneIndex([zone('a', 4, 52)]);
-    index.replaceAll([zone('b', 4, 52), zone('b', 5, 52)]);
+  it('when it is built with a repeated id, then the last zone of that id is the one kept', () => {
+    const index = new ZoneIndex([zone('b', 4, 52), zone('b', 5, 52)]);
     expect(ids(index.search([5.05, 52.05, 5.06, 52.06]))).to.deep.equal(['b']);
     expect(index.search([4.05, 52.05, 4.06, 52.06])).to.deep.equal([]);
     expect(index.size).to.equal(1);
