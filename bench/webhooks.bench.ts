@@ -12,6 +12,7 @@ import { attemptModel } from '../services/webhook-service/src/store/attempt-mode
 import { deliveryModel } from '../services/webhook-service/src/store/delivery-model.js';
 import { webhookEndpointModel, type WebhookEndpoint } from '../services/webhook-service/src/store/endpoint-model.js';
 import { newDelivery } from '../services/webhook-service/src/use-cases/fan-out-event.js';
+import { costPerUnit, engineGroups, serviceGroup } from './accounting.js';
 import type { BenchSummary } from './run.js';
 import { freePort, percentile, round, secondsToRun, startReceiver, statusData, type BenchReceiver } from './support.js';
 
@@ -76,7 +77,11 @@ export default async function webhooksBench(): Promise<BenchSummary> {
     await deliverAll(broker, receiver, throughputOperator, 20, ENDPOINTS);
 
     const concurrency = ENDPOINTS * PER_ENDPOINT;
-    const pipeline = await deliverAll(broker, receiver, throughputOperator, EVENTS, ENDPOINTS);
+    let pipeline = 0;
+    const cost = await costPerUnit([serviceGroup('webhook-service', () => system.pid('webhook-service')), ...engineGroups()], async () => {
+      pipeline = await deliverAll(broker, receiver, throughputOperator, EVENTS, ENDPOINTS);
+      return EVENTS * ENDPOINTS;
+    });
     const sampleBody = JSON.stringify({ id: randomUUID(), event: 'status_change', created_at: new Date().toISOString(), data: statusData(throughputOperator) });
     const bare = await bareLoop(`${receiver.url}/bare`, sampleBody, EVENTS * ENDPOINTS, concurrency);
     const engine = await engineAlone(system, EVENTS, ENDPOINTS, PER_ENDPOINT);
@@ -86,6 +91,7 @@ export default async function webhooksBench(): Promise<BenchSummary> {
     const lines = [
       `throughput: ${round(pipeline, 0)} deliveries/s (${EVENTS} events × ${ENDPOINTS} endpoints), bare POST loop ${round(bare, 0)} req/s, concurrency ${concurrency}`,
       `throughput ratio webhooks/bare: ${round(ratio, 2)} (goal >= ${GOAL_RATIO}) ${ratio >= GOAL_RATIO ? 'OK' : 'MISSED'}`,
+      `CPU per delivery over the throughput phase (${round(cost.seconds, 1)} s): ${[...cost.msPerUnit].map(([name, ms]) => `${name} ${round(ms, 3)} ms`).join(', ')} (reported; the cost bench judges it)`,
       `the database alone, the same commands per delivery (${ENGINE_COMMANDS}), same concurrency: ${round(engine, 0)} deliveries/s; webhooks/database alone: ${round(pipeline / engine, 2)}`,
     ];
     let latencyGoal = true;
