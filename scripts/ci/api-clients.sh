@@ -82,17 +82,36 @@ rm -rf "$WORK"
 mkdir -p "$WORK" "$TOOLS"
 
 # --- tools (pinned; reinstalled only when a pin changes) -----------------------
-# install_venv DIR PIN...: a virtualenv holding exactly these pins.
+# install_venv DIR PYTHON PIN...: a virtualenv of that interpreter holding exactly these pins.
 install_venv() {
-  local venv="$1"
-  shift
-  local pins="$*"
+  local venv="$1" python="$2"
+  shift 2
+  local pins
+  pins="$("$python" --version) $*"
   if [[ "$(cat "$venv/.pins" 2>/dev/null)" != "$pins" ]]; then
     rm -rf "$venv"
-    python3 -m venv "$venv"
+    "$python" -m venv "$venv"
     "$venv/bin/pip" install --quiet --disable-pip-version-check "$@"
     echo "$pins" >"$venv/.pins"
   fi
+}
+
+# The interpreter for schemathesis: CPython 3.12 or later when the machine has one (on PATH, or
+# installed by pyenv), else python3. On 3.11 the parser's recursion limit counts the Python stack
+# it is called from, and Hypothesis parses a whole module from deep inside its generators to
+# describe a lambda: the limit is hit there, and 3.11 before 3.11.8 reports it as "SystemError: AST
+# constructor recursion depth mismatch" (CPython gh-106905), failing a fuzzing run with an error of
+# the tools' own (CI, 2026-11-26, POST /api/flight-requests). 3.12 keeps the two limits apart.
+fuzz_python() {
+  local candidate pyenv_pythons
+  pyenv_pythons="$(ls -d "$(pyenv root 2>/dev/null)"/versions/3.*/bin/python3 2>/dev/null | sort -rV || true)"
+  for candidate in python3.14 python3.13 python3.12 $pyenv_pythons; do
+    if "$candidate" -c 'import sys, venv; sys.exit(sys.version_info < (3, 12))' >/dev/null 2>&1; then
+      echo "$candidate"
+      return
+    fi
+  done
+  echo python3
 }
 
 # The OpenAPI Generator CLI JAR through Maven, its local repository under .data/tools/m2.
@@ -116,9 +135,11 @@ install_node_tool() {
   fi
 }
 
-run_step tools-python install_venv "$TOOLS/api-clients-venv" "openapi-python-client==$OPENAPI_PYTHON_CLIENT_VERSION" "schemathesis==$SCHEMATHESIS_VERSION"
+FUZZ_PYTHON="$(fuzz_python)"
+say "schemathesis and openapi-python-client on $("$FUZZ_PYTHON" --version)"
+run_step tools-python install_venv "$TOOLS/api-clients-venv" "$FUZZ_PYTHON" "openapi-python-client==$OPENAPI_PYTHON_CLIENT_VERSION" "schemathesis==$SCHEMATHESIS_VERSION"
 # shellcheck disable=SC2086 # one pin per word
-run_step tools-openapi-generator-python install_venv "$TOOLS/openapi-generator-venv" $OPENAPI_GENERATOR_PYTHON_DEPS
+run_step tools-openapi-generator-python install_venv "$TOOLS/openapi-generator-venv" python3 $OPENAPI_GENERATOR_PYTHON_DEPS
 run_step tools-openapi-generator install_openapi_generator
 # Go modules (oapi-codegen's, and the Go client's runtime) are kept under .data/tools too.
 export GOMODCACHE="$TOOLS/go-mod" GOFLAGS=-modcacherw
