@@ -77,11 +77,11 @@ export default async function webhooksBench(): Promise<BenchSummary> {
     await deliverAll(broker, receiver, throughputOperator, 20, ENDPOINTS);
 
     const concurrency = ENDPOINTS * PER_ENDPOINT;
-    let pipeline = 0;
     const cost = await costPerUnit([serviceGroup('webhook-service', () => system.pid('webhook-service')), ...engineGroups()], async () => {
-      pipeline = await deliverAll(broker, receiver, throughputOperator, EVENTS, ENDPOINTS);
+      await deliverAll(broker, receiver, throughputOperator, EVENTS, ENDPOINTS);
       return EVENTS * ENDPOINTS;
     });
+    const pipeline = cost.units / cost.seconds;
     const sampleBody = JSON.stringify({ id: randomUUID(), event: 'status_change', created_at: new Date().toISOString(), data: statusData(throughputOperator) });
     const bare = await bareLoop(`${receiver.url}/bare`, sampleBody, EVENTS * ENDPOINTS, concurrency);
     const engine = await engineAlone(system, EVENTS, ENDPOINTS, PER_ENDPOINT);

@@ -134,11 +134,17 @@ fi
 # in the image, with its node flags and memory settings (Dockerfile: ENTRYPOINT, ENV; the "compiled"
 # condition resolves the workspace packages to dist/), or in watch mode its sources under tsx.
 export MALLOC_MMAP_THRESHOLD_=131072
-SERVICE_NODE=node
 if ((!WATCH)); then
   # The image's Node version (scripts/image-node.sh); this machine's node only when it cannot be had.
   SERVICE_NODE="$(bash "$ROOT/scripts/image-node.sh")" \
     || { SERVICE_NODE=node; log "WARNING: running the services on this machine's node $(node --version), not the image's"; }
+  # The node flags of the Dockerfile's ENTRYPOINT (["node", flag...]), read from it so they cannot drift.
+  mapfile -t NODE_FLAGS < <(node -e '
+    const entrypoint = /^ENTRYPOINT (\[.*\])$/m.exec(require("node:fs").readFileSync(process.argv[1], "utf8"));
+    if (!entrypoint) process.exit(1);
+    for (const flag of JSON.parse(entrypoint[1]).slice(1)) console.log(flag);
+  ' "$ROOT/Dockerfile")
+  ((${#NODE_FLAGS[@]})) || die "no ENTRYPOINT flags found in the Dockerfile"
 fi
 entry() { # name main|migrate
   if ((WATCH)) && [[ "$2" == main ]]; then
@@ -146,7 +152,7 @@ entry() { # name main|migrate
   elif ((WATCH)); then
     printf '%s\0' "$TSX" "services/$1/src/$2.ts"
   else
-    printf '%s\0' "$SERVICE_NODE" --conditions=compiled --max-semi-space-size=2 --max-old-space-size=256 --single-threaded-gc "services/$1/dist/$2.js"
+    printf '%s\0' "$SERVICE_NODE" "${NODE_FLAGS[@]}" "services/$1/dist/$2.js"
   fi
 }
 

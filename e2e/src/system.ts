@@ -1,5 +1,6 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -207,9 +208,18 @@ async function migrateIndexes(mongoUrl: string, databases: Record<ServiceName, s
 
 /** Node's arguments for a service's entry point: its compiled JavaScript as the image runs it (Dockerfile ENTRYPOINT), or its source under tsx. */
 export function entryPoint(name: ServiceName, entry: 'main' | 'migrate', compiled: boolean): string[] {
-  return compiled
-    ? ['--conditions=compiled', '--max-semi-space-size=2', '--max-old-space-size=256', '--single-threaded-gc', `services/${name}/dist/${entry}.js`]
-    : ['--import', 'tsx', `services/${name}/src/${entry}.ts`];
+  return compiled ? [...imageNodeFlags(), `services/${name}/dist/${entry}.js`] : ['--import', 'tsx', `services/${name}/src/${entry}.ts`];
+}
+
+let nodeFlags: string[] | undefined;
+
+/** The node flags of the Dockerfile's ENTRYPOINT (`["node", flag...]`), read from it so a compiled run cannot drift from the image. */
+function imageNodeFlags(): string[] {
+  if (nodeFlags) return nodeFlags;
+  const entrypoint = /^ENTRYPOINT (\[.*\])$/m.exec(readFileSync(resolve(REPO_ROOT, 'Dockerfile'), 'utf8'))?.[1];
+  if (entrypoint === undefined) throw new Error('the Dockerfile has no ENTRYPOINT in exec form');
+  nodeFlags = (JSON.parse(entrypoint) as string[]).slice(1);
+  return nodeFlags;
 }
 
 /** The image's memory setting (Dockerfile ENV), for the compiled services. */
