@@ -2,6 +2,7 @@ import { Agent, request } from 'node:http';
 import { connect } from 'amqplib';
 import mongoose from 'mongoose';
 import { signWebhookPayload } from '@dfc/contracts';
+import { benchChannel } from './baseline-child.js';
 
 /**
  * The cost bench's baseline for a webhook delivery (bench/cost.bench.ts): the
@@ -21,9 +22,10 @@ import { signWebhookPayload } from '@dfc/contracts';
  * BARE_DELIVERER_MONGO_URL: the database the records go to (collection `bare_deliveries`).
  * BARE_DELIVERER_TARGETS: the receiver URLs, comma-separated.
  */
+const send = benchChannel('bench/bare-deliverer.ts', 'BARE_DELIVERER_*');
 const env = (name: string): string => {
   const value = process.env[name];
-  if (!value || !process.send) throw new Error(`bench/bare-deliverer.ts runs as the cost bench child (${name}, an IPC channel)`);
+  if (!value) throw new Error(`bench/bare-deliverer.ts needs ${name}`);
   return value;
 };
 const targets = env('BARE_DELIVERER_TARGETS').split(',');
@@ -47,8 +49,7 @@ await channel.consume(queue, (message) => {
     .then((statuses) => records.insertMany(statuses.map((status, index) => ({ event_id: event.id, target: targets[index], status, at: new Date() }))))
     .then(() => channel.ack(message));
 });
-process.on('disconnect', () => process.exit(0));
-process.send?.({ ready: true });
+send({ ready: true });
 
 /** One signed POST; the answer's status. */
 function post(target: string, id: string, body: string): Promise<number> {

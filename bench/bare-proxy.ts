@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import { Pool } from 'undici';
+import { answerHeaders, benchChannel, listenForTheBench, unavailable } from './baseline-child.js';
 
 /**
  * The cost bench's baseline for a proxied read (bench/cost.bench.ts): the least
@@ -13,18 +14,16 @@ import { Pool } from 'undici';
  * a free port and sends `{ port }`; the bench sends `{ token }` before the
  * last token expires.
  *
- * BARE_PROXY_UPSTREAM: the operator-service's base URL.
+ * BARE_PROXY_UPSTREAM: the operator-service's base URL (or the recorded upstream in front of it).
  * BARE_PROXY_TOKEN: the first internal token, signed by the bench with the system's key.
  */
+const send = benchChannel('bench/bare-proxy.ts', 'BARE_PROXY_UPSTREAM, BARE_PROXY_TOKEN');
 const upstream = process.env['BARE_PROXY_UPSTREAM'];
 let token = process.env['BARE_PROXY_TOKEN'];
-if (!upstream || !token || !process.send) throw new Error('bench/bare-proxy.ts runs as the cost bench child (BARE_PROXY_UPSTREAM, BARE_PROXY_TOKEN, an IPC channel)');
-const send = process.send.bind(process);
+if (!upstream || !token) throw new Error('bench/bare-proxy.ts needs BARE_PROXY_UPSTREAM and BARE_PROXY_TOKEN');
 
 const pool = new Pool(upstream, { connections: 64 });
 process.on('message', (message: { token: string }) => (token = message.token));
-// The bench ends: so does this process, even if it is not told.
-process.on('disconnect', () => process.exit(0));
 
 /** What a proxy must do with a read: the client's headers on (less the hop's and the key), the answer's back, the body whole. */
 const server = createServer((request, response) => {
@@ -36,18 +35,9 @@ const server = createServer((request, response) => {
     .request({ path: request.url ?? '/', method: 'GET', headers })
     .then(async (answer) => {
       const body = Buffer.from(await answer.body.arrayBuffer());
-      const answerHeaders = { ...answer.headers };
-      delete answerHeaders['connection'];
-      delete answerHeaders['keep-alive'];
-      response.writeHead(answer.statusCode, answerHeaders);
+      response.writeHead(answer.statusCode, answerHeaders(answer.headers));
       response.end(body);
     })
-    .catch(() => {
-      response.writeHead(503);
-      response.end();
-    });
+    .catch(() => unavailable(response));
 });
-server.listen(0, '127.0.0.1', () => {
-  const address = server.address();
-  send({ port: typeof address === 'object' && address !== null ? address.port : 0 });
-});
+listenForTheBench(server, send);

@@ -26,7 +26,10 @@ import { freePort, load, round, startReceiver, statusData, type BenchReceiver } 
  * zones loaded, the area inside five of them), list (the operator's first
  * page), cancel, webhook delivery (status_change events published on the
  * broker, fanned out to two endpoints, POSTed to a receiver here; then taken
- * by a bare deliverer, bench/bare-deliverer.ts, for the same-run baseline). Processes:
+ * by a bare deliverer, bench/bare-deliverer.ts, for the same-run baseline),
+ * and the proxied read again with an upstream that answers at once
+ * (bench/recorded-upstream.ts), the gateway's cost when the engine does not
+ * set the pace, beside the bare proxy's in front of the same. Processes:
  * the services, the gateway, the database engine (FerretDB + PostgreSQL, or
  * mongod) and the broker (RabbitMQ's Erlang VM). The engines are shared with
  * whoever else uses the machine, so their figures include that load.
@@ -45,7 +48,7 @@ import { freePort, load, round, startReceiver, statusData, type BenchReceiver } 
  * Database commands per delivery: counted on the wire between webhook-service
  * and the database (bench/command-counter.ts).
  *
- * BENCH_COST_FLOWS=delivery,read,submission,list,cancel,import (any of them, or
+ * BENCH_COST_FLOWS=delivery,read,submission,list,cancel,import,read-at-once (any of them, or
  * `none` for the memory figures alone): the flows to run, all by default; for
  * trying one change against one figure without waiting for the others.
  *
@@ -69,7 +72,7 @@ const SETTLE_SECONDS = 15;
 const WEBHOOK_BACKLOG = 200;
 const GOALS = { webhookMsPerDelivery: 0.6, commandsPerDelivery: 3, gatewayMsPerRead: 0.15, rssMiB: 90 } as const;
 const SERVICES: ServiceName[] = ['operator-service', 'flight-request-service', 'webhook-service', 'gateway'];
-const FLOWS = ['delivery', 'read', 'submission', 'list', 'cancel', 'import'] as const;
+const FLOWS = ['delivery', 'read', 'submission', 'list', 'cancel', 'import', 'read-at-once'] as const;
 const selected = new Set((process.env['BENCH_COST_FLOWS'] ?? FLOWS.join(',')).split(',').map((flow) => flow.trim()));
 const runs = (flow: (typeof FLOWS)[number]) => selected.has(flow);
 const LOG = (line: string) => process.stdout.write(`cost: ${line}\n`);
@@ -152,7 +155,7 @@ export default async function costBench(): Promise<BenchSummary> {
       const path = `/api/operators/${operator.uuid}`;
       const proxied = await costPerUnit(through('gateway', 'operator-service'), () => timedLoad(system.gatewayUrl, path, operator.key));
       report('proxied read', 'request', proxied);
-      const bare = await startBareProxy(system, operator);
+      const bare = await startBareProxy(system, operator, system.url('operator-service'));
       try {
         const baseline = await costPerUnit([serviceGroup('bare proxy', () => bare.pid)], () => timedLoad(bare.url, path, operator.key));
         const gatewayMs = proxied.msPerUnit.get('gateway') ?? Number.NaN;
@@ -193,7 +196,9 @@ export default async function costBench(): Promise<BenchSummary> {
       }
     }
 
+    // Read before the flow below, which starts the gateway again.
     const after = memory(system);
+    if (runs('read-at-once')) await readAtOnce(system, operator, group, add);
     for (const name of SERVICES) {
       add(`${name} RSS idle ${round(idle.get(name) ?? 0, 0)} MiB`);
       add(`${name} RSS after the README walkthrough ${round(walked.get(name) ?? 0, 0)} MiB (goal <= ${GOALS.rssMiB})`, (walked.get(name) ?? Infinity) <= GOALS.rssMiB);
@@ -464,15 +469,15 @@ interface BareProxy {
 }
 
 /**
- * bench/bare-proxy.ts in front of this system's operator-service, run as the
- * gateway is, holding an internal token for `operator` that is signed again
+ * bench/bare-proxy.ts in front of `upstream` (this system's operator-service,
+ * or the recorded upstream in front of it), run as the gateway is, holding an internal token for `operator` that is signed again
  * at a third of its life.
  */
-async function startBareProxy(system: System, operator: RegisteredOperator): Promise<BareProxy> {
+async function startBareProxy(system: System, operator: RegisteredOperator, upstream: string): Promise<BareProxy> {
   const signer = new InternalTokenSigner(system.privateKeyPem);
   const principal: Principal = { sub: operator.uuid, role: 'operator', operator_uuid: operator.uuid, key_id: operator.keyId };
   const baseline = await startBaseline<{ port: number }>('bench/bare-proxy.ts', 'gateway', {
-    BARE_PROXY_UPSTREAM: system.url('operator-service'),
+    BARE_PROXY_UPSTREAM: upstream,
     BARE_PROXY_TOKEN: await signer.sign(principal),
   });
   const renewal = setInterval(() => void signer.sign(principal).then((token) => baseline.child.send({ token })), (INTERNAL_TOKEN_TTL_SECONDS * 1000) / 3);
@@ -484,6 +489,51 @@ async function startBareProxy(system: System, operator: RegisteredOperator): Pro
       await baseline.stop();
     },
   };
+}
+
+/**
+ * The proxied read with the engine out of the way: the gateway, started again
+ * with bench/recorded-upstream.ts as its operator-service, then the bare proxy
+ * in front of the same, each under the read's load after a warm-up; the
+ * gateway is started again as it was. What the gateway's CPU per request is
+ * when its upstream answers as fast as the machine lets it, as on an engine
+ * that takes more reads a second than this one.
+ */
+async function readAtOnce(system: System, operator: RegisteredOperator, group: (name: ServiceName) => ProcessGroup, add: (line: string, ok?: boolean) => void): Promise<void> {
+  const flow = 'proxied read, upstream answering at once';
+  const path = `/api/operators/${operator.uuid}`;
+  const recorded = await startBaseline<{ port: number }>('bench/recorded-upstream.ts', 'operator-service', { RECORDED_UPSTREAM: system.url('operator-service') });
+  const upstream = `http://127.0.0.1:${recorded.ready.port}`;
+  const recordedGroup = serviceGroup('recorded upstream', () => recorded.pid);
+  const measured = async (base: string, proxy: ProcessGroup) => {
+    await warmUp(base, path, operator.key);
+    const cost = await costPerUnit([proxy, recordedGroup], () => timedLoad(base, path, operator.key));
+    LOG(`${flow}, ${proxy.name}: ${cost.units} × request in ${round(cost.seconds, 1)} s`);
+    return cost.msPerUnit.get(proxy.name) ?? Number.NaN;
+  };
+  try {
+    await system.kill('gateway', 'SIGTERM');
+    await system.start('gateway', { OPERATOR_SERVICE_URL: upstream });
+    const gatewayMs = await measured(system.gatewayUrl, group('gateway'));
+    add(`${flow}: gateway ${round(gatewayMs, 3)} ms CPU per request (goal <= ${GOALS.gatewayMsPerRead})`, gatewayMs <= GOALS.gatewayMsPerRead);
+    const bare = await startBareProxy(system, operator, upstream);
+    try {
+      const bareMs = await measured(bare.url, serviceGroup('bare proxy', () => bare.pid));
+      add(`${flow}: bare proxy ${round(bareMs, 3)} ms CPU per request`);
+      add(`${flow}: gateway/bare proxy CPU per request ${round(gatewayMs / bareMs, 2)}`);
+    } finally {
+      await bare.stop();
+    }
+  } finally {
+    await system.kill('gateway', 'SIGTERM');
+    await system.start('gateway');
+    await recorded.stop();
+  }
+}
+
+/** Load before a measured phase on a process just started: connections open, the hot paths compiled. */
+async function warmUp(base: string, path: string, key: string): Promise<void> {
+  await load({ url: `${base}${path}`, headers: { 'x-api-key': key } }, CONNECTIONS, 3);
 }
 
 interface Baseline<Ready> {
