@@ -52,8 +52,8 @@ import { freePort, load, round, startReceiver, statusData, type BenchReceiver } 
  * `none` for the memory figures alone): the flows to run, all by default; for
  * trying one change against one figure without waiting for the others.
  *
- * BENCH_CPU_PROF=<dir>: webhook-service, flight-request-service and the gateway write a V8
- * CPU profile there when they stop (`node --cpu-prof`); summarise one with
+ * BENCH_CPU_PROF=<dir>: webhook-service, flight-request-service, the gateway and the bare
+ * baselines write a V8 CPU profile there when they stop (`node --cpu-prof`); summarise one with
  * `npx tsx bench/profile-top.ts <file>`.
  */
 const PHASE_SECONDS = Math.max(20, Number(process.env['BENCH_PHASE_SECONDS'] ?? 20));
@@ -77,12 +77,13 @@ const selected = new Set((process.env['BENCH_COST_FLOWS'] ?? FLOWS.join(',')).sp
 const runs = (flow: (typeof FLOWS)[number]) => selected.has(flow);
 const LOG = (line: string) => process.stdout.write(`cost: ${line}\n`);
 const verdict = (ok: boolean) => (ok ? 'OK' : 'MISSED');
+const PROFILE_DIR = process.env['BENCH_CPU_PROF'];
+/** Node options that make a process write a CPU profile when it stops, when BENCH_CPU_PROF asks for them. */
+const profile = PROFILE_DIR ? ['--cpu-prof', '--cpu-prof-dir', PROFILE_DIR] : [];
 
 export default async function costBench(): Promise<BenchSummary> {
   const counter = await startCommandCounter(baseMongoUrl());
   const receiver = await startReceiver();
-  const profileDir = process.env['BENCH_CPU_PROF'];
-  const profile = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
   const system = await startSystem({
     compiled: true,
     env: { RATE_LIMIT_PER_KEY_PER_MINUTE: '1000000000', LOG_LEVEL: process.env['BENCH_LOG_LEVEL'] ?? 'warn' },
@@ -551,7 +552,7 @@ interface Baseline<Ready> {
  */
 async function startBaseline<Ready = unknown>(script: string, service: ServiceName, env: Record<string, string>): Promise<Baseline<Ready>> {
   const nodeOptions = entryPoint(service, 'main', true).slice(0, -1);
-  const child = spawn(process.execPath, [...nodeOptions, '--import', 'tsx', script], {
+  const child = spawn(process.execPath, [...nodeOptions, ...profile, '--import', 'tsx', script], {
     env: { PATH: process.env['PATH'] ?? '', ...IMAGE_ENV, ...env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

@@ -14,8 +14,7 @@ export function requestContext(log: Logger): Middleware {
   return async (ctx, next) => {
     const incoming = ctx.get('X-Request-Id');
     const requestId = SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
-    ctx.state.requestId = requestId;
-    bindLogger(ctx.state, log, requestId);
+    ctx.state = Object.assign(new RequestState(log, requestId), ctx.state);
     ctx.set('X-Request-Id', requestId);
     const started = process.hrtime.bigint();
     try {
@@ -31,11 +30,24 @@ export function requestContext(log: Logger): Middleware {
 }
 
 /**
- * `state.log`, made the first time it is read: a pino child serialises its
- * bindings when it is made, and most requests log nothing but the access line,
- * which the parent writes with the same field.
+ * `ctx.state` as a request starts: its id, and a logger bound to the id, made
+ * the first time it is read. A pino child serialises its bindings when it is
+ * made, and most requests log nothing but the access line, which the parent
+ * writes with the same field. A class, so the getter is on its prototype
+ * rather than defined on each request's object.
  */
-function bindLogger(state: Record<string, unknown>, log: Logger, requestId: string): void {
-  let child: Logger | undefined;
-  Object.defineProperty(state, 'log', { enumerable: true, get: () => (child ??= log.child({ request_id: requestId })) });
+class RequestState {
+  readonly #parent: Logger;
+  #log: Logger | undefined;
+
+  constructor(
+    parent: Logger,
+    readonly requestId: string,
+  ) {
+    this.#parent = parent;
+  }
+
+  get log(): Logger {
+    return (this.#log ??= this.#parent.child({ request_id: this.requestId }));
+  }
 }
