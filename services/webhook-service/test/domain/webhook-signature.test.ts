@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { expect } from 'chai';
-import { parseSignatureHeader, signWebhookPayload, verifyWebhookSignature } from '@dfc/contracts';
+import { Webhook } from 'standardwebhooks';
+import { parseSignatureHeader, signStandardWebhook, signWebhookPayload, verifyWebhookSignature } from '@dfc/contracts';
 
 const secret = 'whsec_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
 const otherSecret = 'whsec_BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB';
@@ -81,5 +82,33 @@ describe('webhook signatures (signWebhookPayload / verifyWebhookSignature)', () 
     const header = `${signWebhookPayload({ rawBody, secrets: secret, timestamp: t })},v0=abc`;
     expect(parseSignatureHeader(header)?.signatures).to.have.length(1);
     expect(verifyWebhookSignature({ rawBody, header, secrets: secret, now }).valid).to.equal(true);
+  });
+});
+
+describe('Standard Webhooks signatures (signStandardWebhook)', () => {
+  const keyBytes = Buffer.from(Array.from({ length: 32 }, (_, index) => 250 - index * 3));
+  const standard = `whsec_${keyBytes.toString('base64')}`;
+  const urlSafe = `whsec_${keyBytes.toString('base64url')}`;
+  const id = 'msg_2KWPBgLlAfxdpx2AI54pPJ85f4W';
+  const expected = (key: Buffer) => createHmac('sha256', key).update(`${id}.${t}.${rawBody}`).digest('base64');
+
+  it('when signed, then v1 is the base64 HMAC-SHA256 of "<id>.<t>.<raw body>" keyed with the decoded secret, which the standardwebhooks package verifies', () => {
+    expect(standard).to.match(/[+/]/);
+    expect(signStandardWebhook({ id, timestamp: t, rawBody, secrets: [standard] })).to.equal(`v1,${expected(keyBytes)}`);
+    // The package refuses timestamps more than five minutes from its clock.
+    const timestamp = Math.floor(Date.now() / 1000);
+    const headers = { 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signStandardWebhook({ id, timestamp, rawBody, secrets: [standard] }) };
+    expect(new Webhook(standard).verify(rawBody, headers)).to.deep.equal(JSON.parse(rawBody));
+  });
+
+  it('when the secret was issued in URL-safe base64, then it signs with the same key bytes', () => {
+    expect(urlSafe).to.match(/[-_]/);
+    expect(signStandardWebhook({ id, timestamp: t, rawBody: Buffer.from(rawBody), secrets: [urlSafe] })).to.equal(`v1,${expected(keyBytes)}`);
+  });
+
+  it('when there are several secrets, then one v1 each, newest first, separated by a space', () => {
+    const other = Buffer.alloc(32, 9);
+    const header = signStandardWebhook({ id, timestamp: t, rawBody, secrets: [`whsec_${other.toString('base64')}`, standard] });
+    expect(header).to.equal(`v1,${expected(other)} v1,${expected(keyBytes)}`);
   });
 });
