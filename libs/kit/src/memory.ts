@@ -2,12 +2,12 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
 /**
- * One full garbage collection, once a service has started. Start-up (some 400
- * modules compiled, the contract schemas built and compiled, connections
- * made) leaves 15–25 MiB of garbage that V8 collects only when the old space
- * first reaches its limit, which a quiet replica may never do: 106–117 MiB of
- * RSS per service after start, 81–93 MiB after this (docs/performance.md,
- * item 26). It takes some tens of milliseconds, once.
+ * One compacting garbage collection, once a service has started. Start-up
+ * (some 400 modules compiled, the contract schemas built and compiled,
+ * connections made) leaves 15–25 MiB of garbage that V8 collects only when
+ * the old space first reaches its limit, which a quiet replica may never do:
+ * 105–121 MiB of RSS per idle service on Node 24 without this, 81–96 MiB with
+ * it (docs/performance.md, item 26). It takes some tens of milliseconds, once.
  *
  * `gc` is taken from a fresh context with `--expose-gc` set for that moment
  * only, not from the command line: no other code in the process gets a
