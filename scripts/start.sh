@@ -138,12 +138,8 @@ if ((!WATCH)); then
   # The image's Node version (scripts/image-node.sh); this machine's node only when it cannot be had.
   SERVICE_NODE="$(bash "$ROOT/scripts/image-node.sh")" \
     || { SERVICE_NODE=node; log "WARNING: running the services on this machine's node $(node --version), not the image's"; }
-  # The node flags of the Dockerfile's ENTRYPOINT (["node", flag...]), read from it so they cannot drift.
-  mapfile -t NODE_FLAGS < <(node -e '
-    const entrypoint = /^ENTRYPOINT (\[.*\])$/m.exec(require("node:fs").readFileSync(process.argv[1], "utf8"));
-    if (!entrypoint) process.exit(1);
-    for (const flag of JSON.parse(entrypoint[1]).slice(1)) console.log(flag);
-  ' "$ROOT/Dockerfile")
+  # The node flags of the Dockerfile's ENTRYPOINT, read from it so they cannot drift.
+  mapfile -t NODE_FLAGS < <(bash "$ROOT/scripts/image-node.sh" flags)
   ((${#NODE_FLAGS[@]})) || die "no ENTRYPOINT flags found in the Dockerfile"
 fi
 entry() { # name main|migrate

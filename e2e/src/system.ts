@@ -1,6 +1,5 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -213,12 +212,9 @@ export function entryPoint(name: ServiceName, entry: 'main' | 'migrate', compile
 
 let nodeFlags: string[] | undefined;
 
-/** The node flags of the Dockerfile's ENTRYPOINT (`["node", flag...]`), read from it so a compiled run cannot drift from the image. */
+/** The node flags of the Dockerfile's ENTRYPOINT (scripts/image-node.sh reads them), so a compiled run cannot drift from the image. */
 function imageNodeFlags(): string[] {
-  if (nodeFlags) return nodeFlags;
-  const entrypoint = /^ENTRYPOINT (\[.*\])$/m.exec(readFileSync(resolve(REPO_ROOT, 'Dockerfile'), 'utf8'))?.[1];
-  if (entrypoint === undefined) throw new Error('the Dockerfile has no ENTRYPOINT in exec form');
-  nodeFlags = (JSON.parse(entrypoint) as string[]).slice(1);
+  nodeFlags ??= execFileSync('bash', [resolve(REPO_ROOT, 'scripts/image-node.sh'), 'flags'], { encoding: 'utf8' }).split('\n').filter(Boolean);
   return nodeFlags;
 }
 

@@ -38,7 +38,7 @@ export function signStandardWebhook({ id, timestamp, rawBody, secrets }: Standar
 /**
  * The key as base64 text, which `createHmac` decodes itself (both alphabets, so secrets issued before the
  * switch to standard base64 still sign). Not a decoded Buffer: Node 24 tells a Buffer key from a KeyObject
- * by two checks that each throw and catch an error, 16 µs a signature against 1 µs for a string.
+ * by two checks that each throw and catch an error: 19 µs a signature with a Buffer, 2–3 µs with the text.
  */
 function encodedKey(secret: string): string {
   return secret.startsWith(WEBHOOK_SECRET_PREFIX) ? secret.slice(WEBHOOK_SECRET_PREFIX.length) : secret;
