@@ -68,6 +68,7 @@ ENV MALLOC_MMAP_THRESHOLD_=131072
 # --max-old-space-size=256: what node gives itself in the pods' 512Mi (k8s/base), made the same wherever the image
 # runs (compose, a laptop); V8 then grows the heap by at most ~1.3x between full collections instead of up to 4x.
 # The largest request (a zone import at its 16 MiB limit) peaks at ~300 MiB RSS in it. Raise it with the pod's limit.
+# --import=@dfc/kit/preload/node-http: node:http's ES module facade without Node's bundled undici (2–3 MiB each).
 # `npm start` and the compiled runs of the e2e harness and the benchmarks read their node flags from this line.
-ENTRYPOINT ["node", "--conditions=compiled", "--max-semi-space-size=2", "--max-old-space-size=256", "--single-threaded-gc"]
+ENTRYPOINT ["node", "--conditions=compiled", "--max-semi-space-size=2", "--max-old-space-size=256", "--single-threaded-gc", "--import=@dfc/kit/preload/node-http"]
 CMD ["services/gateway/dist/main.js"]

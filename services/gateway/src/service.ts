@@ -29,7 +29,7 @@ export function createGatewayService({ config, broker, log, registry }: ServiceR
     registry,
     openApiDocument: buildOpenApiDocument(),
     keys,
-    verify: operatorServiceKeyVerifier(config.OPERATOR_SERVICE_URL, tokens, config.KEY_VERIFY_TIMEOUT_MS, log),
+    verify: operatorServiceKeyVerifier(upstreams, tokens, config.KEY_VERIFY_TIMEOUT_MS, log),
     rateLimits: new RateLimits({
       perKeyPerMinute: config.RATE_LIMIT_PER_KEY_PER_MINUTE,
       publicPerIpPerMinute: config.RATE_LIMIT_PUBLIC_PER_IP_PER_MINUTE,

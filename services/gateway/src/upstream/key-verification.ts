@@ -2,6 +2,7 @@ import { INTERNAL_TOKEN_HEADER, type Principal, type Role } from '@dfc/contracts
 import { ServiceUnavailableError } from '@dfc/kit/errors';
 import { type Logger } from '@dfc/kit/logging';
 import type { InternalTokenCache } from '../store/token-cache.js';
+import type { Upstreams } from './proxy.js';
 
 /** Asks the operator-service who a key belongs to; undefined when it is unknown or revoked. */
 export type VerifyApiKey = (key: string, requestId: string) => Promise<Principal | undefined>;
@@ -10,43 +11,35 @@ export type VerifyApiKey = (key: string, requestId: string) => Promise<Principal
 export const SYSTEM_PRINCIPAL: Principal = Object.freeze({ sub: 'gateway', role: 'system' });
 
 /**
- * `POST /internal/api-keys/verify` (docs/architecture.md, "Internal endpoint").
- * A 401 means the key is not valid; anything else that is not a Principal means
- * the operator-service cannot answer, which the client sees as 503.
+ * `POST /internal/api-keys/verify` (docs/architecture.md, "Internal endpoint"), over the proxy's own
+ * connections to the operator-service rather than `fetch`, which would load Node's bundled copy of
+ * undici beside the package (docs/performance.md, item 29). A 401 means the key is not valid; anything
+ * else that is not a Principal means the operator-service cannot answer, which the client sees as 503.
  */
-export function operatorServiceKeyVerifier(
-  operatorServiceUrl: string,
-  tokens: InternalTokenCache,
-  timeoutMs: number,
-  log: Logger,
-): VerifyApiKey {
-  const url = new URL('/internal/api-keys/verify', operatorServiceUrl).toString();
+export function operatorServiceKeyVerifier(upstreams: Upstreams, tokens: InternalTokenCache, timeoutMs: number, log: Logger): VerifyApiKey {
   return async (key, requestId) => {
-    const response = await post(url, key, requestId, await tokens.tokenFor(SYSTEM_PRINCIPAL), timeoutMs);
-    if (response.status === 401) {
-      await response.body?.cancel();
-      return undefined;
-    }
-    const principal = response.ok ? toPrincipal(await response.json().catch(() => undefined)) : undefined;
+    const answer = await upstreams.call('operator-service', {
+      method: 'POST',
+      path: '/internal/api-keys/verify',
+      headers: { 'content-type': 'application/json', [INTERNAL_TOKEN_HEADER]: await tokens.tokenFor(SYSTEM_PRINCIPAL), 'x-request-id': requestId },
+      body: JSON.stringify({ key }),
+      timeoutMs,
+    });
+    if (answer.status === 401) return undefined;
+    const principal = answer.status === 200 ? toPrincipal(parsed(answer.body)) : undefined;
     if (principal === undefined) {
-      await response.body?.cancel().catch(() => undefined);
-      log.error({ status: response.status, request_id: requestId }, 'api key verification gave no principal');
+      log.error({ status: answer.status, request_id: requestId }, 'api key verification gave no principal');
       throw new ServiceUnavailableError();
     }
     return principal;
   };
 }
 
-async function post(url: string, key: string, requestId: string, token: string, timeoutMs: number): Promise<Response> {
+function parsed(body: Buffer): unknown {
   try {
-    return await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', [INTERNAL_TOKEN_HEADER]: token, 'x-request-id': requestId },
-      body: JSON.stringify({ key }),
-      signal: AbortSignal.timeout(timeoutMs),
-    });
+    return JSON.parse(body.toString('utf8'));
   } catch {
-    throw new ServiceUnavailableError();
+    return undefined;
   }
 }
 

@@ -1,8 +1,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Context } from 'koa';
-import { Pool, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { ClientClosedRequestError, ServiceUnavailableError } from '@dfc/kit/errors';
 import type { UpstreamName } from '../domain/routing.js';
+import { Pool } from './undici-pool.js';
 
 export interface UpstreamSettings {
   targets: Record<UpstreamName, string>;
@@ -18,6 +19,22 @@ export interface Forwarding {
   headers: Record<string, string>;
   /** The body already read (and checked) by the gateway, if any. */
   body: Buffer | undefined;
+}
+
+/** A call of the gateway's own to a service (not a client's call passed on). */
+export interface UpstreamCall {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body: string | null;
+  /** Given up after this long, however long the upstreams' own timeout is. */
+  timeoutMs: number;
+}
+
+/** A service's answer, read whole. */
+export interface UpstreamAnswer {
+  status: number;
+  body: Buffer;
 }
 
 /** Headers of one hop only (RFC 9110 §7.6.1): never passed on, in either direction. */
@@ -72,6 +89,26 @@ export class Upstreams {
       if (value !== undefined && !HOP_BY_HOP.has(name) && !listed?.has(name)) ctx.res.setHeader(name, value);
     }
     if (ctx.method !== 'HEAD' && !BODILESS_STATUSES.has(answer.status)) ctx.body = answer.body();
+  }
+
+  /**
+   * Makes a call of the gateway's own (the key verification) over the same keep-alive connections and
+   * returns the answer whole; a service that does not answer in time or breaks off is a 503.
+   */
+  async call(upstream: UpstreamName, call: UpstreamCall): Promise<UpstreamAnswer> {
+    const pool = this.pools.get(upstream);
+    if (pool === undefined) throw new ServiceUnavailableError();
+    const answer = new BufferedAnswer();
+    const timer = setTimeout(() => answer.cancel(new Error(`no answer in ${call.timeoutMs} ms`)), call.timeoutMs);
+    try {
+      pool.dispatch({ path: call.path, method: call.method, headers: call.headers, body: call.body }, answer);
+      await answer.done;
+      return { status: answer.status, body: answer.body() };
+    } catch {
+      throw new ServiceUnavailableError();
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   async close(): Promise<void> {
@@ -129,6 +166,7 @@ class BufferedAnswer implements Dispatcher.DispatchHandler {
   readonly done: Promise<void>;
   private readonly chunks: Buffer[] = [];
   private controller: Dispatcher.DispatchController | undefined;
+  private cancelled: Error | undefined;
   private clientLeft = false;
   private settle!: (error?: Error) => void;
 
@@ -143,10 +181,16 @@ class BufferedAnswer implements Dispatcher.DispatchHandler {
     return this.clientLeft;
   }
 
-  /** Gives the call up, whether it is still queued for a connection or already sent. */
+  /** Gives the call up because the client went away. */
   abort(): void {
     this.clientLeft = true;
-    this.controller?.abort(new Error('the client went away'));
+    this.cancel(new Error('the client went away'));
+  }
+
+  /** Gives the call up, whether it is still queued for a connection or already sent. */
+  cancel(reason: Error): void {
+    this.cancelled = reason;
+    this.controller?.abort(reason);
   }
 
   body(): Buffer {
@@ -155,7 +199,7 @@ class BufferedAnswer implements Dispatcher.DispatchHandler {
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.controller = controller;
-    if (this.clientLeft) this.abort();
+    if (this.cancelled !== undefined) controller.abort(this.cancelled);
   }
 
   onResponseStart(_controller: Dispatcher.DispatchController, status: number, headers: IncomingHttpHeaders): void {

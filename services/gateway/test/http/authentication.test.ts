@@ -66,6 +66,16 @@ describe('gateway authentication (X-API-Key)', () => {
     await shortLived.closeAll();
   });
 
+  it('when the operator-service takes longer than the verification timeout, then 503 at that timeout, not the upstreams\' longer one', async () => {
+    const patient = await startTestGateway({ timeoutMs: 20_000 });
+    patient.operators.handler = () => undefined;
+    const started = Date.now();
+    const response = await fetch(`${patient.url}/api/zones`, { headers: { 'X-API-Key': newApiKey().key } });
+    expect(response.status).to.equal(503);
+    expect(Date.now() - started).to.be.within(2_000, 10_000);
+    await patient.closeAll();
+  });
+
   it('when the operator-service is down, then a key cannot be verified: 503', async () => {
     await gateway.operators.close();
     const response = await get('/api/flight-requests', { 'X-API-Key': newApiKey().key });

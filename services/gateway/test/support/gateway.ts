@@ -83,7 +83,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     registry: createMetricsRegistry('gateway'),
     openApiDocument: buildOpenApiDocument(),
     keys,
-    verify: operatorServiceKeyVerifier(operators.url, tokens, 2_000, log),
+    verify: operatorServiceKeyVerifier(upstreams, tokens, 2_000, log),
     rateLimits: new RateLimits({ perKeyPerMinute: 600, publicPerIpPerMinute: 20, failedAuthPerIpPerMinute: 30, authorisationChecksPerIpPerMinute: 120, ...options.rateLimits }),
     tokens,
     upstreams,
