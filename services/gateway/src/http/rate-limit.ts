@@ -1,8 +1,8 @@
 import type { Context } from 'koa';
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Principal } from '@dfc/contracts';
 import { TooManyRequestsError } from '@dfc/kit/errors';
 import type { ProxyRoute, PublicRouteKind } from '../domain/routing.js';
+import { RateLimiterMemory, RateLimiterRes } from './rate-limiter.js';
 
 export interface RateLimitSettings {
   perKeyPerMinute: number;
