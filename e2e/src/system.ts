@@ -113,7 +113,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
         PATH: process.env['PATH'] ?? '',
         // The index-coverage test's query log (scripts/test.sh), when the run records one.
         ...(process.env['DB_COMMAND_LOG'] ? { DB_COMMAND_LOG: process.env['DB_COMMAND_LOG'] } : {}),
-        ...(options.compiled ? IMAGE_ENV : {}),
+        ...(options.compiled ? imageEnv() : {}),
         ...baseEnv,
         ...options.serviceEnv?.[name],
         ...env,
@@ -211,15 +211,23 @@ export function entryPoint(name: ServiceName, entry: 'main' | 'migrate', compile
 }
 
 let nodeFlags: string[] | undefined;
+let memorySettings: Record<string, string> | undefined;
 
 /** The node flags of the Dockerfile's ENTRYPOINT (scripts/image-node.sh reads them), so a compiled run cannot drift from the image. */
 function imageNodeFlags(): string[] {
-  nodeFlags ??= execFileSync('bash', [resolve(REPO_ROOT, 'scripts/image-node.sh'), 'flags'], { encoding: 'utf8' }).split('\n').filter(Boolean);
+  nodeFlags ??= imageNodeLines('flags');
   return nodeFlags;
 }
 
-/** The image's memory setting (Dockerfile ENV), for the compiled services. */
-export const IMAGE_ENV = { MALLOC_MMAP_THRESHOLD_: '131072' };
+/** The image's glibc memory settings (the Dockerfile's ENV MALLOC_*, read the same way), for the compiled services. */
+export function imageEnv(): Record<string, string> {
+  memorySettings ??= Object.fromEntries(imageNodeLines('env').map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]));
+  return memorySettings;
+}
+
+function imageNodeLines(what: 'flags' | 'env'): string[] {
+  return execFileSync('bash', [resolve(REPO_ROOT, 'scripts/image-node.sh'), what], { encoding: 'utf8' }).split('\n').filter(Boolean);
+}
 
 /** A test run that dies early must not leave services behind. */
 const processesToReap = new Set<() => Promise<void>>();
