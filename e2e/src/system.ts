@@ -221,7 +221,7 @@ function imageNodeFlags(): string[] {
 
 /** The image's glibc memory settings (the Dockerfile's ENV MALLOC_*, read the same way), for the compiled services. */
 export function imageEnv(): Record<string, string> {
-  memorySettings ??= Object.fromEntries(imageNodeLines('env').map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]));
+  memorySettings ??= Object.fromEntries(imageNodeLines('env').map((line) => line.split(/=(.*)/s, 2) as [string, string]));
   return memorySettings;
 }
 

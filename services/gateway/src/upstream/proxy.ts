@@ -96,13 +96,10 @@ export class Upstreams {
    * returns the answer whole; a service that does not answer in time or breaks off is a 503.
    */
   async call(upstream: UpstreamName, call: UpstreamCall): Promise<UpstreamAnswer> {
-    const pool = this.pools.get(upstream);
-    if (pool === undefined) throw new ServiceUnavailableError();
     const answer = new BufferedAnswer();
     const timer = setTimeout(() => answer.cancel(new Error(`no answer in ${call.timeoutMs} ms`)), call.timeoutMs);
     try {
-      pool.dispatch({ path: call.path, method: call.method, headers: call.headers, body: call.body }, answer);
-      await answer.done;
+      await this.exchange(upstream, { path: call.path, method: call.method, headers: call.headers, body: call.body }, answer);
       return { status: answer.status, body: answer.body() };
     } catch {
       throw new ServiceUnavailableError();
@@ -116,22 +113,28 @@ export class Upstreams {
   }
 
   private async send(ctx: Context, forwarding: Forwarding): Promise<BufferedAnswer> {
-    const pool = this.pools.get(forwarding.upstream);
-    if (pool === undefined) throw new ServiceUnavailableError();
     const answer = new BufferedAnswer();
     // The client went away before its answer was sent: nobody waits for the service's answer.
     ctx.res.once('close', () => {
       if (!ctx.res.writableFinished) answer.abort();
     });
     try {
-      pool.dispatch({ path: ctx.url, method: ctx.method, headers: upstreamHeaders(ctx.req.headers, forwarding.headers), body: forwarding.body ?? null }, answer);
-      await answer.done;
+      const headers = upstreamHeaders(ctx.req.headers, forwarding.headers);
+      await this.exchange(forwarding.upstream, { path: ctx.url, method: ctx.method, headers, body: forwarding.body ?? null }, answer);
       return answer;
     } catch (error) {
       if (answer.abandoned) throw new ClientClosedRequestError();
       ctx.state.log?.warn({ err: (error as Error).message, upstream: forwarding.upstream }, 'upstream unavailable');
       throw new ServiceUnavailableError();
     }
+  }
+
+  /** One request over the upstream's pool, its answer collected whole in `answer`. */
+  private async exchange(upstream: UpstreamName, request: Dispatcher.DispatchOptions, answer: BufferedAnswer): Promise<void> {
+    const pool = this.pools.get(upstream);
+    if (pool === undefined) throw new Error(`no pool for ${upstream}`);
+    pool.dispatch(request, answer);
+    await answer.done;
   }
 }
 
