@@ -71,8 +71,9 @@ ENV MALLOC_MMAP_THRESHOLD_=131072 MALLOC_ARENA_MAX=1
 # --max-old-space-size=256: what node gives itself in the pods' 512Mi (k8s/base), made the same wherever the image
 # runs (compose, a laptop); V8 then grows the heap by at most ~1.3x between full collections instead of up to 4x.
 # The largest request (a zone import at its 16 MiB limit) peaks at ~300 MiB RSS in it. Raise it with the pod's limit.
-# --import=@dfc/kit/preload/node-http: node:http's ES module facade without Node's bundled undici (2–3 MiB each).
-# --import=@dfc/kit/preload/lazy-saslprep: the MongoDB driver's saslprep tables built on the first password, not at load (2 MiB).
+# --import=@dfc/kit/preload (libs/kit/src/preload): node:http's ES module facade without Node's bundled undici
+# (2–3 MiB each), the MongoDB driver's saslprep tables built on the first password rather than at load (2 MiB),
+# TypeBox and jose loaded as one file each, as `npm run build` bundles them, not as 246 modules (2 MiB).
 # `npm start` and the compiled runs of the e2e harness and the benchmarks read their node flags from this line.
-ENTRYPOINT ["node", "--conditions=compiled", "--max-semi-space-size=2", "--max-old-space-size=256", "--single-threaded-gc", "--import=@dfc/kit/preload/node-http", "--import=@dfc/kit/preload/lazy-saslprep"]
+ENTRYPOINT ["node", "--conditions=compiled", "--max-semi-space-size=2", "--max-old-space-size=256", "--single-threaded-gc", "--import=@dfc/kit/preload"]
 CMD ["services/gateway/dist/main.js"]

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Benchmark entry point (`npm run bench`): makes sure the local stack is up, then
-# compiles the services (`tsc -b`, what changed) and runs bench/run.ts (every
+# compiles the services (`npm run build:services`: what changed) and runs bench/run.ts (every
 # bench/*.bench.ts, or the ones named, e.g. `npm run bench -- gateway`).
 #   - If MONGO_URL and AMQP_URL are both set, they are used as-is.
 #   - Else the local stack (scripts/stack.sh: FerretDB/mongod + RabbitMQ) is
@@ -19,7 +19,7 @@ else
 fi
 
 # The benchmarks run the compiled services, as the image does: compile what changed first.
-npx --no-install tsc -b tsconfig.build.json || { echo "[bench] ERROR: the build failed" >&2; exit 1; }
+npm run --silent build:services || { echo "[bench] ERROR: the build failed" >&2; exit 1; }
 
 # ...and on the image's Node: the bench and everything it starts (the services, the bare proxy and
 # deliverer it compares them with) run on the first node on the PATH.

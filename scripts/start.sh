@@ -2,8 +2,8 @@
 # `npm start`: run the whole system locally, as the image runs it.
 #   1. start the local stack (MongoDB-compatible DB + RabbitMQ, scripts/stack.sh up)
 #   2. create the internal-token Ed25519 key pair once (.data/keys/, mode 600)
-#   3. compile what changed (`tsc -b`, incremental: only the workspaces whose sources
-#      changed are rebuilt), build the indexes (index migration), start the four
+#   3. compile what changed (`npm run build:services`: `tsc -b`, incremental, only the
+#      workspaces whose sources changed are rebuilt, then the bundled packages), build the indexes (index migration), start the four
 #      compiled services as children (`node --conditions=compiled`, the image's
 #      entry point, on the image's Node version: scripts/image-node.sh), output
 #      prefixed with their name
@@ -126,8 +126,8 @@ done
 
 # --- 3. services ------------------------------------------------------------
 if ((!WATCH)); then
-  log "compiling (tsc -b tsconfig.build.json: only what changed since the last build)"
-  "$ROOT/node_modules/.bin/tsc" -b tsconfig.build.json || die "the build failed (see above)"
+  log "compiling (npm run build:services: tsc -b, only what changed since the last build, and the bundled packages)"
+  npm run --silent build:services || die "the build failed (see above)"
 fi
 
 # The command that runs a service's entry point (main or migrate): the compiled JavaScript as

@@ -47,7 +47,7 @@ describe('preload/lazy-saslprep (the MongoDB driver\'s saslprep loaded on its fi
     expect(report.prohibited).to.match(/prohibited/i);
   });
 
-  it('when the preload ran first, then what it hands the driver is the package\'s own answer for every input', () => {
+  it('when the preload ran first, then the driver gets the same answers as without it', () => {
     const withPreload = runChild(['--import', '@dfc/kit/preload/lazy-saslprep']);
     const without = runChild([]);
     expect({ ...withPreload, tablesAfterLoad: null }).to.deep.equal({ ...without, tablesAfterLoad: null });

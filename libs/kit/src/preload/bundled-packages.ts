@@ -1,0 +1,39 @@
+import { existsSync } from 'node:fs';
+import * as nodeModule from 'node:module';
+import { BUNDLED_PACKAGES, bundledFile } from '../bundled-packages.js';
+
+/**
+ * Preloaded by the image's ENTRYPOINT (`--import=@dfc/kit/preload/bundled-packages`): the compiled
+ * services import the packages of `BUNDLED_PACKAGES` from the single files `npm run build:services`
+ * made of them (why: bundled-packages.ts), not from their hundreds of modules.
+ *
+ * Only the copy the kit resolves, the one that was bundled, is replaced, and only under the "compiled"
+ * condition (the image, `npm start`, the benchmarks): sources run under tsx (tests, `npm run dev`) keep
+ * the packages as installed. A package whose file was not built resolves as installed too.
+ */
+interface ResolveContext {
+  conditions: readonly string[];
+}
+interface ResolveResult {
+  url: string;
+  format?: string;
+  shortCircuit?: boolean;
+}
+type Resolve = (specifier: string, context: ResolveContext, next: (specifier: string, context: ResolveContext) => ResolveResult) => ResolveResult;
+// module.registerHooks is Node 22.15's (the image runs Node 24); the repository's @types/node is Node 20's.
+const { registerHooks } = nodeModule as unknown as { registerHooks?: (hooks: { resolve: Resolve }) => unknown };
+
+/** The installed entry module of each bundled package, as the kit imports it → the URL of its single file. */
+const bundleOf = new Map(
+  BUNDLED_PACKAGES.filter((name) => existsSync(bundledFile(name))).map((name) => [import.meta.resolve(name), bundledFile(name).href]),
+);
+
+if (registerHooks !== undefined && bundleOf.size > 0) {
+  registerHooks({
+    resolve(specifier, context, next) {
+      const resolved = next(specifier, context);
+      const bundle = context.conditions.includes('compiled') ? bundleOf.get(resolved.url) : undefined;
+      return bundle === undefined ? resolved : { url: bundle, format: 'module', shortCircuit: true };
+    },
+  });
+}
