@@ -42,7 +42,7 @@ describe('preload/bundled-packages (TypeBox and jose as one file each in the com
 
   before(() => {
     // The build step of `npm run build:services` that writes the single files.
-    execFileSync(process.execPath, ['--import', 'tsx', 'scripts/bundle-packages.ts'], { cwd: REPO_ROOT });
+    execFileSync(process.execPath, ['--import', 'tsx', 'libs/kit/scripts/bundle-packages.ts'], { cwd: REPO_ROOT });
   });
 
   it('when a compiled service imports them, then it gets the single files, which build the same schemas and tokens', () => {

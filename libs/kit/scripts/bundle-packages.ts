@@ -1,10 +1,10 @@
-// Writes the single-file builds of the dependencies in BUNDLED_PACKAGES (libs/kit/src/bundled-packages.ts)
+// Writes the single-file builds of the dependencies in BUNDLED_PACKAGES (../src/bundled-packages.ts)
 // that the compiled services load: `npm run build:services` runs it after tsc.
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { BUNDLED_PACKAGES, bundledFile } from '@dfc/kit/bundled-packages';
+import { BUNDLED_PACKAGES, bundledFile } from '../src/bundled-packages.js';
 
-const kitDir = fileURLToPath(new URL('../libs/kit/', import.meta.url));
+const kitDir = fileURLToPath(new URL('../', import.meta.url));
 
 for (const name of BUNDLED_PACKAGES) {
   await build({
