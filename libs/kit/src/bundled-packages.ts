@@ -1,6 +1,6 @@
 /**
  * Dependencies the compiled services load as one file each (`npm run build:services` writes them with
- * esbuild; the image's preload, `@dfc/kit/preload/bundled-packages`, resolves the packages to them).
+ * esbuild; the image's preload, ./preload/bundled-packages.ts, resolves the packages to them).
  *
  * Each of these is published as many small ES modules re-exporting one another: TypeBox as 200, which
  * every service loads for the contracts' schemas, jose as 46. A module costs the heap its record,

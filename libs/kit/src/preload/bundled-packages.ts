@@ -3,7 +3,7 @@ import * as nodeModule from 'node:module';
 import { BUNDLED_PACKAGES, bundledFile } from '../bundled-packages.js';
 
 /**
- * Preloaded by the image's ENTRYPOINT (`--import=@dfc/kit/preload/bundled-packages`): the compiled
+ * Preloaded by the image's ENTRYPOINT (`--import=@dfc/kit/preload`, ./index.ts): the compiled
  * services import the packages of `BUNDLED_PACKAGES` from the single files `npm run build:services`
  * made of them (why: bundled-packages.ts), not from their hundreds of modules.
  *

@@ -1,7 +1,7 @@
 import Module, { createRequire } from 'node:module';
 
 /**
- * Preloaded by the image's ENTRYPOINT (`--import=@dfc/kit/preload/lazy-saslprep`), before the MongoDB
+ * Preloaded by the image's ENTRYPOINT (`--import=@dfc/kit/preload`, ./index.ts), before the MongoDB
  * driver loads: the driver's `@mongodb-js/saslprep` is loaded on its first call instead of at start.
  *
  * The driver requires it at load for SCRAM-SHA-256 (it normalises a password before hashing it), and

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 
 /**
- * Preloaded by the image's ENTRYPOINT (`--import=@dfc/kit/preload/node-http`), before any other module:
+ * Preloaded by the image's ENTRYPOINT (`--import=@dfc/kit/preload`, ./index.ts), before any other module:
  * makes node:http's ES module facade without loading Node's bundled undici.
  *
  * Since Node 22, node:http exposes `WebSocket`, `CloseEvent` and `MessageEvent` as lazy getters that
