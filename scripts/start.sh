@@ -3,10 +3,10 @@
 #   1. start the local stack (MongoDB-compatible DB + RabbitMQ, scripts/stack.sh up)
 #   2. create the internal-token Ed25519 key pair once (.data/keys/, mode 600)
 #   3. compile what changed (`npm run build:services`: `tsc -b`, incremental, only the
-#      workspaces whose sources changed are rebuilt, then the bundled packages), build the indexes (index migration), start the four
-#      compiled services as children (`node --conditions=compiled`, the image's
-#      entry point, on the image's Node version: scripts/image-node.sh), output
-#      prefixed with their name
+#      workspaces whose sources changed are rebuilt, then the bundled packages), build
+#      the indexes (index migration), start the four compiled services as children
+#      (`node --conditions=compiled`, the image's entry point, on the image's Node
+#      version: scripts/image-node.sh), output prefixed with their name
 #   4. wait for the gateway's /healthz, load sample zones (if the loader exists)
 # Ctrl-C / SIGTERM stops all four services.
 #

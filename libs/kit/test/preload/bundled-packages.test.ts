@@ -1,8 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
+import { REPO_ROOT, reportFromImageNode } from './image-node-child.js';
 
-const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const PRELOAD = `${REPO_ROOT}libs/kit/src/preload/bundled-packages.ts`;
 
 /** What a child on the image's Node (scripts/image-node.sh) gets when it imports TypeBox and jose. */
@@ -30,12 +29,6 @@ const CHILD = `
   }));
 `;
 
-function runOnTheImageNode(flags: string[]): ChildReport {
-  const node = execFileSync('bash', [`${REPO_ROOT}scripts/image-node.sh`], { encoding: 'utf8' }).trim();
-  const output = execFileSync(node, ['--import', 'tsx', ...flags, '--input-type=module', '-e', CHILD], { cwd: REPO_ROOT, encoding: 'utf8' });
-  return JSON.parse(output) as ChildReport;
-}
-
 describe('preload/bundled-packages (TypeBox and jose as one file each in the compiled services)', function () {
   // The first call may fetch the image's Node from the npm registry.
   this.timeout(180_000);
@@ -46,8 +39,8 @@ describe('preload/bundled-packages (TypeBox and jose as one file each in the com
   });
 
   it('when a compiled service imports them, then it gets the single files, which build the same schemas and tokens', () => {
-    const bundled = runOnTheImageNode(['--conditions=compiled', '--import', PRELOAD]);
-    const installed = runOnTheImageNode([]);
+    const bundled = reportFromImageNode<ChildReport>(['--conditions=compiled', '--import', PRELOAD], CHILD);
+    const installed = reportFromImageNode<ChildReport>([], CHILD);
     expect(bundled.typebox).to.equal(new URL('libs/kit/dist/bundled/sinclair-typebox.js', `file://${REPO_ROOT}`).href);
     expect(bundled.jose).to.equal(new URL('libs/kit/dist/bundled/jose.js', `file://${REPO_ROOT}`).href);
     expect(bundled.kind).to.equal('Object');
@@ -56,7 +49,7 @@ describe('preload/bundled-packages (TypeBox and jose as one file each in the com
   });
 
   it('when sources run under tsx (no "compiled" condition), then the packages resolve as installed', () => {
-    const report = runOnTheImageNode(['--import', PRELOAD]);
+    const report = reportFromImageNode<ChildReport>(['--import', PRELOAD], CHILD);
     expect(report.typebox).to.match(/\/node_modules\/@sinclair\/typebox\//);
     expect(report.jose).to.match(/\/node_modules\/jose\//);
   });

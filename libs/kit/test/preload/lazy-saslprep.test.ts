@@ -1,10 +1,7 @@
-import { execFileSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
+import { REPO_ROOT, reportFromImageNode } from './image-node-child.js';
 
-const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
-
-/** What a child process sees of the driver's saslprep after it has loaded mongoose, and after a password went through it. */
+/** What a child on the image's Node sees of the driver's saslprep after it has loaded mongoose, and after a password went through it. */
 interface ChildReport {
   tablesAfterLoad: boolean;
   normalised: string;
@@ -26,20 +23,16 @@ const CHILD = `
   console.log(JSON.stringify({ tablesAfterLoad, normalised, tablesAfterFirstPassword: tablesLoaded(), prohibited }));
 `;
 
-function runChild(preload: string[]): ChildReport {
-  const output = execFileSync(process.execPath, ['--import', 'tsx', ...preload, '--input-type=module', '-e', CHILD], { cwd: REPO_ROOT, encoding: 'utf8' });
-  return JSON.parse(output) as ChildReport;
-}
-
 describe('preload/lazy-saslprep (the MongoDB driver\'s saslprep loaded on its first password)', function () {
-  this.timeout(60_000);
+  // The first call may fetch the image's Node from the npm registry.
+  this.timeout(180_000);
 
   it('when mongoose loads without the preload, then the driver builds saslprep\'s tables at once', () => {
-    expect(runChild([]).tablesAfterLoad).to.equal(true);
+    expect(reportFromImageNode<ChildReport>([], CHILD).tablesAfterLoad).to.equal(true);
   });
 
   it('when the preload ran first, then the tables wait for the first password, which is normalised as the package does', () => {
-    const report = runChild(['--import', '@dfc/kit/preload/lazy-saslprep']);
+    const report = reportFromImageNode<ChildReport>(['--import', '@dfc/kit/preload/lazy-saslprep'], CHILD);
     expect(report.tablesAfterLoad).to.equal(false);
     expect(report.tablesAfterFirstPassword).to.equal(true);
     // RFC 4013: U+00AD is mapped to nothing, U+2163 (ROMAN NUMERAL FOUR) to "IV" by NFKC.
@@ -48,8 +41,8 @@ describe('preload/lazy-saslprep (the MongoDB driver\'s saslprep loaded on its fi
   });
 
   it('when the preload ran first, then the driver gets the same answers as without it', () => {
-    const withPreload = runChild(['--import', '@dfc/kit/preload/lazy-saslprep']);
-    const without = runChild([]);
+    const withPreload = reportFromImageNode<ChildReport>(['--import', '@dfc/kit/preload/lazy-saslprep'], CHILD);
+    const without = reportFromImageNode<ChildReport>([], CHILD);
     expect({ ...withPreload, tablesAfterLoad: null }).to.deep.equal({ ...without, tablesAfterLoad: null });
   });
 });

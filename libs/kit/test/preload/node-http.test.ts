@@ -1,8 +1,5 @@
-import { execFileSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
-
-const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
+import { reportFromImageNode } from './image-node-child.js';
 
 /** What a child on the image's Node (scripts/image-node.sh) sees around an ES module import of node:http. */
 interface ChildReport {
@@ -20,22 +17,16 @@ const CHILD = `
   console.log(JSON.stringify({ undiciAfterImport, createServer: typeof createServer, webSocketOnFirstUse, undiciAfterFirstUse: undiciLoaded() }));
 `;
 
-function runOnTheImageNode(preload: string[]): ChildReport {
-  const node = execFileSync('bash', [`${REPO_ROOT}scripts/image-node.sh`], { encoding: 'utf8' }).trim();
-  const output = execFileSync(node, ['--import', 'tsx', ...preload, '--input-type=module', '-e', CHILD], { cwd: REPO_ROOT, encoding: 'utf8' });
-  return JSON.parse(output) as ChildReport;
-}
-
 describe('preload/node-http (node:http as an ES module without Node\'s bundled undici)', function () {
   // The first call may fetch the image's Node from the npm registry.
   this.timeout(180_000);
 
   it('when the image\'s Node imports node:http as an ES module without the preload, then it loads its bundled undici', () => {
-    expect(runOnTheImageNode([]).undiciAfterImport).to.equal(true);
+    expect(reportFromImageNode<ChildReport>([], CHILD).undiciAfterImport).to.equal(true);
   });
 
   it('when the preload ran first, then the import leaves undici unloaded and http.WebSocket still loads on first use', () => {
-    const report = runOnTheImageNode(['--import', '@dfc/kit/preload/node-http']);
+    const report = reportFromImageNode<ChildReport>(['--import', '@dfc/kit/preload/node-http'], CHILD);
     expect(report).to.deep.equal({ undiciAfterImport: false, createServer: 'function', webSocketOnFirstUse: 'function', undiciAfterFirstUse: true });
   });
 });
