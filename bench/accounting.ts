@@ -105,6 +105,17 @@ export async function costPerUnit(groups: ProcessGroup[], phase: () => Promise<n
   return { units, seconds, msPerUnit };
 }
 
+/**
+ * The read and write system calls a process has made so far (/proc/<pid>/io:
+ * read, readv, write, writev and their kin): each socket read or write is
+ * one, so their count per unit says how a process batches its I/O whatever
+ * the machine's load.
+ */
+export function ioSyscalls(pid: number): { reads: number; writes: number } {
+  const io = readFileSync(`/proc/${pid}/io`, 'utf8');
+  return { reads: Number(/^syscr: (\d+)/m.exec(io)?.[1] ?? Number.NaN), writes: Number(/^syscw: (\d+)/m.exec(io)?.[1] ?? Number.NaN) };
+}
+
 /** Resident memory of a process, MiB (VmRSS). */
 export function rssMiB(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');

@@ -8,7 +8,7 @@ import { connect } from 'amqplib';
 import mongoose from 'mongoose';
 import { flightRequestBody, GatewayClient, type RegisteredOperator } from '../e2e/src/client.js';
 import { entryPoint, imageEnv, startSystem, type ServiceName, type System } from '../e2e/src/system.js';
-import { costPerUnit, engineGroups, peakRssMiB, resetPeakRss, rssByMapping, rssMiB, serviceGroup, type CostPerUnit, type ProcessGroup } from './accounting.js';
+import { costPerUnit, engineGroups, ioSyscalls, peakRssMiB, resetPeakRss, rssByMapping, rssMiB, serviceGroup, type CostPerUnit, type ProcessGroup } from './accounting.js';
 import { commandsBetween, startCommandCounter } from './command-counter.js';
 import type { BenchSummary } from './run.js';
 import { freePort, load, round, startReceiver, statusData, type BenchReceiver } from './support.js';
@@ -125,6 +125,7 @@ export default async function costBench(): Promise<BenchSummary> {
 
     if (runs('delivery')) {
       const before = counter.counts();
+      const syscallsBefore = ioSyscalls(system.pid('webhook-service'));
       const delivered = await costPerUnit(through('webhook-service'), async () => {
         const publisher = await serviceEvents(system, receiver);
         try {
@@ -134,6 +135,9 @@ export default async function costBench(): Promise<BenchSummary> {
         }
       });
       report('webhook delivery', 'delivery', delivered);
+      const syscallsAfter = ioSyscalls(system.pid('webhook-service'));
+      const perUnit = (before: number, after: number) => round((after - before) / delivered.units, 2);
+      add(`webhook delivery: webhook-service ${perUnit(syscallsBefore.writes, syscallsAfter.writes)} write and ${perUnit(syscallsBefore.reads, syscallsAfter.reads)} read system calls per delivery`);
       const commands = commandsBetween(before, counter.counts());
       const perDelivery = commands.total / delivered.units;
       const byName = [...commands.byName].map(([name, count]) => `${name} ${round(count / delivered.units, 2)}`).join(', ');
