@@ -55,6 +55,10 @@ import { freePort, load, round, startReceiver, statusData, type BenchReceiver } 
  * BENCH_CPU_PROF=<dir>: webhook-service, flight-request-service, the gateway and the bare
  * baselines write a V8 CPU profile there when they stop (`node --cpu-prof`); summarise one with
  * `npx tsx bench/profile-top.ts <file>`.
+ *
+ * BENCH_NODE_ARGS="<flags>": node flags for the four services, after the image's (Dockerfile
+ * ENTRYPOINT), so a flag can be tried against the shipped ones without editing the Dockerfile,
+ * e.g. BENCH_NODE_ARGS=--max-semi-space-size=1.
  */
 const PHASE_SECONDS = Math.max(20, Number(process.env['BENCH_PHASE_SECONDS'] ?? 20));
 const CONNECTIONS = 8;
@@ -80,6 +84,8 @@ const verdict = (ok: boolean) => (ok ? 'OK' : 'MISSED');
 const PROFILE_DIR = process.env['BENCH_CPU_PROF'];
 /** Node options that make a process write a CPU profile when it stops, when BENCH_CPU_PROF asks for them. */
 const profile = PROFILE_DIR ? ['--cpu-prof', '--cpu-prof-dir', PROFILE_DIR] : [];
+/** Node flags tried on every service after the image's own (the last one given wins), when BENCH_NODE_ARGS names them. */
+const TRIED_NODE_ARGS = (process.env['BENCH_NODE_ARGS'] ?? '').split(' ').filter(Boolean);
 
 export default async function costBench(): Promise<BenchSummary> {
   const counter = await startCommandCounter(baseMongoUrl());
@@ -88,7 +94,7 @@ export default async function costBench(): Promise<BenchSummary> {
     compiled: true,
     env: { RATE_LIMIT_PER_KEY_PER_MINUTE: '1000000000', LOG_LEVEL: process.env['BENCH_LOG_LEVEL'] ?? 'warn' },
     serviceEnv: { 'webhook-service': { MONGO_URL: counter.url, WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: '4', WEBHOOK_MAX_IN_FLIGHT: '64' } },
-    nodeArgs: { 'webhook-service': profile, 'flight-request-service': profile, gateway: profile },
+    nodeArgs: Object.fromEntries(SERVICES.map((name) => [name, [...(name === 'operator-service' ? [] : profile), ...TRIED_NODE_ARGS]])),
   });
   const lines: string[] = [];
   let goalsMet = true;

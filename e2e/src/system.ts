@@ -36,7 +36,7 @@ export interface SystemOptions {
    * under tsx (the tests: no build step between an edit and its test run).
    */
   compiled?: boolean;
-  /** Extra node options for one service (e.g. `--cpu-prof`). */
+  /** Extra node options for one service (e.g. `--cpu-prof`), after the image's: they can override its flags. */
   nodeArgs?: Partial<Record<ServiceName, string[]>>;
 }
 
@@ -107,7 +107,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
   const start = async (name: ServiceName, env: Record<string, string> = {}) => {
     const output = logs.get(name) ?? [];
     logs.set(name, output);
-    const child = spawn(process.execPath, [...(options.nodeArgs?.[name] ?? []), ...entryPoint(name, 'main', options.compiled === true)], {
+    const child = spawn(process.execPath, entryPoint(name, 'main', options.compiled === true, options.nodeArgs?.[name]), {
       cwd: REPO_ROOT,
       env: {
         PATH: process.env['PATH'] ?? '',
@@ -205,9 +205,12 @@ async function migrateIndexes(mongoUrl: string, databases: Record<ServiceName, s
   );
 }
 
-/** Node's arguments for a service's entry point: its compiled JavaScript as the image runs it (Dockerfile ENTRYPOINT), or its source under tsx. */
-export function entryPoint(name: ServiceName, entry: 'main' | 'migrate', compiled: boolean): string[] {
-  return compiled ? [...imageNodeFlags(), `services/${name}/dist/${entry}.js`] : ['--import', 'tsx', `services/${name}/src/${entry}.ts`];
+/**
+ * Node's arguments for a service's entry point: its compiled JavaScript as the image runs it (Dockerfile ENTRYPOINT),
+ * or its source under tsx; a caller's own node options after the image's, so that the last one given wins.
+ */
+export function entryPoint(name: ServiceName, entry: 'main' | 'migrate', compiled: boolean, nodeArgs: string[] = []): string[] {
+  return compiled ? [...imageNodeFlags(), ...nodeArgs, `services/${name}/dist/${entry}.js`] : ['--import', 'tsx', ...nodeArgs, `services/${name}/src/${entry}.ts`];
 }
 
 let nodeFlags: string[] | undefined;
