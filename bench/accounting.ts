@@ -162,3 +162,24 @@ function mappingKind(path: string): string {
   if (path.includes('.so')) return 'libraries';
   return path.startsWith('[') ? 'other' : 'other files';
 }
+
+/** A service's garbage collections so far by kind (minor: scavenges; major, incremental, weakcb), as its own /metrics counts them. */
+export interface GcTotals {
+  count: Map<string, number>;
+  seconds: Map<string, number>;
+}
+
+/**
+ * The pauses V8 reports to the service's `nodejs_gc_duration_seconds` histogram (prom-client's default
+ * metrics): read before and after a phase, the collections per unit say how much the unit allocates, a
+ * figure the machine's load does not move, and their time how much of its CPU is the collector's.
+ */
+export async function gcTotals(serviceUrl: string): Promise<GcTotals> {
+  const text = await (await fetch(`${serviceUrl}/metrics`)).text();
+  const totals: GcTotals = { count: new Map(), seconds: new Map() };
+  for (const match of text.matchAll(/^nodejs_gc_duration_seconds_(count|sum)\{[^}]*\bkind="(\w+)"[^}]*\} ([\d.e+-]+)$/gm)) {
+    const [, field, kind, value] = match as unknown as [string, 'count' | 'sum', string, string];
+    (field === 'count' ? totals.count : totals.seconds).set(kind, Number(value));
+  }
+  return totals;
+}

@@ -8,7 +8,7 @@ import { connect } from 'amqplib';
 import mongoose from 'mongoose';
 import { flightRequestBody, GatewayClient, type RegisteredOperator } from '../e2e/src/client.js';
 import { entryPoint, imageEnv, startSystem, type ServiceName, type System } from '../e2e/src/system.js';
-import { costPerUnit, engineGroups, ioSyscalls, peakRssMiB, resetPeakRss, rssByMapping, rssMiB, serviceGroup, type CostPerUnit, type ProcessGroup } from './accounting.js';
+import { costPerUnit, engineGroups, gcTotals, ioSyscalls, peakRssMiB, resetPeakRss, rssByMapping, rssMiB, serviceGroup, type CostPerUnit, type GcTotals, type ProcessGroup } from './accounting.js';
 import { commandsBetween, startCommandCounter } from './command-counter.js';
 import type { BenchSummary } from './run.js';
 import { freePort, load, round, startReceiver, statusData, type BenchReceiver } from './support.js';
@@ -132,6 +132,7 @@ export default async function costBench(): Promise<BenchSummary> {
     if (runs('delivery')) {
       const before = counter.counts();
       const syscallsBefore = ioSyscalls(system.pid('webhook-service'));
+      const gcBefore = await gcTotals(system.url('webhook-service'));
       const delivered = await costPerUnit(through('webhook-service'), async () => {
         const publisher = await serviceEvents(system, receiver);
         try {
@@ -144,6 +145,7 @@ export default async function costBench(): Promise<BenchSummary> {
       const syscallsAfter = ioSyscalls(system.pid('webhook-service'));
       const perUnit = (before: number, after: number) => round((after - before) / delivered.units, 2);
       add(`webhook delivery: webhook-service ${perUnit(syscallsBefore.writes, syscallsAfter.writes)} write and ${perUnit(syscallsBefore.reads, syscallsAfter.reads)} read system calls per delivery`);
+      add(`webhook delivery: webhook-service ${gcPerUnit(gcBefore, await gcTotals(system.url('webhook-service')), delivered.units, 'delivery')}`);
       const commands = commandsBetween(before, counter.counts());
       const perDelivery = commands.total / delivered.units;
       const byName = [...commands.byName].map(([name, count]) => `${name} ${round(count / delivered.units, 2)}`).join(', ');
@@ -236,6 +238,16 @@ function describeMappings(byMapping: Map<string, number> | undefined): string {
     .sort((a, b) => b[1] - a[1])
     .map(([name, mib]) => `${name} ${round(mib, 1)}`)
     .join(', ') + ' MiB';
+}
+
+/**
+ * A phase's garbage collections per unit: its scavenges (how much a unit allocates, counted in young
+ * generations filled) and the collector's pauses as V8 reports them, every kind.
+ */
+function gcPerUnit(before: GcTotals, after: GcTotals, units: number, unit: string): string {
+  const grew = (field: keyof GcTotals, kind: string) => (after[field].get(kind) ?? 0) - (before[field].get(kind) ?? 0);
+  const pauseMs = [...after.seconds.keys()].reduce((sum, kind) => sum + grew('seconds', kind), 0) * 1000;
+  return `${round(grew('count', 'minor') / units, 3)} scavenges and ${round(pauseMs / units, 3)} ms of collector pauses per ${unit}`;
 }
 
 function memory(system: System): Map<ServiceName, number> {
