@@ -76,8 +76,9 @@ ENV MALLOC_MMAP_THRESHOLD_=131072 MALLOC_ARENA_MAX=1
 # TypeBox and jose loaded as one file each, as `npm run build` bundles them, not as 246 modules (2 MiB).
 # --invocation-count-for-feedback-allocation=256: a function gets V8's feedback vector, and with it Sparkplug's
 # baseline code, on its 256th call instead of its 8th, so code that runs a few times (start-up, a walkthrough's
-# one-off routes) stays in the interpreter, while every hot path passes 256 calls within its first second under
-# load and tiers up as before (2–5 MiB less RSS per service after the walkthrough, CPU per unit unchanged).
+# one-off routes) stays in the interpreter, while a hot path (called at least once per request or delivery) passes
+# 256 calls within seconds under load and tiers up as before (2–5 MiB less RSS per service after the walkthrough;
+# CPU per unit within the bench's run-to-run spread, docs/performance.md item 37).
 # `npm start` and the compiled runs of the e2e harness and the benchmarks read their node flags from this line.
 ENTRYPOINT ["node", "--conditions=compiled", "--max-semi-space-size=2", "--max-old-space-size=256", "--single-threaded-gc", "--invocation-count-for-feedback-allocation=256", "--import=@dfc/kit/preload"]
 CMD ["services/gateway/dist/main.js"]
