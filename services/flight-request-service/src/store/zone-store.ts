@@ -21,8 +21,15 @@ export interface ZoneFilter {
 /** Deleted zones never match. */
 const LIVE = { deleted_at: null };
 
-/** Zones per round trip when the whole map is read. */
-const READ_BATCH = 100;
+/**
+ * Which state of a zone a copy holds: its version, which every write raises, and the time of its last change,
+ * which tells a zone written again from nothing (a restore, an id created anew) from the one it replaced.
+ */
+export type ZoneRevision = string;
+
+function revisionOf(stored: Pick<StoredZone, 'version' | 'updated_at'>): ZoneRevision {
+  return `${stored.version}@${stored.updated_at.getTime()}`;
+}
 
 function toZone(stored: StoredZone): ZoneDoc {
   const { _id, geometry_json, version: _version, ...fields } = stored;
@@ -45,19 +52,16 @@ export class ZoneStore {
     this.aggregates = new AggregateStore(model, relay);
   }
 
-  /**
-   * Every live zone, as the spatial index holds them, read in batches: a
-   * reload holds one batch beside the index, not a second copy of the map
-   * (5,000 zones of 140 vertices are ~50 MiB of heap).
-   */
-  async *eachLive(): AsyncGenerator<GeoZone> {
-    for await (const stored of this.model.find(LIVE, WITHOUT_OUTBOX).lean<StoredZone>().cursor({ batchSize: READ_BATCH })) yield toZone(stored);
+  /** The revision of every live zone, by id: what tells a copy of the map which zones it must read again, without their geometry. */
+  async liveRevisions(): Promise<Map<string, ZoneRevision>> {
+    const live = await this.model.find(LIVE, { _id: 1, version: 1, updated_at: 1 }).lean<Array<Pick<StoredZone, '_id' | 'version' | 'updated_at'>>>().exec();
+    return new Map(live.map((stored) => [stored._id, revisionOf(stored)]));
   }
 
-  /** The live zones among `ids` (a deleted or unknown id is left out). */
-  async liveAmong(ids: readonly string[]): Promise<GeoZone[]> {
+  /** The live zones among `ids`, each with its revision (a deleted or unknown id is left out). */
+  async liveAmong(ids: readonly string[]): Promise<Array<{ zone: GeoZone; revision: ZoneRevision }>> {
     const found = await findWhereIn<StoredZone>(this.model, '_id', ids, WITHOUT_OUTBOX);
-    return found.filter((stored) => stored.deleted_at === null).map(toZone);
+    return found.filter((stored) => stored.deleted_at === null).map((stored) => ({ zone: toZone(stored), revision: revisionOf(stored) }));
   }
 
   /** A live zone, or null once deleted. */

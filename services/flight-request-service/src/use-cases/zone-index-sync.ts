@@ -1,20 +1,22 @@
 import type { Logger } from 'pino';
 import type { Gauge } from 'prom-client';
 import type { ZoneIndex } from '../domain/zones/zone-index.js';
-import type { ZoneStore } from '../store/zone-store.js';
+import type { ZoneRevision, ZoneStore } from '../store/zone-store.js';
 
-/** Changed zones read per query: a burst (a bulk import elsewhere) is read in pieces, never the whole map at once. */
+/** Zones read per query: a burst (a bulk import elsewhere) or a whole map is read in pieces, never all at once. */
 const READ_CHUNK = 100;
 const DEBOUNCE_MS = 50;
 
 /**
- * Keeps one replica's in-memory zone index equal to the database: a full load
- * at start and periodically (the safety net), and per-zone reloads when a
- * zone.changed event arrives. All work runs one step at a time, so a reload
+ * Keeps one replica's in-memory zone index equal to the database: every live
+ * zone's revision compared at start and periodically (the safety net), and
+ * per-zone reloads when a zone.changed event arrives. All work runs one step at a time, so a reload
  * never overwrites a newer per-zone change with what it read earlier.
  */
 export class ZoneIndexSync {
   private readonly changedIds = new Set<string>();
+  /** The revision of each zone in the index, as it was read. */
+  private readonly revisions = new Map<string, ZoneRevision>();
   private timer: NodeJS.Timeout | undefined;
   private queue: Promise<void> = Promise.resolve();
 
@@ -25,15 +27,17 @@ export class ZoneIndexSync {
     private readonly log: Logger,
   ) {}
 
-  /** Every live zone into the index, in place: a zone is replaced as it is read, and those no longer live leave at the end. */
+  /**
+   * The safety net, at start and periodically: the database's live zones compared by revision with what the
+   * index holds. Only the zones that are new or changed since are read (an unchanged map costs one read of ids
+   * and revisions, no geometry), each replaced in place, and those no longer live leave.
+   */
   reloadAll(): Promise<void> {
     return this.serially(async () => {
-      const live = new Set<string>();
-      for await (const zone of this.zones.eachLive()) {
-        this.index.upsert(zone);
-        live.add(zone.id);
-      }
-      this.index.keepOnly(live);
+      const live = await this.zones.liveRevisions();
+      await this.read([...live].filter(([id, revision]) => this.revisions.get(id) !== revision).map(([id]) => id));
+      this.index.keepOnly(new Set(live.keys()));
+      for (const id of this.revisions.keys()) if (!live.has(id)) this.revisions.delete(id);
       this.gauge.set(this.index.size);
     });
   }
@@ -52,15 +56,7 @@ export class ZoneIndexSync {
     return this.serially(async () => {
       const ids = [...this.changedIds];
       this.changedIds.clear();
-      for (let offset = 0; offset < ids.length; offset += READ_CHUNK) {
-        const chunk = ids.slice(offset, offset + READ_CHUNK);
-        const live = new Map((await this.zones.liveAmong(chunk)).map((zone) => [zone.id, zone]));
-        for (const id of chunk) {
-          const zone = live.get(id);
-          if (zone) this.index.upsert(zone);
-          else this.index.remove(id);
-        }
-      }
+      await this.read(ids);
       this.gauge.set(this.index.size);
     });
   }
@@ -69,6 +65,24 @@ export class ZoneIndexSync {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     await this.queue;
+  }
+
+  /** These zones as they are now, read in pieces: each live one replaces its copy in the index, the others leave it. */
+  private async read(ids: readonly string[]): Promise<void> {
+    for (let offset = 0; offset < ids.length; offset += READ_CHUNK) {
+      const chunk = ids.slice(offset, offset + READ_CHUNK);
+      const live = new Map((await this.zones.liveAmong(chunk)).map((found) => [found.zone.id, found]));
+      for (const id of chunk) {
+        const found = live.get(id);
+        if (found) {
+          this.index.upsert(found.zone);
+          this.revisions.set(id, found.revision);
+        } else {
+          this.index.remove(id);
+          this.revisions.delete(id);
+        }
+      }
+    }
   }
 
   private serially(work: () => Promise<void>): Promise<void> {

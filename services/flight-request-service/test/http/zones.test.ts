@@ -121,6 +121,33 @@ describe('zones API', () => {
       }
     });
 
+    it('when nothing changed, then a full reload keeps every zone it holds as it was; when one changed without an event, then it reads that one again', async () => {
+      const second = await startTestService({ shared: t.shared, env: { ZONE_RELOAD_INTERVAL_MS: '3600000' } });
+      try {
+        const area: [number, number, number, number] = [11, 56, 11.5, 56.1];
+        const ids: string[] = [];
+        for (const lon of [11, 11.2, 11.4]) {
+          const { geometry, ...fields } = zoneBody({ name: `Quiet ${lon}` }, lon, 56, 0.05);
+          ids.push((await call('POST', '/api/zones', { ...fields, geometry })).body.data.id as string);
+        }
+        const held = () => new Map(second.service.deps.zoneIndex.search(area).map((zone) => [zone.id, zone]));
+        await waitFor(() => ids.every((id) => held().has(id)), 10_000);
+        const before = held();
+
+        await second.service.deps.zoneSync.reloadAll();
+        for (const id of ids) expect(held().get(id), id).to.equal(before.get(id));
+
+        const [quiet, ...others] = ids as [string, ...string[]];
+        await t.service.deps.zones.change(quiet, () => ({ set: { name: 'Renamed without an event', updated_at: new Date() }, events: [] }));
+        expect(held().get(quiet)?.name).to.equal('Quiet 11');
+        await second.service.deps.zoneSync.reloadAll();
+        expect(held().get(quiet)?.name).to.equal('Renamed without an event');
+        for (const id of others) expect(held().get(id), id).to.equal(before.get(id));
+      } finally {
+        await second.close();
+      }
+    });
+
     it('when an import elsewhere changes more zones than one read takes, then this replica’s index holds each of them, and a full reload drops the deleted', async () => {
       const second = await startTestService({ shared: t.shared, env: { ZONE_RELOAD_INTERVAL_MS: '3600000' } });
       try {
