@@ -38,7 +38,8 @@ import { freePort, load, round, startReceiver, statusData, type BenchReceiver } 
  * walkthrough (scripts/walkthrough.ts), with where it lies then (the node
  * binary's pages, anonymous memory, malloc's heap, libraries), SETTLE_SECONDS
  * later (V8's memory reducer has collected the quiet heap), and after the
- * whole run.
+ * whole run. And the CPU each service spends while quiet, in those
+ * SETTLE_SECONDS: what a replica costs when nothing happens.
  *
  * The largest request: a zone import at the services' limits (LARGE_IMPORT,
  * just under the 16 MiB body limit), each service's peak RSS from the request
@@ -111,7 +112,11 @@ export default async function costBench(): Promise<BenchSummary> {
     const walked = memory(system);
     const walkedByMapping = new Map(SERVICES.map((name) => [name, rssByMapping(system.pid(name))]));
     // V8's memory reducer collects a heap that has gone quiet 8 s after its last burst: what a service settles at.
-    await new Promise((resolve) => setTimeout(resolve, SETTLE_SECONDS * 1000));
+    // What a quiet service costs in the meantime (its timers, its connections' upkeep, that collection) is read too.
+    const quiet = await costPerUnit(
+      SERVICES.map((name) => serviceGroup(name, () => system.pid(name))),
+      () => new Promise((resolve) => setTimeout(() => resolve(1), SETTLE_SECONDS * 1000)),
+    );
     const settled = memory(system);
 
     const client = new GatewayClient(system.gatewayUrl);
@@ -217,6 +222,7 @@ export default async function costBench(): Promise<BenchSummary> {
       add(`${name} RSS after the README walkthrough ${round(walked.get(name) ?? 0, 0)} MiB (goal <= ${GOALS.rssMiB})`, (walked.get(name) ?? Infinity) <= GOALS.rssMiB);
       add(`${name} RSS after the README walkthrough by mapping: ${describeMappings(walkedByMapping.get(name))}`);
       add(`${name} RSS ${SETTLE_SECONDS} s after the README walkthrough ${round(settled.get(name) ?? 0, 0)} MiB`);
+      add(`${name} CPU while quiet (those ${SETTLE_SECONDS} s) ${round((quiet.msPerUnit.get(name) ?? 0) / quiet.seconds, 2)} ms per second`);
       add(`${name} RSS after the run ${round(after.get(name) ?? 0, 0)} MiB`);
     }
     return { lines, goalsMet };
