@@ -2,13 +2,21 @@ import type { Middleware } from 'koa';
 import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 
 /**
+ * How often the event loop's delay is sampled for `nodejs_eventloop_lag_*`: a timer of its own that wakes the
+ * process even when nothing else happens. prom-client's 10 ms woke every service 100 times a second, 0.3 s of CPU
+ * a minute with nothing to serve (docs/performance.md, item 40). At 100 ms a delay of 100 ms or more is still seen
+ * every time, a shorter one in proportion to its length.
+ */
+const EVENT_LOOP_SAMPLE_MS = 100;
+
+/**
  * One registry per app (not prom-client's global one), so several services can
  * run in one test process without their metrics colliding.
  */
 export function createMetricsRegistry(service: string): Registry {
   const registry = new Registry();
   registry.setDefaultLabels({ service });
-  collectDefaultMetrics({ register: registry });
+  collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
   return registry;
 }
 

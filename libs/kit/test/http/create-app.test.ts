@@ -66,6 +66,18 @@ describe('createServiceApp', () => {
     expect(text).to.match(/http_request_duration_seconds_count\{[^}]*route="\/api\/conflict"[^}]*status="409"/);
   });
 
+  it('GET /metrics: when the event loop was blocked since the last scrape, then the lag it reports holds the block', async () => {
+    await call('/metrics', {}, false);
+    // A scrape resets the monitor, whose next sample is then its reference: let it take one before the block.
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const blockedUntil = performance.now() + 300;
+    while (performance.now() < blockedUntil); // what a slow synchronous handler does to every other request
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const text = await (await call('/metrics', {}, false)).text();
+    const maxLag = Number(/^nodejs_eventloop_lag_max_seconds\{[^}]*\} (\S+)$/m.exec(text)?.[1]);
+    expect(maxLag).to.be.at.least(0.25);
+  });
+
   it('when no internal token is sent, then 401 Unauthenticated.', async () => {
     const response = await call('/api/things', { method: 'POST', headers: json, body: '{"name":"a"}' }, false);
     expect(response.status).to.equal(401);
