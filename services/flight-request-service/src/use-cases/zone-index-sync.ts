@@ -10,8 +10,9 @@ const DEBOUNCE_MS = 50;
 /**
  * Keeps one replica's in-memory zone index equal to the database: every live
  * zone's revision compared at start and periodically (the safety net), and
- * per-zone reloads when a zone.changed event arrives. All work runs one step at a time, so a reload
- * never overwrites a newer per-zone change with what it read earlier.
+ * per-zone reloads when a zone.changed event arrives. All work runs one step
+ * at a time, so a reload never overwrites a newer per-zone change with what it
+ * read earlier.
  */
 export class ZoneIndexSync {
   private readonly changedIds = new Set<string>();
