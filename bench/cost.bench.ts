@@ -105,6 +105,7 @@ export default async function costBench(): Promise<BenchSummary> {
     LOG(text);
     if (ok === false) goalsMet = false;
   };
+  const group = (name: ServiceName) => serviceGroup(name, () => system.pid(name));
   try {
     await new Promise((resolve) => setTimeout(resolve, 5000));
     const idle = memory(system);
@@ -114,7 +115,7 @@ export default async function costBench(): Promise<BenchSummary> {
     // V8's memory reducer collects a heap that has gone quiet 8 s after its last burst: what a service settles at.
     // What a quiet service costs in the meantime (its timers, its connections' upkeep, that collection) is read too.
     const quiet = await costPerUnit(
-      SERVICES.map((name) => serviceGroup(name, () => system.pid(name))),
+      SERVICES.map(group),
       () => new Promise((resolve) => setTimeout(() => resolve(1), SETTLE_SECONDS * 1000)),
     );
     const settled = memory(system);
@@ -123,7 +124,6 @@ export default async function costBench(): Promise<BenchSummary> {
     const operator = await client.registerOperatorWithKey({ timezone: 'Europe/Amsterdam' });
     await waitUntilKnown(client, operator);
     const engines = engineGroups();
-    const group = (name: ServiceName) => serviceGroup(name, () => system.pid(name));
     const report = (flow: string, unit: string, cost: CostPerUnit) => {
       LOG(`${flow}: ${cost.units} × ${unit} in ${round(cost.seconds, 1)} s`);
       for (const [name, ms] of cost.msPerUnit) {
