@@ -1,14 +1,14 @@
-// Writes the single-file builds of the dependencies in BUNDLED_PACKAGES (../src/bundled-packages.ts)
-// that the compiled services load: `npm run build:services` runs it after tsc.
+// Writes the single-file builds of the dependencies in BUNDLES (../src/bundled-packages.ts) that the
+// compiled services load: `npm run build:services` runs it after tsc.
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { BUNDLED_PACKAGES, bundledFile } from '../src/bundled-packages.js';
+import { BUNDLES, type BundleName, bundledFile } from '../src/bundled-packages.js';
 
 const kitDir = fileURLToPath(new URL('../', import.meta.url));
 
-for (const name of BUNDLED_PACKAGES) {
+for (const [name, packages] of Object.entries(BUNDLES) as [BundleName, readonly string[]][]) {
   await build({
-    stdin: { contents: `export * from '${name}';`, resolveDir: kitDir, loader: 'js' },
+    stdin: { contents: packages.map((pkg) => `export * from '${pkg}';`).join('\n'), resolveDir: kitDir, loader: 'js' },
     bundle: true,
     format: 'esm',
     platform: 'node',

@@ -1,11 +1,11 @@
 import { existsSync } from 'node:fs';
 import * as nodeModule from 'node:module';
-import { BUNDLED_PACKAGES, bundledFile } from '../bundled-packages.js';
+import { BUNDLES, type BundleName, bundledFile } from '../bundled-packages.js';
 
 /**
  * Preloaded by the image's ENTRYPOINT (`--import=@dfc/kit/preload`, ./index.ts): the compiled
- * services import the packages of `BUNDLED_PACKAGES` from the single files `npm run build:services`
- * made of them (why: bundled-packages.ts), not from their hundreds of modules.
+ * services import the packages of `BUNDLES` from the single files `npm run build:services` made of
+ * them (why: bundled-packages.ts), not from their hundreds of modules.
  *
  * Only the copy the kit resolves, the one that was bundled, is replaced, and only under the "compiled"
  * condition (the image, `npm start`, the benchmarks): sources run under tsx (tests, `npm run dev`) keep
@@ -23,9 +23,11 @@ type Resolve = (specifier: string, context: ResolveContext, next: (specifier: st
 // module.registerHooks is Node 22.15's (the image runs Node 24); the repository's @types/node is Node 20's.
 const { registerHooks } = nodeModule as unknown as { registerHooks?: (hooks: { resolve: Resolve }) => unknown };
 
-/** The installed entry module of each bundled package, as the kit imports it → the URL of its single file. */
+/** The installed entry module of each bundled package, as the kit imports it → the URL of its bundle's file. */
 const bundleOf = new Map(
-  BUNDLED_PACKAGES.filter((name) => existsSync(bundledFile(name))).map((name) => [import.meta.resolve(name), bundledFile(name).href]),
+  (Object.entries(BUNDLES) as [BundleName, readonly string[]][])
+    .filter(([name]) => existsSync(bundledFile(name)))
+    .flatMap(([name, packages]) => packages.map((pkg) => [import.meta.resolve(pkg), bundledFile(name).href] as const)),
 );
 
 if (registerHooks !== undefined && bundleOf.size > 0) {

@@ -1,35 +1,64 @@
 import { execFileSync } from 'node:child_process';
 import { expect } from 'chai';
+import { BUNDLES } from '../../src/bundled-packages.js';
 import { REPO_ROOT, reportFromImageNode } from './image-node-child.js';
 
 const PRELOAD = `${REPO_ROOT}libs/kit/src/preload/bundled-packages.ts`;
+const PACKAGES = Object.values(BUNDLES).flat();
 
-/** What a child on the image's Node (scripts/image-node.sh) gets when it imports TypeBox and jose. */
+/** What a child on the image's Node (scripts/image-node.sh) gets when it imports the bundled packages. */
 interface ChildReport {
-  typebox: string;
-  jose: string;
+  /** Each package → the URL it resolved to and its named exports. */
+  packages: Record<string, { url: string; exports: string[] }>;
   schema: unknown;
   kind: unknown;
   verified: unknown;
+  geometry: unknown;
+}
+
+/** One package's line of a report; a package the child did not import fails the test here. */
+function packageOf(report: ChildReport, name: string): { url: string; exports: string[] } {
+  const entry = report.packages[name];
+  if (entry === undefined) throw new Error(`the child did not import ${name}`);
+  return entry;
 }
 
 const CHILD = `
+  const packages = {};
+  for (const name of ${JSON.stringify(PACKAGES)}) {
+    const exports = Object.keys(await import(name)).filter((key) => key !== 'default').sort();
+    packages[name] = { url: import.meta.resolve(name), exports };
+  }
   const { Type, Kind } = await import('@sinclair/typebox');
   const { SignJWT, jwtVerify, generateKeyPair } = await import('jose');
   const schema = Type.Object({ id: Type.String({ format: 'uuid' }), altitude: Type.Optional(Type.Integer({ minimum: 0 })) });
   const { privateKey, publicKey } = await generateKeyPair('EdDSA');
   const token = await new SignJWT({ scope: 'read' }).setProtectedHeader({ alg: 'EdDSA' }).setSubject('op-1').sign(privateKey);
   const { payload } = await jwtVerify(token, publicKey);
+  const { polygon } = await import('@turf/helpers');
+  const { area } = await import('@turf/area');
+  const { booleanIntersects } = await import('@turf/boolean-intersects');
+  const { intersect } = await import('@turf/intersect');
+  const { kinks } = await import('@turf/kinks');
+  const { featureCollection } = await import('@turf/helpers');
+  const square = polygon([[[0, 0], [1, 0], [1, 1], [0, 1], [0, 0]]]);
+  const shifted = polygon([[[0.5, 0.5], [1.5, 0.5], [1.5, 1.5], [0.5, 1.5], [0.5, 0.5]]]);
+  const bowtie = polygon([[[0, 0], [1, 1], [1, 0], [0, 1], [0, 0]]]);
   console.log(JSON.stringify({
-    typebox: import.meta.resolve('@sinclair/typebox'),
-    jose: import.meta.resolve('jose'),
+    packages,
     schema,
     kind: schema[Symbol.for('TypeBox.Kind')] === schema[Kind] ? schema[Kind] : 'another Kind symbol',
     verified: { sub: payload.sub, scope: payload.scope },
+    geometry: {
+      area: area(square),
+      intersects: booleanIntersects(square, shifted),
+      overlap: intersect(featureCollection([square, shifted])).geometry,
+      kinks: kinks(bowtie).features.map((point) => point.geometry.coordinates),
+    },
   }));
 `;
 
-describe('preload/bundled-packages (TypeBox and jose as one file each in the compiled services)', function () {
+describe('preload/bundled-packages (TypeBox, jose and turf as one file each in the compiled services)', function () {
   // The first call may fetch the image's Node from the npm registry.
   this.timeout(180_000);
 
@@ -38,19 +67,31 @@ describe('preload/bundled-packages (TypeBox and jose as one file each in the com
     execFileSync(process.execPath, ['--import', 'tsx', 'libs/kit/scripts/bundle-packages.ts'], { cwd: REPO_ROOT });
   });
 
-  it('when a compiled service imports them, then it gets the single files, which build the same schemas and tokens', () => {
+  it('when a compiled service imports them, then every package of a bundle resolves to its one file, with the same named exports', () => {
     const bundled = reportFromImageNode<ChildReport>(['--conditions=compiled', '--import', PRELOAD], CHILD);
     const installed = reportFromImageNode<ChildReport>([], CHILD);
-    expect(bundled.typebox).to.equal(new URL('libs/kit/dist/bundled/sinclair-typebox.js', `file://${REPO_ROOT}`).href);
-    expect(bundled.jose).to.equal(new URL('libs/kit/dist/bundled/jose.js', `file://${REPO_ROOT}`).href);
+    for (const [bundle, packages] of Object.entries(BUNDLES)) {
+      for (const name of packages) {
+        expect(packageOf(bundled, name).url, name).to.equal(new URL(`libs/kit/dist/bundled/${bundle}.js`, `file://${REPO_ROOT}`).href);
+        expect(packageOf(bundled, name).exports, name).to.include.members(packageOf(installed, name).exports);
+        expect(packageOf(installed, name).url, name).to.match(/\/node_modules\//);
+      }
+    }
+  });
+
+  it('when a compiled service uses them, then they build the same schemas, tokens and geometry as the packages installed', () => {
+    const bundled = reportFromImageNode<ChildReport>(['--conditions=compiled', '--import', PRELOAD], CHILD);
+    const installed = reportFromImageNode<ChildReport>([], CHILD);
     expect(bundled.kind).to.equal('Object');
     expect(bundled.verified).to.deep.equal({ sub: 'op-1', scope: 'read' });
-    expect({ schema: bundled.schema, verified: bundled.verified }).to.deep.equal({ schema: installed.schema, verified: installed.verified });
+    expect(bundled.geometry).to.have.property('intersects', true);
+    expect(bundled.geometry).to.have.nested.property('kinks.length', 1);
+    const { schema, verified, geometry } = bundled;
+    expect({ schema, verified, geometry }).to.deep.equal({ schema: installed.schema, verified: installed.verified, geometry: installed.geometry });
   });
 
   it('when sources run under tsx (no "compiled" condition), then the packages resolve as installed', () => {
     const report = reportFromImageNode<ChildReport>(['--import', PRELOAD], CHILD);
-    expect(report.typebox).to.match(/\/node_modules\/@sinclair\/typebox\//);
-    expect(report.jose).to.match(/\/node_modules\/jose\//);
+    for (const name of PACKAGES) expect(packageOf(report, name).url, name).to.match(/\/node_modules\//);
   });
 });
