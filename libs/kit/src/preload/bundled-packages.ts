@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import * as nodeModule from 'node:module';
-import { BUNDLES, type BundleName, bundledFile } from '../bundled-packages.js';
+import { bundledFile, eachBundle } from '../bundled-packages.js';
 
 /**
  * Preloaded by the image's ENTRYPOINT (`--import=@dfc/kit/preload`, ./index.ts): the compiled
@@ -23,11 +23,14 @@ type Resolve = (specifier: string, context: ResolveContext, next: (specifier: st
 // module.registerHooks is Node 22.15's (the image runs Node 24); the repository's @types/node is Node 20's.
 const { registerHooks } = nodeModule as unknown as { registerHooks?: (hooks: { resolve: Resolve }) => unknown };
 
-/** The installed entry module of each bundled package, as the kit imports it → the URL of its bundle's file. */
+/** The installed entry module of each bundled package, as the kit imports it → its bundle's file and format. */
 const bundleOf = new Map(
-  (Object.entries(BUNDLES) as [BundleName, readonly string[]][])
+  eachBundle()
     .filter(([name]) => existsSync(bundledFile(name)))
-    .flatMap(([name, packages]) => packages.map((pkg) => [import.meta.resolve(pkg), bundledFile(name).href] as const)),
+    .flatMap(([name, bundle]) => {
+      const file = { url: bundledFile(name).href, format: bundle.format === 'cjs' ? 'commonjs' : 'module' };
+      return bundle.packages.map((pkg) => [import.meta.resolve(pkg), file] as const);
+    }),
 );
 
 if (registerHooks !== undefined && bundleOf.size > 0) {
@@ -35,7 +38,7 @@ if (registerHooks !== undefined && bundleOf.size > 0) {
     resolve(specifier, context, next) {
       const resolved = next(specifier, context);
       const bundle = context.conditions.includes('compiled') ? bundleOf.get(resolved.url) : undefined;
-      return bundle === undefined ? resolved : { url: bundle, format: 'module', shortCircuit: true };
+      return bundle === undefined ? resolved : { ...bundle, shortCircuit: true };
     },
   });
 }

@@ -1,10 +1,11 @@
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
-import { BUNDLES } from '../../src/bundled-packages.js';
+import { bundledFile, eachBundle } from '../../src/bundled-packages.js';
 import { REPO_ROOT, reportFromImageNode } from './image-node-child.js';
 
 const PRELOAD = `${REPO_ROOT}libs/kit/src/preload/bundled-packages.ts`;
-const PACKAGES = Object.values(BUNDLES).flat();
+const PACKAGES = eachBundle().flatMap(([, bundle]) => bundle.packages);
 
 /** What a child on the image's Node (scripts/image-node.sh) gets when it imports the bundled packages. */
 interface ChildReport {
@@ -14,6 +15,7 @@ interface ChildReport {
   kind: unknown;
   verified: unknown;
   geometry: unknown;
+  validation: unknown;
 }
 
 /** One package's line of a report; a package the child did not import fails the test here. */
@@ -41,6 +43,9 @@ const CHILD = `
   const { intersect } = await import('@turf/intersect');
   const { kinks } = await import('@turf/kinks');
   const { featureCollection } = await import('@turf/helpers');
+  const { default: mongoose, Schema } = await import('mongoose');
+  const Drone = mongoose.model('Drone', new Schema({ serial: { type: String, required: true }, mass: { type: Number, min: 0 } }));
+  const invalid = await new Drone({ mass: -1 }).validate().catch((error) => error);
   const square = polygon([[[0, 0], [1, 0], [1, 1], [0, 1], [0, 0]]]);
   const shifted = polygon([[[0.5, 0.5], [1.5, 0.5], [1.5, 1.5], [0.5, 1.5], [0.5, 0.5]]]);
   const bowtie = polygon([[[0, 0], [1, 1], [1, 0], [0, 1], [0, 0]]]);
@@ -55,10 +60,11 @@ const CHILD = `
       overlap: intersect(featureCollection([square, shifted])).geometry,
       kinks: kinks(bowtie).features.map((point) => point.geometry.coordinates),
     },
+    validation: Object.fromEntries(Object.entries(invalid.errors).map(([path, error]) => [path, error.kind])),
   }));
 `;
 
-describe('preload/bundled-packages (TypeBox, jose and turf as one file each in the compiled services)', function () {
+describe('preload/bundled-packages (TypeBox, jose, turf and mongoose as single files in the compiled services)', function () {
   // The first call may fetch the image's Node from the npm registry.
   this.timeout(180_000);
 
@@ -70,24 +76,36 @@ describe('preload/bundled-packages (TypeBox, jose and turf as one file each in t
   it('when a compiled service imports them, then every package of a bundle resolves to its one file, with the same named exports', () => {
     const bundled = reportFromImageNode<ChildReport>(['--conditions=compiled', '--import', PRELOAD], CHILD);
     const installed = reportFromImageNode<ChildReport>([], CHILD);
-    for (const [bundle, packages] of Object.entries(BUNDLES)) {
+    for (const [bundle, { packages }] of eachBundle()) {
       for (const name of packages) {
-        expect(packageOf(bundled, name).url, name).to.equal(new URL(`libs/kit/dist/bundled/${bundle}.js`, `file://${REPO_ROOT}`).href);
+        expect(packageOf(bundled, name).url, name).to.equal(bundledFile(bundle).href);
         expect(packageOf(bundled, name).exports, name).to.include.members(packageOf(installed, name).exports);
         expect(packageOf(installed, name).url, name).to.match(/\/node_modules\//);
       }
     }
   });
 
-  it('when a compiled service uses them, then they build the same schemas, tokens and geometry as the packages installed', () => {
+  it('when a compiled service uses them, then they build the same schemas, tokens, geometry and validation as the packages installed', () => {
     const bundled = reportFromImageNode<ChildReport>(['--conditions=compiled', '--import', PRELOAD], CHILD);
     const installed = reportFromImageNode<ChildReport>([], CHILD);
     expect(bundled.kind).to.equal('Object');
     expect(bundled.verified).to.deep.equal({ sub: 'op-1', scope: 'read' });
     expect(bundled.geometry).to.have.property('intersects', true);
     expect(bundled.geometry).to.have.nested.property('kinks.length', 1);
-    const { schema, verified, geometry } = bundled;
-    expect({ schema, verified, geometry }).to.deep.equal({ schema: installed.schema, verified: installed.verified, geometry: installed.geometry });
+    expect(bundled.validation).to.deep.equal({ serial: 'required', mass: 'min' });
+    const { schema, verified, geometry, validation } = bundled;
+    expect({ schema, verified, geometry, validation }).to.deep.equal({
+      schema: installed.schema,
+      verified: installed.verified,
+      geometry: installed.geometry,
+      validation: installed.validation,
+    });
+  });
+
+  it('when the driver is bundled, then it still requires saslprep, which preload/lazy-saslprep answers with its stand-in', () => {
+    const source = readFileSync(bundledFile('mongoose'), 'utf8');
+    expect(source).to.include('require("@mongodb-js/saslprep")');
+    expect(source).not.to.include('node_modules/@mongodb-js/saslprep/');
   });
 
   it('when sources run under tsx (no "compiled" condition), then the packages resolve as installed', () => {
