@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { collectStartUpGarbage } from '@dfc/kit/service';
+import { compactHeap } from '@dfc/kit/service';
 import { ZoneDatabase, timeZones } from '@dfc/kit/time-zones';
 
 describe('ZoneDatabase', () => {
@@ -42,9 +42,9 @@ describe('ZoneDatabase', () => {
       const text = [...zones, ...rules, ...links].join('\n');
       writeFileSync(join(directory, 'tzdata.zi'), text);
       const database = new ZoneDatabase(directory);
-      const before = collectStartUpGarbage().after;
+      const before = compactHeap().after;
       database.check();
-      const held = collectStartUpGarbage().after - before;
+      const held = compactHeap().after - before;
       expect(database.has('Europe/A_Zone_With_A_Long_Name_99')).to.equal(true);
       expect(database.has('Europe/A_Link_With_A_Long_Name_0')).to.equal(true);
       expect(database.has('A_Rule_Line_That_Only_Pads_The_File')).to.equal(false);
