@@ -40,7 +40,7 @@ export function compactHeap(): HeapCompacted {
 export interface HeapCompactionOptions {
   log: Logger;
   registry?: Registry;
-  /** How long after the last request the compaction runs (default 1 s): a burst of bulk work is followed by one. */
+  /** How long after the last piece of bulk work has ended the compaction runs (default 250 ms). */
   delayMs?: number;
 }
 
@@ -48,11 +48,12 @@ export interface HeapCompactionOptions {
  * A compaction a moment after bulk work that is rare and leaves much behind (flight-request-service's zone
  * import: the parsed body, the written documents, a young generation grown to its limit). V8's memory
  * reducer gives that memory back on its own, but only 15–25 s later, when it sees the process quiet; until
- * then the replica holds the peak (docs/performance.md, item 42). Requests coming in a burst are answered
- * by one compaction, `delayMs` after the last of them.
+ * then the replica holds the peak (docs/performance.md, item 42). Work that overlaps, or follows within
+ * `delayMs` (a script importing in chunks), is followed by one compaction: none runs while any is going on.
  */
 export class HeapCompaction {
   private timer: NodeJS.Timeout | undefined;
+  private running = 0;
   private readonly pauses: Histogram<'after'> | undefined;
 
   constructor(private readonly options: HeapCompactionOptions) {
@@ -67,20 +68,32 @@ export class HeapCompaction {
     }
   }
 
-  /** Asks for one compaction after `work` (a label: "zone import"); a later request before it runs moves it later. */
-  request(work: string): void {
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.run(work), this.options.delayMs ?? 1000);
-    this.timer.unref();
+  /** Runs `task`, bulk work named by `work` ("zone import"), and compacts the heap a moment after it, whether it succeeded or not. */
+  async after<T>(work: string, task: () => Promise<T>): Promise<T> {
+    this.cancel();
+    this.running += 1;
+    try {
+      return await task();
+    } finally {
+      this.running -= 1;
+      if (this.running === 0) {
+        this.timer = setTimeout(() => this.compact(work), this.options.delayMs ?? 250);
+        this.timer.unref();
+      }
+    }
   }
 
   /** Drops a pending compaction (shutdown). */
   stop(): void {
+    this.cancel();
+  }
+
+  private cancel(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
   }
 
-  private run(work: string): void {
+  private compact(work: string): void {
     this.timer = undefined;
     const heap = compactHeap();
     this.pauses?.observe({ after: work }, heap.pauseMs / 1000);

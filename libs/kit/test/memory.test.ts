@@ -33,22 +33,37 @@ describe('compactHeap (one full, compacting collection)', () => {
 });
 
 describe('HeapCompaction (one compaction a moment after bulk work)', () => {
-  it('when bulk work asks twice within the delay, then one compaction runs, after the last request, and its pause is recorded', async () => {
+  const compactionFor = (delayMs: number) => {
     const registry = new Registry();
-    const compaction = new HeapCompaction({ log: createLogger('test', 'silent'), registry, delayMs: 100 });
-    compaction.request('zone import');
-    await sleep(60);
-    compaction.request('zone import');
-    await sleep(60);
-    expect(await compactionsAfter(registry, 'zone import')).to.equal(0);
-    await sleep(150);
+    return { registry, compaction: new HeapCompaction({ log: createLogger('test', 'silent'), registry, delayMs }) };
+  };
+
+  it('when pieces of bulk work overlap, then one compaction runs, the delay after the last has ended, and its pause is recorded', async () => {
+    const { registry, compaction } = compactionFor(50);
+    const first = compaction.after('zone import', () => sleep(150));
+    await sleep(20);
+    const second = compaction.after('zone import', () => sleep(20));
+    await second;
+    await sleep(80);
+    expect(await compactionsAfter(registry, 'zone import'), 'while the first still runs').to.equal(0);
+    await first;
+    await sleep(20);
+    expect(await compactionsAfter(registry, 'zone import'), 'within the delay').to.equal(0);
+    await sleep(120);
+    expect(await compactionsAfter(registry, 'zone import')).to.equal(1);
+  });
+
+  it('when the work fails, then its error reaches the caller and the heap is compacted all the same', async () => {
+    const { registry, compaction } = compactionFor(20);
+    const failed = await compaction.after('zone import', () => Promise.reject(new Error('invalid'))).catch((error: Error) => error.message);
+    expect(failed).to.equal('invalid');
+    await sleep(100);
     expect(await compactionsAfter(registry, 'zone import')).to.equal(1);
   });
 
   it('when the service stops before the delay is over, then no compaction runs', async () => {
-    const registry = new Registry();
-    const compaction = new HeapCompaction({ log: createLogger('test', 'silent'), registry, delayMs: 50 });
-    compaction.request('zone import');
+    const { registry, compaction } = compactionFor(50);
+    expect(await compaction.after('zone import', async () => 'imported')).to.equal('imported');
     compaction.stop();
     await sleep(120);
     expect(await compactionsAfter(registry, 'zone import')).to.equal(0);

@@ -35,9 +35,8 @@ export function zonesRouter(deps: UseCaseDeps, heapCompaction: HeapCompaction): 
   });
 
   router.post('/import', async (ctx) => {
-    ctx.body = { data: await importZones(deps, ctx.state.body, ctx.state.requestId) };
     // An import is rare and leaves its parsed body and a grown heap behind: handed back a moment after the answer.
-    heapCompaction.request('zone import');
+    ctx.body = { data: await heapCompaction.after('zone import', () => importZones(deps, ctx.state.body, ctx.state.requestId)) };
   });
 
   router.get('/:id', async (ctx) => {
