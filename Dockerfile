@@ -73,7 +73,8 @@ ENV MALLOC_MMAP_THRESHOLD_=131072 MALLOC_ARENA_MAX=1
 # The largest request (a zone import at its 16 MiB limit) peaks at ~300 MiB RSS in it. Raise it with the pod's limit.
 # --import=@dfc/kit/preload (libs/kit/src/preload): node:http's ES module facade without Node's bundled undici
 # (2–3 MiB each), the MongoDB driver's saslprep tables built on the first password rather than at load (2 MiB),
-# TypeBox and jose loaded as one file each, as `npm run build` bundles them, not as 246 modules (2 MiB).
+# TypeBox, jose, turf and mongoose with the MongoDB driver loaded as single files, as `npm run build` bundles them,
+# not as about 700 modules (3–4 MiB).
 # --invocation-count-for-feedback-allocation=256: a function gets V8's feedback vector, and with it Sparkplug's
 # baseline code, on its 256th call instead of its 8th, so code that runs a few times (start-up, a walkthrough's
 # one-off routes) stays in the interpreter, while a hot path (called at least once per request or delivery) passes
