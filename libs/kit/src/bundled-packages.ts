@@ -54,5 +54,6 @@ export function eachBundle(): [BundleName, Bundle][] {
 
 /** Where the build writes a bundle's single file: the kit's dist/bundled/, from src/ or from dist/ alike. */
 export function bundledFile(name: BundleName): URL {
-  return new URL(`../dist/bundled/${name}.${BUNDLES[name].format === 'cjs' ? 'cjs' : 'js'}`, import.meta.url);
+  const bundle: Bundle = BUNDLES[name];
+  return new URL(`../dist/bundled/${name}.${bundle.format === 'cjs' ? 'cjs' : 'js'}`, import.meta.url);
 }
