@@ -15,8 +15,8 @@ export interface HeapCompacted {
  * once it has started (runService): start-up (some 400 modules compiled, the contract schemas built and
  * compiled, connections made) leaves 15–25 MiB of garbage that V8 collects only when the old space first
  * reaches its limit, which a quiet replica may never do: 105–121 MiB of RSS per idle service on Node 24
- * without it, 81–96 MiB with it (docs/performance.md, item 26). It takes 70–110 ms of CPU on a heap of
- * that size, during which the process does nothing else.
+ * without it, 81–96 MiB with it (docs/performance.md, item 26). It takes about 0.2 s of CPU on a heap of
+ * that size (two collections, below), during which the process does nothing else.
  *
  * `gc` is taken from a fresh context with `--expose-gc` set for that moment only, not from the command
  * line: no other code in the process gets a global `gc` to call.
