@@ -7,6 +7,8 @@ import { type Bundle, bundledFile, eachBundle } from '../src/bundled-packages.js
 
 const kitDir = fileURLToPath(new URL('../', import.meta.url));
 const requireFromKit = createRequire(import.meta.url);
+/** A name the footer's shorthand property can carry. */
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 
 /** An ES module file re-exporting the named exports of each package. */
 function esmEntry(bundle: Bundle): BuildOptions {
@@ -23,7 +25,8 @@ function esmEntry(bundle: Bundle): BuildOptions {
 async function cjsEntry(bundle: Bundle): Promise<BuildOptions> {
   const [pkg] = bundle.packages;
   if (pkg === undefined || bundle.packages.length > 1) throw new Error('a CommonJS bundle holds one package');
-  const names = Object.keys((await import(pkg)) as object).filter((name) => name !== 'default');
+  // Not `default`, nor the `module.exports` Node 23 and later list beside the package's own names.
+  const names = Object.keys((await import(pkg)) as object).filter((name) => name !== 'default' && IDENTIFIER.test(name));
   return { entryPoints: [requireFromKit.resolve(pkg)], footer: { js: `0 && (module.exports = { ${names.join(', ')} });` } };
 }
 

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import { bundledFile, eachBundle } from '../../src/bundled-packages.js';
-import { REPO_ROOT, reportFromImageNode } from './image-node-child.js';
+import { imageNode, REPO_ROOT, reportFromImageNode } from './image-node-child.js';
 
 const PRELOAD = `${REPO_ROOT}libs/kit/src/preload/bundled-packages.ts`;
 const PACKAGES = eachBundle().flatMap(([, bundle]) => bundle.packages);
@@ -69,8 +69,8 @@ describe('preload/bundled-packages (TypeBox, jose, turf and mongoose as single f
   this.timeout(180_000);
 
   before(() => {
-    // The build step of `npm run build:services` that writes the single files.
-    execFileSync(process.execPath, ['--import', 'tsx', 'libs/kit/scripts/bundle-packages.ts'], { cwd: REPO_ROOT });
+    // The build step of `npm run build:services` that writes the single files, on the Node the image builds them with.
+    execFileSync(imageNode(), ['--import', 'tsx', 'libs/kit/scripts/bundle-packages.ts'], { cwd: REPO_ROOT });
   });
 
   it('when a compiled service imports them, then every package of a bundle resolves to its one file, with the same named exports', () => {

@@ -9,7 +9,11 @@ export const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url))
  * (the preload under test, when there is one), and returns what it printed.
  */
 export function reportFromImageNode<Report>(flags: string[], script: string): Report {
-  const node = execFileSync('bash', [`${REPO_ROOT}scripts/image-node.sh`], { encoding: 'utf8' }).trim();
-  const output = execFileSync(node, ['--import', 'tsx', ...flags, '--input-type=module', '-e', script], { cwd: REPO_ROOT, encoding: 'utf8' });
+  const output = execFileSync(imageNode(), ['--import', 'tsx', ...flags, '--input-type=module', '-e', script], { cwd: REPO_ROOT, encoding: 'utf8' });
   return JSON.parse(output) as Report;
+}
+
+/** The path of the image's node binary (scripts/image-node.sh). */
+export function imageNode(): string {
+  return execFileSync('bash', [`${REPO_ROOT}scripts/image-node.sh`], { encoding: 'utf8' }).trim();
 }
