@@ -183,3 +183,22 @@ export async function gcTotals(serviceUrl: string): Promise<GcTotals> {
   }
   return totals;
 }
+
+/** The heap compactions a service ran after one kind of bulk work (the kit's `HeapCompaction`), from its /metrics. */
+export interface HeapCompactions {
+  count: number;
+  pauseSeconds: number;
+}
+
+/** `heap_compaction_pause_seconds{after}`'s count and sum so far: item 42's price, the time the service stood still. */
+export async function heapCompactions(serviceUrl: string, after: string): Promise<HeapCompactions> {
+  const text = await (await fetch(`${serviceUrl}/metrics`)).text();
+  const compactions: HeapCompactions = { count: 0, pauseSeconds: 0 };
+  for (const match of text.matchAll(/^heap_compaction_pause_seconds_(count|sum)\{([^}]*)\} ([\d.e+-]+)$/gm)) {
+    const [, field, labels, value] = match as unknown as [string, 'count' | 'sum', string, string];
+    if (!labels.includes(`after="${after}"`)) continue;
+    if (field === 'count') compactions.count += Number(value);
+    else compactions.pauseSeconds += Number(value);
+  }
+  return compactions;
+}

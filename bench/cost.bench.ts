@@ -8,7 +8,7 @@ import { connect } from 'amqplib';
 import mongoose from 'mongoose';
 import { flightRequestBody, GatewayClient, type RegisteredOperator } from '../e2e/src/client.js';
 import { entryPoint, imageEnv, startSystem, type ServiceName, type System } from '../e2e/src/system.js';
-import { costPerUnit, engineGroups, gcTotals, ioSyscalls, peakRssMiB, resetPeakRss, rssByMapping, rssMiB, serviceGroup, type CostPerUnit, type GcTotals, type ProcessGroup } from './accounting.js';
+import { costPerUnit, engineGroups, gcTotals, heapCompactions, ioSyscalls, peakRssMiB, resetPeakRss, rssByMapping, rssMiB, serviceGroup, type CostPerUnit, type GcTotals, type HeapCompactions, type ProcessGroup } from './accounting.js';
 import { commandsBetween, startCommandCounter } from './command-counter.js';
 import type { BenchSummary } from './run.js';
 import { freePort, load, round, startReceiver, statusData, type BenchReceiver } from './support.js';
@@ -119,6 +119,8 @@ export default async function costBench(): Promise<BenchSummary> {
       () => new Promise((resolve) => setTimeout(() => resolve(1), SETTLE_SECONDS * 1000)),
     );
     const settled = memory(system);
+    const compactions = () => heapCompactions(system.url('flight-request-service'), 'zone import');
+    const walkthroughCompactions = await compactions();
 
     const client = new GatewayClient(system.gatewayUrl);
     const operator = await client.registerOperatorWithKey({ timezone: 'Europe/Amsterdam' });
@@ -207,11 +209,13 @@ export default async function costBench(): Promise<BenchSummary> {
     }
 
     if (runs('import')) {
+      const before = await compactions();
       const { bytes, peak, settledAfter } = await largeImport(system, client);
       const what = `zone import at the limits (${LARGE_IMPORT.zones} zones of ${LARGE_IMPORT.vertices} vertices, ${round(bytes / 2 ** 20, 1)} MiB)`;
       for (const name of IMPORT_SERVICES) {
         add(`${what}: ${name} peak RSS ${round(peak.get(name) ?? 0, 0)} MiB, ${SETTLE_SECONDS} s after its answer ${round(settledAfter.get(name) ?? 0, 0)} MiB`);
       }
+      add(`${what}: flight-request-service ${describeCompactions(before, await compactions())}`);
     }
 
     // Read before the flow below, which starts the gateway again.
@@ -225,6 +229,7 @@ export default async function costBench(): Promise<BenchSummary> {
       add(`${name} CPU while quiet (those ${SETTLE_SECONDS} s) ${round((quiet.msPerUnit.get(name) ?? 0) / quiet.seconds, 2)} ms per second`);
       add(`${name} RSS after the run ${round(after.get(name) ?? 0, 0)} MiB`);
     }
+    add(`the README walkthrough's zone import: flight-request-service ${describeCompactions({ count: 0, pauseSeconds: 0 }, walkthroughCompactions)}`);
     return { lines, goalsMet };
   } finally {
     await system.stop();
@@ -254,6 +259,13 @@ function gcPerUnit(before: GcTotals, after: GcTotals, units: number, unit: strin
   const grew = (field: keyof GcTotals, kind: string) => (after[field].get(kind) ?? 0) - (before[field].get(kind) ?? 0);
   const pauseMs = [...after.seconds.keys()].reduce((sum, kind) => sum + grew('seconds', kind), 0) * 1000;
   return `${round(grew('count', 'minor') / units, 3)} scavenges and ${round(pauseMs / units, 3)} ms of collector pauses per ${unit}`;
+}
+
+/** The compactions between two readings (item 42): how many, and how long the service stood still for them. */
+function describeCompactions(before: HeapCompactions, after: HeapCompactions): string {
+  const count = after.count - before.count;
+  const pauseMs = (after.pauseSeconds - before.pauseSeconds) * 1000;
+  return `${count} heap compaction${count === 1 ? '' : 's'} after it, ${round(pauseMs, 0)} ms of pause${count > 1 ? ` (${round(pauseMs / count, 0)} ms each)` : ''}`;
 }
 
 function memory(system: System): Map<ServiceName, number> {
