@@ -163,25 +163,34 @@ function mappingKind(path: string): string {
   return path.startsWith('[') ? 'other' : 'other files';
 }
 
-/** A service's garbage collections so far by kind (minor: scavenges; major, incremental, weakcb), as its own /metrics counts them. */
-export interface GcTotals {
+/** A histogram's observations so far (count) and their total (sum), by the value of one of its labels. */
+export interface HistogramTotals {
   count: Map<string, number>;
   seconds: Map<string, number>;
 }
+
+/** `<histogram>_count` and `<histogram>_sum` from a service's own /metrics, keyed by the label `by`. */
+async function histogramTotals(serviceUrl: string, histogram: string, by: string): Promise<HistogramTotals> {
+  const text = await (await fetch(`${serviceUrl}/metrics`)).text();
+  const totals: HistogramTotals = { count: new Map(), seconds: new Map() };
+  const series = new RegExp(`^${histogram}_(count|sum)\\{[^}]*\\b${by}="([^"]*)"[^}]*\\} ([\\d.e+-]+)$`, 'gm');
+  for (const match of text.matchAll(series)) {
+    const [, field, key, value] = match as unknown as [string, 'count' | 'sum', string, string];
+    (field === 'count' ? totals.count : totals.seconds).set(key, Number(value));
+  }
+  return totals;
+}
+
+/** A service's garbage collections so far by kind (minor: scavenges; major, incremental, weakcb), as its own /metrics counts them. */
+export type GcTotals = HistogramTotals;
 
 /**
  * The pauses V8 reports to the service's `nodejs_gc_duration_seconds` histogram (prom-client's default
  * metrics): read before and after a phase, the collections per unit say how much the unit allocates, a
  * figure the machine's load does not move, and their time how much of its CPU is the collector's.
  */
-export async function gcTotals(serviceUrl: string): Promise<GcTotals> {
-  const text = await (await fetch(`${serviceUrl}/metrics`)).text();
-  const totals: GcTotals = { count: new Map(), seconds: new Map() };
-  for (const match of text.matchAll(/^nodejs_gc_duration_seconds_(count|sum)\{[^}]*\bkind="(\w+)"[^}]*\} ([\d.e+-]+)$/gm)) {
-    const [, field, kind, value] = match as unknown as [string, 'count' | 'sum', string, string];
-    (field === 'count' ? totals.count : totals.seconds).set(kind, Number(value));
-  }
-  return totals;
+export function gcTotals(serviceUrl: string): Promise<GcTotals> {
+  return histogramTotals(serviceUrl, 'nodejs_gc_duration_seconds', 'kind');
 }
 
 /** The heap compactions a service ran after one kind of bulk work (the kit's `HeapCompaction`), from its /metrics. */
@@ -192,13 +201,6 @@ export interface HeapCompactions {
 
 /** `heap_compaction_pause_seconds{after}`'s count and sum so far: item 42's price, the time the service stood still. */
 export async function heapCompactions(serviceUrl: string, after: string): Promise<HeapCompactions> {
-  const text = await (await fetch(`${serviceUrl}/metrics`)).text();
-  const compactions: HeapCompactions = { count: 0, pauseSeconds: 0 };
-  for (const match of text.matchAll(/^heap_compaction_pause_seconds_(count|sum)\{([^}]*)\} ([\d.e+-]+)$/gm)) {
-    const [, field, labels, value] = match as unknown as [string, 'count' | 'sum', string, string];
-    if (!labels.includes(`after="${after}"`)) continue;
-    if (field === 'count') compactions.count += Number(value);
-    else compactions.pauseSeconds += Number(value);
-  }
-  return compactions;
+  const totals = await histogramTotals(serviceUrl, 'heap_compaction_pause_seconds', 'after');
+  return { count: totals.count.get(after) ?? 0, pauseSeconds: totals.seconds.get(after) ?? 0 };
 }

@@ -68,14 +68,18 @@ describe('preload/bundled-packages (TypeBox, jose, turf and mongoose as single f
   // The first call may fetch the image's Node from the npm registry.
   this.timeout(180_000);
 
+  // What a compiled child (the preload, the "compiled" condition) and a plain one get: each story reads both.
+  let bundled: ChildReport;
+  let installed: ChildReport;
+
   before(() => {
     // The build step of `npm run build:services` that writes the single files, on the Node the image builds them with.
     execFileSync(imageNode(), ['--import', 'tsx', 'libs/kit/scripts/bundle-packages.ts'], { cwd: REPO_ROOT });
+    bundled = reportFromImageNode<ChildReport>(['--conditions=compiled', '--import', PRELOAD], CHILD);
+    installed = reportFromImageNode<ChildReport>([], CHILD);
   });
 
   it('when a compiled service imports them, then every package of a bundle resolves to its one file, with the same named exports', () => {
-    const bundled = reportFromImageNode<ChildReport>(['--conditions=compiled', '--import', PRELOAD], CHILD);
-    const installed = reportFromImageNode<ChildReport>([], CHILD);
     for (const [bundle, { packages }] of eachBundle()) {
       for (const name of packages) {
         expect(packageOf(bundled, name).url, name).to.equal(bundledFile(bundle).href);
@@ -86,8 +90,6 @@ describe('preload/bundled-packages (TypeBox, jose, turf and mongoose as single f
   });
 
   it('when a compiled service uses them, then they build the same schemas, tokens, geometry and validation as the packages installed', () => {
-    const bundled = reportFromImageNode<ChildReport>(['--conditions=compiled', '--import', PRELOAD], CHILD);
-    const installed = reportFromImageNode<ChildReport>([], CHILD);
     expect(bundled.kind).to.equal('Object');
     expect(bundled.verified).to.deep.equal({ sub: 'op-1', scope: 'read' });
     expect(bundled.geometry).to.have.property('intersects', true);
