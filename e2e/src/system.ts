@@ -20,8 +20,19 @@ export type ServiceName = 'gateway' | 'operator-service' | 'flight-request-servi
 const ALL_SERVICES: ServiceName[] = ['operator-service', 'flight-request-service', 'webhook-service', 'gateway'];
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const READY_TIMEOUT_MS = 60_000;
-/** The services' durable work queues (their other queues are per-connection), removed with the run. */
-const DURABLE_QUEUES = [FlightRequestQueues.operators, WebhookQueues.events];
+/**
+ * The services' durable queues, removed with the run: each is a quorum queue, a process of its own in the
+ * broker, so a run that left them made every later run's broker a little larger and busier. A replica's
+ * zone broadcast queue is exclusive and goes with its connection; webhook-service's delay queues expire
+ * by themselves.
+ */
+const DURABLE_QUEUES = [
+  FlightRequestQueues.operators,
+  FlightRequestQueues.reviewQueue,
+  FlightRequestQueues.zoneRescreening,
+  WebhookQueues.events,
+  WebhookQueues.attempts,
+];
 const LOG_TAIL_LINES = 200;
 
 export interface SystemOptions {
