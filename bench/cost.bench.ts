@@ -32,7 +32,9 @@ import { freePort, load, round, startReceiver, statusData, type BenchReceiver } 
  * set the pace, beside the bare proxy's in front of the same. Processes:
  * the services, the gateway, the database engine (FerretDB + PostgreSQL, or
  * mongod) and the broker (RabbitMQ's Erlang VM). The engines are shared with
- * whoever else uses the machine, so their figures include that load.
+ * whoever else uses the machine, so their figures include that load. The
+ * delivery and read phases (and their baselines) come after WARM_UP_SECONDS of
+ * the same load, so they measure a replica that has compiled its hot paths.
  *
  * Memory: each service's RSS idle (started, nothing done), after the README
  * walkthrough (scripts/walkthrough.ts), with where it lies then (the node
@@ -57,11 +59,19 @@ import { freePort, load, round, startReceiver, statusData, type BenchReceiver } 
  * baselines write a V8 CPU profile there when they stop (`node --cpu-prof`); summarise one with
  * `npx tsx bench/profile-top.ts <file>`.
  *
+ * BENCH_WARM_UP_SECONDS=<s>: the warm-up before the delivery and read phases (15 by default).
+ *
  * BENCH_NODE_ARGS="<flags>": node flags for the four services, after the image's (Dockerfile
  * ENTRYPOINT), so a flag can be tried against the shipped ones without editing the Dockerfile,
  * e.g. BENCH_NODE_ARGS=--max-semi-space-size=1.
  */
 const PHASE_SECONDS = Math.max(20, Number(process.env['BENCH_PHASE_SECONDS'] ?? 20));
+/**
+ * The same load, unmeasured, before the delivery and read phases: V8 compiles a function with its optimising
+ * compiler (TurboFan) after about 3,000 calls, so a phase that started cold measured its first seconds on the
+ * mid-tier compiler's code and the compilations themselves, which a replica pays once in its life.
+ */
+const WARM_UP_SECONDS = Number(process.env['BENCH_WARM_UP_SECONDS'] ?? 15);
 const CONNECTIONS = 8;
 const ZONES = 1000;
 /** Zones per import call: small enough that a loaded engine answers each within the gateway's upstream timeout. */
@@ -137,30 +147,28 @@ export default async function costBench(): Promise<BenchSummary> {
     const through = (...services: ServiceName[]): ProcessGroup[] => [...services.map(group), ...engines];
 
     if (runs('delivery')) {
-      const before = counter.counts();
-      const syscallsBefore = ioSyscalls(system.pid('webhook-service'));
-      const gcBefore = await gcTotals(system.url('webhook-service'));
-      const delivered = await costPerUnit(through('webhook-service'), async () => {
-        const publisher = await serviceEvents(system, receiver);
-        try {
-          return await deliverFor(receiver, publisher);
-        } finally {
-          await publisher.close();
-        }
-      });
+      const publisher = await serviceEvents(system, receiver);
+      const warmedUpAndMeasured = async () => {
+        await deliverFor(receiver, publisher, Infinity, WARM_UP_SECONDS);
+        const before = { commands: counter.counts(), syscalls: ioSyscalls(system.pid('webhook-service')), gc: await gcTotals(system.url('webhook-service')) };
+        return { before, delivered: await costPerUnit(through('webhook-service'), () => deliverFor(receiver, publisher)) };
+      };
+      const { before, delivered } = await warmedUpAndMeasured().finally(() => publisher.close());
       report('webhook delivery', 'delivery', delivered);
       const syscallsAfter = ioSyscalls(system.pid('webhook-service'));
       const perUnit = (before: number, after: number) => round((after - before) / delivered.units, 2);
-      add(`webhook delivery: webhook-service ${perUnit(syscallsBefore.writes, syscallsAfter.writes)} write and ${perUnit(syscallsBefore.reads, syscallsAfter.reads)} read system calls per delivery`);
-      add(`webhook delivery: webhook-service ${gcPerUnit(gcBefore, await gcTotals(system.url('webhook-service')), delivered.units, 'delivery')}`);
-      const commands = commandsBetween(before, counter.counts());
+      add(`webhook delivery: webhook-service ${perUnit(before.syscalls.writes, syscallsAfter.writes)} write and ${perUnit(before.syscalls.reads, syscallsAfter.reads)} read system calls per delivery`);
+      add(`webhook delivery: webhook-service ${gcPerUnit(before.gc, await gcTotals(system.url('webhook-service')), delivered.units, 'delivery')}`);
+      const commands = commandsBetween(before.commands, counter.counts());
       const perDelivery = commands.total / delivered.units;
       const byName = [...commands.byName].map(([name, count]) => `${name} ${round(count / delivered.units, 2)}`).join(', ');
       add(`webhook delivery: ${round(perDelivery, 2)} database commands per delivery [${byName}] (goal <= ${GOALS.commandsPerDelivery})`, perDelivery <= GOALS.commandsPerDelivery);
       const bare = await startBareDeliverer(system, receiver);
       try {
         // At the rate webhook-service reached: CPU per unit depends on how many units share each wake-up.
-        const baseline = await costPerUnit([serviceGroup('bare deliverer', () => bare.pid), ...engines], () => deliverFor(receiver, bare.publisher, delivered.units / delivered.seconds));
+        const rate = delivered.units / delivered.seconds;
+        await deliverFor(receiver, bare.publisher, rate, WARM_UP_SECONDS);
+        const baseline = await costPerUnit([serviceGroup('bare deliverer', () => bare.pid), ...engines], () => deliverFor(receiver, bare.publisher, rate));
         const serviceMs = delivered.msPerUnit.get('webhook-service') ?? Number.NaN;
         const bareMs = baseline.msPerUnit.get('bare deliverer') ?? Number.NaN;
         LOG(`webhook delivery, bare deliverer: ${baseline.units} × delivery in ${round(baseline.seconds, 1)} s`);
@@ -173,10 +181,12 @@ export default async function costBench(): Promise<BenchSummary> {
     }
     if (runs('read')) {
       const path = `/api/operators/${operator.uuid}`;
+      await warmUp(system.gatewayUrl, path, operator.key);
       const proxied = await costPerUnit(through('gateway', 'operator-service'), () => timedLoad(system.gatewayUrl, path, operator.key));
       report('proxied read', 'request', proxied);
       const bare = await startBareProxy(system, operator, system.url('operator-service'));
       try {
+        await warmUp(bare.url, path, operator.key);
         const baseline = await costPerUnit([serviceGroup('bare proxy', () => bare.pid)], () => timedLoad(bare.url, path, operator.key));
         const gatewayMs = proxied.msPerUnit.get('gateway') ?? Number.NaN;
         const bareMs = baseline.msPerUnit.get('bare proxy') ?? Number.NaN;
@@ -406,16 +416,16 @@ interface EventPublisher {
 }
 
 /**
- * status_change events published for PHASE_SECONDS, fanned out to
+ * status_change events published for `seconds` (PHASE_SECONDS), fanned out to
  * WEBHOOK_ENDPOINTS receiver paths, with at most WEBHOOK_BACKLOG deliveries
  * outstanding, and at most `perSecond` deliveries a second when given; the
  * phase ends when every one arrived. How many deliveries arrived.
  */
-async function deliverFor(receiver: BenchReceiver, events: EventPublisher, perSecond = Infinity): Promise<number> {
+async function deliverFor(receiver: BenchReceiver, events: EventPublisher, perSecond = Infinity, seconds = PHASE_SECONDS): Promise<number> {
   const first = receiver.count;
   let published = 0;
   const start = performance.now();
-  const deadline = start + PHASE_SECONDS * 1000;
+  const deadline = start + seconds * 1000;
   while (performance.now() < deadline) {
     const backlogFull = published * WEBHOOK_ENDPOINTS - (receiver.count - first) >= WEBHOOK_BACKLOG;
     const aheadOfRate = published * WEBHOOK_ENDPOINTS >= (perSecond * (performance.now() - start)) / 1000;
@@ -571,9 +581,9 @@ async function readAtOnce(system: System, operator: RegisteredOperator, group: (
   }
 }
 
-/** Load before a measured phase on a process just started: connections open, the hot paths compiled. */
+/** Load before a measured phase: connections open, the hot paths compiled. */
 async function warmUp(base: string, path: string, key: string): Promise<void> {
-  await load({ url: `${base}${path}`, headers: { 'x-api-key': key } }, CONNECTIONS, 3);
+  await load({ url: `${base}${path}`, headers: { 'x-api-key': key } }, CONNECTIONS, WARM_UP_SECONDS);
 }
 
 interface Baseline<Ready> {
