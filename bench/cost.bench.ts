@@ -581,8 +581,9 @@ async function readAtOnce(system: System, operator: RegisteredOperator, group: (
   }
 }
 
-/** Load before a measured phase: connections open, the hot paths compiled. */
+/** Load before a measured phase: connections open, the hot paths compiled. None when BENCH_WARM_UP_SECONDS=0, as for the deliveries. */
 async function warmUp(base: string, path: string, key: string): Promise<void> {
+  if (WARM_UP_SECONDS <= 0) return;
   await load({ url: `${base}${path}`, headers: { 'x-api-key': key } }, CONNECTIONS, WARM_UP_SECONDS);
 }
 
