@@ -27,7 +27,6 @@ const KINDS: Array<[kind: string, matches: (symbol: string, kernel: boolean) => 
   ['C library (malloc, memcpy)', (symbol) => /^(__)?(malloc|free|cfree|_int_|memmove|memcpy|memset|__memmove|__memcpy|__memset|malloc_consolidate)/.test(symbol)],
   ['V8 runtime and the rest of V8', (symbol) => symbol.startsWith('v8::')],
   ['node and libuv', (symbol) => symbol.startsWith('node::') || symbol.startsWith('uv_')],
-  ['other', () => true],
 ];
 const TIERS: Record<string, string> = { '~': 'interpreted', '^': 'Sparkplug', '+': 'Maglev', '*': 'TurboFan' };
 

@@ -30,14 +30,16 @@ interface Profile {
 const { values, positionals } = parseArgs({ allowPositionals: true, options: { busiest: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, seconds: { type: 'boolean' } } });
 const [file, top = '25'] = positionals;
 if (!file) {
-  process.stderr.write('usage: npx tsx bench/profile-top.ts <file.cpuprofile> [frames] [--busiest <seconds>]\n');
+  process.stderr.write('usage: npx tsx bench/profile-top.ts <file.cpuprofile> [frames] [--busiest <s> | --from <s> --to <s>] [--seconds]\n');
   process.exit(2);
 }
 const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
 const byId = new Map(profile.nodes.map((node) => [node.id, node]));
 const isIdle = (id: number) => byId.get(id)?.callFrame.functionName === '(idle)';
+/** When each sample was taken, in µs since the profile began. */
 const sampledAtUs: number[] = [];
-profile.timeDeltas.reduce((atUs, deltaUs) => (sampledAtUs.push(atUs + deltaUs), atUs + deltaUs), 0);
+let elapsedUs = 0;
+for (const deltaUs of profile.timeDeltas) sampledAtUs.push((elapsedUs += deltaUs));
 if (values.seconds) printSeconds();
 const counted = chosenSamples();
 const selfMs = new Map<number, number>();
@@ -51,7 +53,7 @@ const packages = new Map<string, number>();
 let total = 0;
 for (const [id, ms] of selfMs) {
   const frame = byId.get(id)?.callFrame;
-  if (!frame || frame.functionName === '(idle)') continue;
+  if (!frame || isIdle(id)) continue;
   total += ms;
   const where = frame.url ? `${shortUrl(frame.url)}:${frame.lineNumber + 1}` : '';
   const name = `${frame.functionName || '(anonymous)'} ${where}`.trim();
