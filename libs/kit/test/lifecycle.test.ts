@@ -48,6 +48,21 @@ describe('repeatEvery (periodic background work)', () => {
     expect(started).to.equal(1);
   });
 
+  it('when its interval is a function and the pace changes, then the next round comes at the new pace, not the old one', async () => {
+    let every = 60_000;
+    let rounds = 0;
+    const job = repeatEvery('paced work', () => every, async () => {
+      rounds++;
+    }, createLogger('test', 'silent'), { immediately: true });
+    await sleep(60);
+    expect(rounds, 'at the slow pace only the first round').to.equal(1);
+    every = 5;
+    job.paceChanged();
+    await sleep(100);
+    await job.stop();
+    expect(rounds).to.be.at.least(3);
+  });
+
   it('when asked to run immediately, then the first round starts before the first interval has passed', async () => {
     let rounds = 0;
     const job = repeatEvery('work', 60_000, async () => {

@@ -10,7 +10,10 @@ import { repeatEvery, type PeriodicJob } from '../periodic.js';
 interface RelayOptions {
   /** Off only to simulate a crash between a write and its publication (tests, benchmarks). */
   publishing?: boolean;
+  /** How often the sweep looks while this relay knows of entries left unpublished (1 s). */
   sweepIntervalMs?: number;
+  /** How often it looks otherwise, for what a replica that died between a write and its publish left behind (30 s). */
+  idleSweepIntervalMs?: number;
   /** The sweep leaves documents younger than this to the writer's own fast path. */
   sweepGraceMs?: number;
   registry?: Registry;
@@ -25,8 +28,26 @@ export interface WrittenOutbox {
 /** A model whose documents carry an outbox (the relay reads only `_id`, `outbox` and `outbox_pending_since`, and matches `version` when the writer tells it). */
 export type OutboxModel = Model<OutboxFields & { _id: unknown; version?: number }>;
 
+/**
+ * Publishes the events writers put in their documents' outboxes: right after
+ * the write (`notify`, the fast path), and by a sweep for what the fast path
+ * could not publish. The sweep looks every second while this relay knows of
+ * such entries (a publish it deferred because the broker was away, a sweep
+ * that found some), and every 30 s otherwise: then only a replica that died
+ * between a write and its publish can have left any, and a replica sweeps as
+ * it starts. The sweep's query is a range on `outbox_pending_since`, an index
+ * scan on MongoDB; the slower pace spares a quiet service a query a second
+ * per collection.
+ */
 export class OutboxRelay {
   private sweeps: PeriodicJob | undefined;
+  /** Whether this relay knows of entries left unpublished: the sweep keeps its quick pace while it does. */
+  private unpublishedKnown = true;
+  /**
+   * When entries were last known to be left (performance.now()): a publish deferred to the sweep, or
+   * the relay's start, before which a replica that died may have left entries younger than the grace.
+   */
+  private lastLeftUnpublished = Number.NEGATIVE_INFINITY;
   private readonly models: OutboxModel[] = [];
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly sentInRun = new Map<string, Set<string>>();
@@ -60,7 +81,9 @@ export class OutboxRelay {
 
   start(): void {
     if (this.options.publishing === false) return;
-    this.sweeps = repeatEvery('outbox sweep', this.options.sweepIntervalMs ?? 1000, () => this.sweep(), this.log, { immediately: true });
+    this.lastLeftUnpublished = performance.now();
+    const pace = () => (this.unpublishedKnown ? (this.options.sweepIntervalMs ?? 1000) : (this.options.idleSweepIntervalMs ?? 30_000));
+    this.sweeps = repeatEvery('outbox sweep', pace, () => this.sweep(), this.log, { immediately: true });
   }
 
   /** Waits for the sweep under way (closing the connection under its query would interrupt it) and the publishes in flight. */
@@ -87,6 +110,9 @@ export class OutboxRelay {
       .then(() => (written ? this.publishWritten(model, id, written, sent) : this.drain(model, id, sent)))
       .catch((error: Error) => {
         this.log.warn({ err: error.message, doc: key }, 'outbox publish deferred to the sweep');
+        this.lastLeftUnpublished = performance.now();
+        this.unpublishedKnown = true;
+        this.sweeps?.paceChanged();
       });
     this.inFlight.set(key, next);
     void next.finally(() => {
@@ -97,10 +123,18 @@ export class OutboxRelay {
     return next;
   }
 
-  /** Publishes everything older than the grace period, in all models. */
+  /**
+   * Publishes everything older than the grace period, in all models. Unpublished entries stay known
+   * until a sweep finds none and none was left since its cutoff (an entry younger than the grace is
+   * not found yet); a sweep that fails or finds the broker away leaves them known.
+   */
   private async sweep(): Promise<void> {
+    this.unpublishedKnown = true;
     if (!this.broker.isConnected()) return;
-    const cutoff = new Date(Date.now() - (this.options.sweepGraceMs ?? 2000));
+    const graceMs = this.options.sweepGraceMs ?? 2000;
+    const cutoff = new Date(Date.now() - graceMs);
+    const leftBefore = performance.now() - graceMs;
+    let found = 0;
     let oldest: number | undefined;
     for (const model of this.models) {
       const pending = await model
@@ -108,6 +142,7 @@ export class OutboxRelay {
         .sort({ outbox_pending_since: 1 })
         .limit(500)
         .lean();
+      found += pending.length;
       for (const doc of pending) {
         const since = doc.outbox_pending_since?.getTime();
         if (since !== undefined) oldest = Math.min(oldest ?? since, since);
@@ -115,6 +150,7 @@ export class OutboxRelay {
       }
     }
     this.lag?.set(oldest === undefined ? 0 : (Date.now() - oldest) / 1000);
+    this.unpublishedKnown = found > 0 || this.lastLeftUnpublished >= leftBefore;
   }
 
   /**

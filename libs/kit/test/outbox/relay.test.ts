@@ -12,6 +12,8 @@ interface Thing extends OutboxFields {
   version?: number;
 }
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 describe('OutboxRelay (real database and broker)', () => {
   const log = createLogger('test', 'silent');
   let connection: Connection;
@@ -78,6 +80,45 @@ describe('OutboxRelay (real database and broker)', () => {
       const event = await captured.next((candidate) => candidate.id === orphan.id);
       expect(event.data).to.deep.equal({ key_id: 'k1' });
       await waitFor(async () => (await Things.findById(thing._id).lean())?.outbox.length === 0);
+    } finally {
+      await relay.stop();
+    }
+  });
+
+  it('when a sweep found nothing left, then the next looks at the idle pace, so an entry left later waits for it', async () => {
+    const relay = new OutboxRelay(broker, log, { sweepIntervalMs: 20, idleSweepIntervalMs: 60_000, sweepGraceMs: 0 });
+    relay.watch(Things as never);
+    relay.start();
+    try {
+      await sleep(100);
+      const orphan = newEvent(RoutingKeys.apiKeyRevoked, null, { key_id: 'k3' });
+      const thing = await Things.create({ name: 'e', ...outboxOnCreate([orphan]) });
+      await sleep(300);
+      const stored = await Things.findById(thing._id).lean();
+      expect(stored?.outbox.map((entry) => entry.id), 'not swept at the quick pace').to.deep.equal([orphan.id]);
+    } finally {
+      await relay.stop();
+    }
+  });
+
+  it('when a publish is deferred to the sweep (the broker refused it), then the sweep takes the quick pace again and publishes it', async () => {
+    let refusing = false;
+    // The real broker, but for the publishes while `refusing`: a channel that failed for a moment.
+    const flaky = Object.create(broker) as Broker;
+    flaky.publish = (event) => (refusing ? Promise.reject(new Error('channel closed')) : broker.publish(event));
+    const relay = new OutboxRelay(flaky, log, { sweepIntervalMs: 20, idleSweepIntervalMs: 60_000, sweepGraceMs: 0 });
+    relay.watch(Things as never);
+    relay.start();
+    try {
+      await sleep(100);
+      refusing = true;
+      const event = newEvent(RoutingKeys.operatorUpdated, null, { n: 'deferred' });
+      const thing = await Things.create({ name: 'f', ...outboxOnCreate([event]) });
+      await relay.notify(Things as never, thing._id);
+      expect((await Things.findById(thing._id).lean())?.outbox.map((entry) => entry.id)).to.deep.equal([event.id]);
+      refusing = false;
+      await captured.next((candidate) => candidate.id === event.id, 2_000);
+      await waitFor(async () => (await Things.findById(thing._id).lean())?.outbox.length === 0, 2_000);
     } finally {
       await relay.stop();
     }
