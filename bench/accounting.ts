@@ -106,6 +106,22 @@ export async function costPerUnit(groups: ProcessGroup[], phase: () => Promise<n
 }
 
 /**
+ * Waits, one second at a time and at most `limitSeconds`, until `groups` together spend under `msPerSecond` of CPU
+ * in a second; returns how long it waited and what they spent in the last second. Work an earlier flow left behind
+ * (the large zone import's rescreening keeps the engine busy for a minute or more) would share the machine's cores
+ * with the next phase, and a process's CPU per unit depends on how fast its units come.
+ */
+export async function untilQuiet(groups: ProcessGroup[], msPerSecond: number, limitSeconds: number): Promise<{ seconds: number; msPerSecond: number }> {
+  const started = performance.now();
+  for (;;) {
+    const second = await costPerUnit(groups, () => new Promise((resolve) => setTimeout(() => resolve(1), 1000)));
+    const spent = [...second.msPerUnit.values()].reduce((sum, ms) => sum + ms, 0) / second.seconds;
+    const seconds = (performance.now() - started) / 1000;
+    if (spent < msPerSecond || seconds >= limitSeconds) return { seconds, msPerSecond: spent };
+  }
+}
+
+/**
  * The read and write system calls a process has made so far (/proc/<pid>/io:
  * read, readv, write, writev and their kin): each socket read or write is
  * one, so their count per unit says how a process batches its I/O whatever

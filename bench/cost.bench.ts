@@ -8,7 +8,7 @@ import { connect } from 'amqplib';
 import mongoose from 'mongoose';
 import { flightRequestBody, GatewayClient, type RegisteredOperator } from '../e2e/src/client.js';
 import { entryPoint, imageEnv, startSystem, type ServiceName, type System } from '../e2e/src/system.js';
-import { costPerUnit, engineGroups, gcTotals, heapCompactions, ioSyscalls, peakRssMiB, resetPeakRss, rssByMapping, rssMiB, serviceGroup, type CostPerUnit, type GcTotals, type HeapCompactions, type ProcessGroup } from './accounting.js';
+import { costPerUnit, engineGroups, untilQuiet, gcTotals, heapCompactions, ioSyscalls, peakRssMiB, resetPeakRss, rssByMapping, rssMiB, serviceGroup, type CostPerUnit, type GcTotals, type HeapCompactions, type ProcessGroup } from './accounting.js';
 import { commandsBetween, startCommandCounter } from './command-counter.js';
 import type { BenchSummary } from './run.js';
 import { freePort, load, round, startReceiver, statusData, type BenchReceiver } from './support.js';
@@ -73,6 +73,13 @@ const PHASE_SECONDS = Math.max(20, Number(process.env['BENCH_PHASE_SECONDS'] ?? 
  */
 const WARM_UP_SECONDS = Number(process.env['BENCH_WARM_UP_SECONDS'] ?? 15);
 const CONNECTIONS = 8;
+/**
+ * A phase (and its warm-up) starts once the services and the engines together spend under this much CPU in a
+ * second (`untilQuiet`), waiting QUIET_LIMIT_SECONDS at most. An idle system spends 40–80 ms a second (the
+ * services' timers, the engine's upkeep); the large import's rescreening keeps FerretDB at 80–150 % of a core.
+ */
+const QUIET_MS_PER_SECOND = 150;
+const QUIET_LIMIT_SECONDS = 300;
 const ZONES = 1000;
 /** Zones per import call: small enough that a loaded engine answers each within the gateway's upstream timeout. */
 const IMPORT_CHUNK = 100;
@@ -145,10 +152,15 @@ export default async function costBench(): Promise<BenchSummary> {
       }
     };
     const through = (...services: ServiceName[]): ProcessGroup[] => [...services.map(group), ...engines];
+    const quietBefore = async (flow: string, baseline: ProcessGroup[] = []) => {
+      const waited = await untilQuiet([...SERVICES.map(group), ...baseline, ...engines], QUIET_MS_PER_SECOND, QUIET_LIMIT_SECONDS);
+      LOG(`${flow}: started after ${round(waited.seconds, 0)} s, the system then at ${round(waited.msPerSecond, 0)} ms of CPU a second`);
+    };
 
     if (runs('delivery')) {
       const publisher = await serviceEvents(system, receiver);
       const warmedUpAndMeasured = async () => {
+        await quietBefore('webhook delivery');
         await deliverFor(receiver, publisher, Infinity, WARM_UP_SECONDS);
         const before = { commands: counter.counts(), syscalls: ioSyscalls(system.pid('webhook-service')), gc: await gcTotals(system.url('webhook-service')) };
         return { before, delivered: await costPerUnit(through('webhook-service'), () => deliverFor(receiver, publisher)) };
@@ -167,6 +179,7 @@ export default async function costBench(): Promise<BenchSummary> {
       try {
         // At the rate webhook-service reached: CPU per unit depends on how many units share each wake-up.
         const rate = delivered.units / delivered.seconds;
+        await quietBefore('webhook delivery, bare deliverer', [serviceGroup('bare deliverer', () => bare.pid)]);
         await deliverFor(receiver, bare.publisher, rate, WARM_UP_SECONDS);
         const baseline = await costPerUnit([serviceGroup('bare deliverer', () => bare.pid), ...engines], () => deliverFor(receiver, bare.publisher, rate));
         const serviceMs = delivered.msPerUnit.get('webhook-service') ?? Number.NaN;
@@ -181,11 +194,13 @@ export default async function costBench(): Promise<BenchSummary> {
     }
     if (runs('read')) {
       const path = `/api/operators/${operator.uuid}`;
+      await quietBefore('proxied read');
       await warmUp(system.gatewayUrl, path, operator.key);
       const proxied = await costPerUnit(through('gateway', 'operator-service'), () => timedLoad(system.gatewayUrl, path, operator.key));
       report('proxied read', 'request', proxied);
       const bare = await startBareProxy(system, operator, system.url('operator-service'));
       try {
+        await quietBefore('proxied read, bare proxy', [serviceGroup('bare proxy', () => bare.pid)]);
         await warmUp(bare.url, path, operator.key);
         const baseline = await costPerUnit([serviceGroup('bare proxy', () => bare.pid)], () => timedLoad(bare.url, path, operator.key));
         const gatewayMs = proxied.msPerUnit.get('gateway') ?? Number.NaN;
@@ -198,12 +213,14 @@ export default async function costBench(): Promise<BenchSummary> {
       }
     }
     if (runs('submission')) {
+      await quietBefore('submission without screening');
       report(
         'submission without screening',
         'submission',
         await costPerUnit(through('gateway', 'flight-request-service'), () => timedLoad(system.gatewayUrl, '/api/flight-requests', operator.key, submission(operator, -20))),
       );
       await importZones(client, system.adminKey);
+      await quietBefore('submission with screening');
       report(
         `submission with screening (${ZONES} zones, 5 intersecting)`,
         'submission',
@@ -211,14 +228,17 @@ export default async function costBench(): Promise<BenchSummary> {
       );
     }
     if (runs('list')) {
+      await quietBefore('list');
       report('list', 'request', await costPerUnit(through('gateway', 'flight-request-service'), () => timedLoad(system.gatewayUrl, '/api/flight-requests?per_page=15', operator.key)));
     }
     if (runs('cancel')) {
       const cancellable = await storedRequests(system, operator.uuid);
+      await quietBefore('cancel');
       report('cancel', 'request', await costPerUnit(through('gateway', 'flight-request-service'), () => cancelAll(client, operator.key, cancellable)));
     }
 
     if (runs('import')) {
+      await quietBefore('zone import at the limits');
       const before = await compactions();
       const { bytes, peak, settledAfter } = await largeImport(system, client);
       const what = `zone import at the limits (${LARGE_IMPORT.zones} zones of ${LARGE_IMPORT.vertices} vertices, ${round(bytes / 2 ** 20, 1)} MiB)`;
@@ -230,7 +250,7 @@ export default async function costBench(): Promise<BenchSummary> {
 
     // Read before the flow below, which starts the gateway again.
     const after = memory(system);
-    if (runs('read-at-once')) await readAtOnce(system, operator, group, add);
+    if (runs('read-at-once')) await readAtOnce(system, operator, { group, add, quietBefore });
     for (const name of SERVICES) {
       add(`${name} RSS idle ${round(idle.get(name) ?? 0, 0)} MiB`);
       add(`${name} RSS after the README walkthrough ${round(walked.get(name) ?? 0, 0)} MiB (goal <= ${GOALS.rssMiB})`, (walked.get(name) ?? Infinity) <= GOALS.rssMiB);
@@ -542,6 +562,13 @@ async function startBareProxy(system: System, operator: RegisteredOperator, upst
   };
 }
 
+/** What a flow measured apart from the main one needs of the run: its groups, its report, its wait for quiet. */
+interface RunReporting {
+  group: (name: ServiceName) => ProcessGroup;
+  add: (line: string, ok?: boolean) => void;
+  quietBefore: (flow: string, baseline?: ProcessGroup[]) => Promise<void>;
+}
+
 /**
  * The proxied read with the engine out of the way: the gateway, started again
  * with bench/recorded-upstream.ts as its operator-service, then the bare proxy
@@ -550,12 +577,14 @@ async function startBareProxy(system: System, operator: RegisteredOperator, upst
  * when its upstream answers as fast as the machine lets it, as on an engine
  * that takes more reads a second than this one.
  */
-async function readAtOnce(system: System, operator: RegisteredOperator, group: (name: ServiceName) => ProcessGroup, add: (line: string, ok?: boolean) => void): Promise<void> {
+async function readAtOnce(system: System, operator: RegisteredOperator, run: RunReporting): Promise<void> {
+  const { group, add, quietBefore } = run;
   const flow = 'proxied read, upstream answering at once';
   const path = `/api/operators/${operator.uuid}`;
   const recorded = await startBaseline<{ port: number }>('bench/recorded-upstream.ts', 'operator-service', { RECORDED_UPSTREAM: system.url('operator-service') });
   const upstream = `http://127.0.0.1:${recorded.ready.port}`;
   const measured = async (base: string, proxy: ProcessGroup) => {
+    await quietBefore(`${flow}, ${proxy.name}`, proxy.name === 'gateway' ? [] : [proxy]);
     await warmUp(base, path, operator.key);
     const cost = await costPerUnit([proxy], () => timedLoad(base, path, operator.key));
     LOG(`${flow}, ${proxy.name}: ${cost.units} × request in ${round(cost.seconds, 1)} s`);
