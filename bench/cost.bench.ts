@@ -35,6 +35,9 @@ import { freePort, load, round, startReceiver, statusData, type BenchReceiver } 
  * whoever else uses the machine, so their figures include that load. The
  * delivery and read phases (and their baselines) come after WARM_UP_SECONDS of
  * the same load, so they measure a replica that has compiled its hot paths.
+ * Every phase starts once the services and the engines have gone quiet
+ * (QUIET_MS_PER_SECOND), so it does not share the cores with the work an
+ * earlier flow left behind; the log says how long each one waited.
  *
  * Memory: each service's RSS idle (started, nothing done), after the README
  * walkthrough (scripts/walkthrough.ts), with where it lies then (the node
@@ -51,7 +54,7 @@ import { freePort, load, round, startReceiver, statusData, type BenchReceiver } 
  * Database commands per delivery: counted on the wire between webhook-service
  * and the database (bench/command-counter.ts).
  *
- * BENCH_COST_FLOWS=delivery,read,submission,list,cancel,import,read-at-once (any of them, or
+ * BENCH_COST_FLOWS=delivery,read,read-at-once,submission,list,cancel,import (any of them, or
  * `none` for the memory figures alone): the flows to run, all by default; for
  * trying one change against one figure without waiting for the others.
  *
@@ -94,7 +97,7 @@ const SETTLE_SECONDS = 15;
 const WEBHOOK_BACKLOG = 200;
 const GOALS = { webhookMsPerDelivery: 0.6, commandsPerDelivery: 3, gatewayMsPerRead: 0.15, rssMiB: 90 } as const;
 const SERVICES: ServiceName[] = ['operator-service', 'flight-request-service', 'webhook-service', 'gateway'];
-const FLOWS = ['delivery', 'read', 'submission', 'list', 'cancel', 'import', 'read-at-once'] as const;
+const FLOWS = ['delivery', 'read', 'read-at-once', 'submission', 'list', 'cancel', 'import'] as const;
 const selected = new Set((process.env['BENCH_COST_FLOWS'] ?? FLOWS.join(',')).split(',').map((flow) => flow.trim()));
 const runs = (flow: (typeof FLOWS)[number]) => selected.has(flow);
 const LOG = (line: string) => process.stdout.write(`cost: ${line}\n`);
@@ -212,14 +215,21 @@ export default async function costBench(): Promise<BenchSummary> {
         await bare.stop();
       }
     }
+    // Beside the other read, and before the flows whose work the engine goes on with for minutes after them (the
+    // zone imports' rescreening). It starts the gateway again: the gateway's RSS after the run is of the replica
+    // that served the flows after it.
+    if (runs('read-at-once')) await readAtOnce(system, operator, { group, add, quietBefore });
     if (runs('submission')) {
+      // The zones first: each rescreens the stored requests, which the engine does in a scan of them, so
+      // imported after the first phase's 1,500 submissions they kept it busy for minutes. Neither phase's
+      // area changes: the first one's is far from every zone.
+      await importZones(client, system.adminKey);
       await quietBefore('submission without screening');
       report(
         'submission without screening',
         'submission',
         await costPerUnit(through('gateway', 'flight-request-service'), () => timedLoad(system.gatewayUrl, '/api/flight-requests', operator.key, submission(operator, -20))),
       );
-      await importZones(client, system.adminKey);
       await quietBefore('submission with screening');
       report(
         `submission with screening (${ZONES} zones, 5 intersecting)`,
@@ -248,9 +258,7 @@ export default async function costBench(): Promise<BenchSummary> {
       add(`${what}: flight-request-service ${describeCompactions(before, await compactions())}`);
     }
 
-    // Read before the flow below, which starts the gateway again.
     const after = memory(system);
-    if (runs('read-at-once')) await readAtOnce(system, operator, { group, add, quietBefore });
     for (const name of SERVICES) {
       add(`${name} RSS idle ${round(idle.get(name) ?? 0, 0)} MiB`);
       add(`${name} RSS after the README walkthrough ${round(walked.get(name) ?? 0, 0)} MiB (goal <= ${GOALS.rssMiB})`, (walked.get(name) ?? Infinity) <= GOALS.rssMiB);
