@@ -117,7 +117,8 @@ export async function untilQuiet(groups: ProcessGroup[], msPerSecond: number, li
     const second = await costPerUnit(groups, () => new Promise((resolve) => setTimeout(() => resolve(1), 1000)));
     const spent = [...second.msPerUnit.values()].reduce((sum, ms) => sum + ms, 0) / second.seconds;
     const seconds = (performance.now() - started) / 1000;
-    if (spent < msPerSecond || seconds >= limitSeconds) return { seconds, msPerSecond: spent };
+    // Below zero, a process left the groups within the second without its time reaching its parent yet: no reading.
+    if ((spent >= 0 && spent < msPerSecond) || seconds >= limitSeconds) return { seconds, msPerSecond: spent };
   }
 }
 
