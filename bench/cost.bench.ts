@@ -8,7 +8,7 @@ import { connect } from 'amqplib';
 import mongoose from 'mongoose';
 import { flightRequestBody, GatewayClient, type RegisteredOperator } from '../e2e/src/client.js';
 import { entryPoint, imageEnv, startSystem, type ServiceName, type System } from '../e2e/src/system.js';
-import { costPerUnit, engineGroups, untilQuiet, gcTotals, heapCompactions, ioSyscalls, peakRssMiB, resetPeakRss, rssByMapping, rssMiB, serviceGroup, type CostPerUnit, type GcTotals, type HeapCompactions, type ProcessGroup } from './accounting.js';
+import { costPerUnit, engineGroups, gcTotals, heapCompactions, ioSyscalls, peakRssMiB, resetPeakRss, rssByMapping, rssMiB, serviceGroup, untilQuiet, type CostPerUnit, type GcTotals, type HeapCompactions, type ProcessGroup } from './accounting.js';
 import { commandsBetween, startCommandCounter } from './command-counter.js';
 import type { BenchSummary } from './run.js';
 import { freePort, load, round, startReceiver, statusData, type BenchReceiver } from './support.js';
@@ -78,7 +78,7 @@ const WARM_UP_SECONDS = Number(process.env['BENCH_WARM_UP_SECONDS'] ?? 15);
 const CONNECTIONS = 8;
 /**
  * A phase (and its warm-up) starts once the services and the engines together spend under this much CPU in a
- * second (`untilQuiet`), waiting QUIET_LIMIT_SECONDS at most. An idle system spends 40–80 ms a second (the
+ * second (`untilQuiet`), waiting QUIET_LIMIT_SECONDS at most. An idle system reads 0–60 ms in a second here (the
  * services' timers, the engine's upkeep); the large import's rescreening keeps FerretDB at 80–150 % of a core.
  */
 const QUIET_MS_PER_SECOND = 150;
@@ -182,9 +182,10 @@ export default async function costBench(): Promise<BenchSummary> {
       try {
         // At the rate webhook-service reached: CPU per unit depends on how many units share each wake-up.
         const rate = delivered.units / delivered.seconds;
-        await quietBefore('webhook delivery, bare deliverer', [serviceGroup('bare deliverer', () => bare.pid)]);
+        const bareGroup = serviceGroup('bare deliverer', () => bare.pid);
+        await quietBefore('webhook delivery, bare deliverer', [bareGroup]);
         await deliverFor(receiver, bare.publisher, rate, WARM_UP_SECONDS);
-        const baseline = await costPerUnit([serviceGroup('bare deliverer', () => bare.pid), ...engines], () => deliverFor(receiver, bare.publisher, rate));
+        const baseline = await costPerUnit([bareGroup, ...engines], () => deliverFor(receiver, bare.publisher, rate));
         const serviceMs = delivered.msPerUnit.get('webhook-service') ?? Number.NaN;
         const bareMs = baseline.msPerUnit.get('bare deliverer') ?? Number.NaN;
         LOG(`webhook delivery, bare deliverer: ${baseline.units} × delivery in ${round(baseline.seconds, 1)} s`);
@@ -203,9 +204,10 @@ export default async function costBench(): Promise<BenchSummary> {
       report('proxied read', 'request', proxied);
       const bare = await startBareProxy(system, operator, system.url('operator-service'));
       try {
-        await quietBefore('proxied read, bare proxy', [serviceGroup('bare proxy', () => bare.pid)]);
+        const bareGroup = serviceGroup('bare proxy', () => bare.pid);
+        await quietBefore('proxied read, bare proxy', [bareGroup]);
         await warmUp(bare.url, path, operator.key);
-        const baseline = await costPerUnit([serviceGroup('bare proxy', () => bare.pid)], () => timedLoad(bare.url, path, operator.key));
+        const baseline = await costPerUnit([bareGroup], () => timedLoad(bare.url, path, operator.key));
         const gatewayMs = proxied.msPerUnit.get('gateway') ?? Number.NaN;
         const bareMs = baseline.msPerUnit.get('bare proxy') ?? Number.NaN;
         LOG(`proxied read, bare proxy: ${baseline.units} × request in ${round(baseline.seconds, 1)} s`);
