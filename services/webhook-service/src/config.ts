@@ -45,7 +45,7 @@ export const WebhookServiceConfig = Type.Object({
   WEBHOOK_SECRET_OVERLAP_MS: Type.Integer({ minimum: 0, default: DAY_MS }),
   /** Requests to one endpoint under way at once, per replica (README: "Concurrency"). */
   WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: Type.Integer({ minimum: 1, default: 4 }),
-  /** Attempts under way at once in this replica (the work queue's prefetch). */
+  /** Attempts under way at once in this replica (the work queue's prefetch, and its limit on attempts of messages carrying several). */
   WEBHOOK_MAX_IN_FLIGHT: Type.Integer({ minimum: 1, default: 64 }),
   /** Consecutive failed attempts (timeouts included) that put an endpoint in cool-off. */
   WEBHOOK_COOL_OFF_AFTER_FAILURES: Type.Integer({ minimum: 1, default: 5 }),

@@ -8,6 +8,9 @@
 /** The work-queue message that makes a delivery attempt happen (domain/attempt-message.ts). */
 export const ATTEMPT_DUE = 'webhook.attempt_due';
 
+/** The first messages of one event's deliveries, published as one broker message (domain/attempt-message.ts). */
+export const ATTEMPTS_DUE = 'webhook.attempts_due';
+
 export const Queues = {
   /** The domain events that become webhooks, shared by every replica. */
   events: 'webhook-service.events',

@@ -1,5 +1,5 @@
 import { newEvent, type EventEnvelope } from '@dfc/contracts';
-import { ATTEMPT_DUE } from '../messaging.js';
+import { ATTEMPT_DUE, ATTEMPTS_DUE } from '../messaging.js';
 
 /**
  * The work-queue message that makes a delivery attempt happen. It names the
@@ -59,6 +59,32 @@ export function firstAttemptDue(delivery: {
 export function withoutCreated(message: EventEnvelope<AttemptDue>): EventEnvelope<AttemptDue> {
   const { created: _created, ...named } = message.data;
   return { ...message, data: named };
+}
+
+/**
+ * Work-queue messages of one event's deliveries, published as one broker
+ * message: the broker's hop (a publish and its confirm, a delivery and its
+ * ack) is paid once for all of the event's subscribers instead of once each.
+ * Each message inside is handled as if it had come alone, and the broker
+ * message is acked once all of them are; a replica dying first leaves it
+ * unacked, and each delivery is read before it is attempted again.
+ */
+export interface AttemptsDue {
+  messages: EventEnvelope<AttemptDue>[];
+}
+
+export function attemptsDue(operatorUuid: string | null, messages: EventEnvelope<AttemptDue>[]): EventEnvelope<AttemptsDue> {
+  return newEvent<AttemptsDue>(ATTEMPTS_DUE, operatorUuid, { messages });
+}
+
+/** The work-queue messages a broker message carries: itself, or those inside it; undefined when malformed. */
+export function carriedMessages(message: EventEnvelope): EventEnvelope<AttemptDue>[] | undefined {
+  if (message.type !== ATTEMPTS_DUE) return isAttemptDue(message.data) ? [message as EventEnvelope<AttemptDue>] : undefined;
+  const { messages } = (message.data ?? {}) as { messages?: unknown };
+  if (!Array.isArray(messages) || messages.length === 0) return undefined;
+  return messages.every((inner: unknown) => typeof inner === 'object' && inner !== null && isAttemptDue((inner as EventEnvelope).data))
+    ? (messages as EventEnvelope<AttemptDue>[])
+    : undefined;
 }
 
 export function isAttemptDue(data: unknown): data is AttemptDue {

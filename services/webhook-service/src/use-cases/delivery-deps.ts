@@ -12,8 +12,8 @@ import type { EndpointStore } from '../store/endpoint-store.js';
 
 /** Puts attempt messages on the work queue. */
 export interface AttemptScheduler {
-  /** Now; resolves once the broker has it. */
-  now(message: EventEnvelope<AttemptDue>): Promise<void>;
+  /** Now, the messages of one event together (`AttemptsDue`); resolves once the broker has them. */
+  now(messages: EventEnvelope<AttemptDue>[]): Promise<void>;
   /** After `delayMs` (a durable delay queue on the broker), naming the delivery alone (see `withoutCreated`). */
   later(message: EventEnvelope<AttemptDue>, delayMs: number): Promise<void>;
 }

@@ -20,7 +20,7 @@ import type { WebhookDeps } from './delivery-deps.js';
  * A domain event → one pending delivery per subscribed endpoint of the
  * event's operator (never anyone else's), all in one write, then each
  * delivery's first work-queue message (carrying the delivery, see
- * `firstAttemptDue`). Resolves only once every delivery is stored and the
+ * `firstAttemptDue`), all in one broker message (`AttemptsDue`). Resolves only once every delivery is stored and the
  * broker has every message, so the domain event is acked after that and
  * stays on its durable queue until then: the event is the outbox of its
  * deliveries. A message handled again meets the unique (event, endpoint)
@@ -41,7 +41,7 @@ export async function fanOutEvent(deps: WebhookDeps, event: EventEnvelope, redel
   const body = publicPayload(event, kind as SubscribableWebhookKind);
   const now = deps.now();
   const created = await deps.deliveries.createEach(subscribers.map((endpoint) => newDelivery(endpoint, body, new Date(event.occurred_at), now)));
-  await Promise.all(created.map((delivery) => deps.scheduler.now(firstAttemptDue(delivery))));
+  await deps.scheduler.now(created.map(firstAttemptDue));
   if (redelivered && created.length < subscribers.length) await dispatchStoredBefore(deps, body.id, created);
   return subscribers.length;
 }
@@ -50,7 +50,7 @@ export async function fanOutEvent(deps: WebhookDeps, event: EventEnvelope, redel
 async function dispatchStoredBefore(deps: WebhookDeps, eventId: string, created: Delivery[]): Promise<void> {
   const justCreated = new Set(created.map((delivery) => delivery._id));
   const earlier = (await deps.deliveries.unattempted(eventId)).filter((delivery) => !justCreated.has(delivery._id));
-  await Promise.all(earlier.map((delivery) => deps.scheduler.now(attemptDue(delivery))));
+  await deps.scheduler.now(earlier.map(attemptDue));
 }
 
 /** A delivery of `payload` to `endpoint`, due now; null when it exists already. */

@@ -78,6 +78,35 @@ describe('delivery attempts through the broker', () => {
     expect(Math.max(...gaps), 'not held while the answer is recorded (400 ms)').to.be.below(390);
   });
 
+  it("when one broker message carries more attempts than the replica's window, then no more than the window are under way at once, and every one arrives", async () => {
+    const service = await start(names(), { WEBHOOK_MAX_IN_FLIGHT: '2' });
+    const alice = operator();
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const hooks = await Promise.all(Array.from({ length: 4 }, () => receiver()));
+    for (const hook of hooks) {
+      hook.answer = () => ({ status: 200, hold: held });
+      await registerEndpoint(service.url, alice, hook.url);
+    }
+    const published: number[] = [];
+    const { scheduler } = service.service.deps;
+    const now = scheduler.now.bind(scheduler);
+    scheduler.now = async (messages) => {
+      published.push(messages.length);
+      return now(messages);
+    };
+    await service.broker.publish(statusChanged(alice.operator_uuid!));
+    const underWay = () => hooks.reduce((sum, hook) => sum + hook.requests.length, 0);
+    await waitFor(() => underWay() >= 2);
+    await sleep(300);
+    expect(published, "the event's four first messages, published as one").to.deep.equal([4]);
+    expect(underWay(), 'the window of two attempts').to.equal(2);
+    release();
+    await waitFor(() => hooks.every((hook) => hook.requests.length === 1), 10_000);
+    await sleep(200);
+    expect(hooks.map((hook) => hook.requests.length)).to.deep.equal([1, 1, 1, 1]);
+  });
+
   it("when an endpoint's slot and waiting place are taken, then a message naming only its delivery waits on the broker, and nothing is read for it", async () => {
     const fresh = names();
     // One request at a time and one message waiting for it (half a window of two).
