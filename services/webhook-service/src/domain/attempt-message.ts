@@ -62,9 +62,10 @@ export function withoutCreated(message: EventEnvelope<AttemptDue>): EventEnvelop
 }
 
 /**
- * Work-queue messages of one event's deliveries, published as one broker
- * message: the broker's hop (a publish and its confirm, a delivery and its
- * ack) is paid once for all of the event's subscribers instead of once each.
+ * Work-queue messages published as one broker message: the first messages of
+ * one event's deliveries, or of events fanned out at the same moment. The
+ * broker's hop (a publish and its confirm, a delivery and its ack) is paid
+ * once for all of them instead of once each.
  * Each message inside is handled as if it had come alone, and the broker
  * message is acked once all of them are; a replica dying first leaves it
  * unacked, and each delivery is read before it is attempted again.

@@ -1,6 +1,7 @@
 import type { Broker } from '@dfc/kit/broker';
 import type { Logger } from '@dfc/kit/logging';
 import { queueName } from '@dfc/kit/broker';
+import { GroupedWrites } from '@dfc/kit/db';
 import type { EventEnvelope } from '@dfc/contracts';
 import pLimit from 'p-limit';
 import { attemptsDue, carriedMessages, withoutCreated, type AttemptDue } from '../domain/attempt-message.js';
@@ -60,13 +61,29 @@ export async function consumeAttempts(broker: Broker, options: AttemptConsumerOp
   };
 }
 
-/** Delay queues on the broker that dead-letter back to the work queue (see domain/delay-queues.ts). */
+/** Events whose first messages one broker message carries at most. */
+const EVENTS_PER_MESSAGE = 16;
+
+/**
+ * The work queue, and delay queues on the broker that dead-letter back to it
+ * (see domain/delay-queues.ts). The first messages of events fanned out at
+ * the same moment (their deliveries share one insert) share one broker
+ * message too: the kit's group commit, with a publish for the write.
+ */
 export function brokerScheduler(broker: Broker): AttemptScheduler {
+  const firstMessages = new GroupedWrites<EventEnvelope<AttemptDue>[]>((events) => publishTogether(broker, events.flat()), EVENTS_PER_MESSAGE);
   return {
     now: async (messages) => {
-      const [first] = messages;
-      if (first) await broker.publish(messages.length === 1 ? first : attemptsDue(first.operator_uuid, messages));
+      if (messages.length > 0) await firstMessages.add(messages);
     },
     later: (message, delayMs) => broker.publishDelayed(queueName(broker.exchangeName, delayQueueName(delayMs)), withoutCreated(message), delayMs, ATTEMPT_DUE),
   };
+}
+
+/** One message as itself; several as one `AttemptsDue`, naming their operator when they have one in common. */
+function publishTogether(broker: Broker, messages: EventEnvelope<AttemptDue>[]): Promise<void> {
+  const [first] = messages;
+  if (!first || messages.length === 1) return first ? broker.publish(first) : Promise.resolve();
+  const operator = messages.every((message) => message.operator_uuid === first.operator_uuid) ? first.operator_uuid : null;
+  return broker.publish(attemptsDue(operator, messages));
 }

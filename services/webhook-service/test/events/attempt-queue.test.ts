@@ -5,7 +5,7 @@ import { connect as amqpConnect } from 'amqplib';
 import { Broker, queueName } from '@dfc/kit/broker';
 import { createLogger } from '@dfc/kit/logging';
 import { testDependencies, waitFor, unrecorded } from '@dfc/kit/testing';
-import { attemptDue } from '../../src/domain/attempt-message.js';
+import { attemptDue, carriedMessages } from '../../src/domain/attempt-message.js';
 import { delayQueueName } from '../../src/messaging.js';
 import { attemptDelivery } from '../../src/use-cases/attempt-delivery.js';
 import { api, cleanUp, freshNames, operator, Receivers, registerEndpoint, sleep, startService, statusChanged, TEST_ENV, testServiceEnv, type Names, type TestService } from '../support.js';
@@ -105,6 +105,27 @@ describe('delivery attempts through the broker', () => {
     await waitFor(() => hooks.every((hook) => hook.requests.length === 1), 10_000);
     await sleep(200);
     expect(hooks.map((hook) => hook.requests.length)).to.deep.equal([1, 1, 1, 1]);
+  });
+
+  it('when ten events of an operator with two endpoints are fanned out at the same moment, then their first messages share broker messages, and each delivery arrives once', async () => {
+    const service = await start(names());
+    const alice = operator();
+    const hooks = [await receiver(), await receiver()];
+    for (const hook of hooks) await registerEndpoint(service.url, alice, hook.url);
+    const carried: number[] = [];
+    const publish = service.broker.publish.bind(service.broker);
+    service.broker.publish = async (message) => {
+      if (message.type.startsWith('webhook.attempt')) carried.push(carriedMessages(message)?.length ?? 0);
+      return publish(message);
+    };
+    const events = Array.from({ length: 10 }, () => statusChanged(alice.operator_uuid!));
+    await Promise.all(events.map((event) => publish(event)));
+    await waitFor(() => hooks.every((hook) => hook.requests.length === 10), 10_000);
+    await sleep(300);
+    for (const hook of hooks) expect(new Set(hook.requests.map((request) => request.headers['webhook-id'])).size, 'each event once').to.equal(10);
+    expect(hooks.map((hook) => hook.requests.length)).to.deep.equal([10, 10]);
+    expect(carried.reduce((sum, count) => sum + count, 0), 'every first message published').to.equal(20);
+    expect(carried.length, `broker messages carrying them: ${carried.join(', ')}`).to.be.below(10);
   });
 
   it("when an endpoint's slot and waiting place are taken, then a message naming only its delivery waits on the broker, and nothing is read for it", async () => {
