@@ -19,8 +19,8 @@ export interface AttemptConsumerOptions {
 
 /**
  * The work queue of attempts: one durable quorum queue, competing consumers
- * (every replica), a message acked only after its attempts (one, or one
- * event's first ones: `AttemptsDue`) are recorded and their retries are on
+ * (every replica), a message acked only after its attempts (one, or the
+ * first ones of events fanned out together: `AttemptsDue`) are recorded and their retries are on
  * the broker; a replica dying mid-attempt leaves the message unacked, and the
  * broker hands it to another replica, each delivery read first. `drain()`
  * (shutdown) lets the attempts under way finish and refuses new ones, which
@@ -82,8 +82,7 @@ export function brokerScheduler(broker: Broker): AttemptScheduler {
 
 /** One message as itself; several as one `AttemptsDue`, naming their operator when they have one in common. */
 function publishTogether(broker: Broker, messages: EventEnvelope<AttemptDue>[]): Promise<void> {
-  const [first] = messages;
-  if (!first || messages.length === 1) return first ? broker.publish(first) : Promise.resolve();
-  const operator = messages.every((message) => message.operator_uuid === first.operator_uuid) ? first.operator_uuid : null;
-  return broker.publish(attemptsDue(operator, messages));
+  if (messages.length === 1) return broker.publish(messages[0]!);
+  const operators = new Set(messages.map((message) => message.operator_uuid));
+  return broker.publish(attemptsDue(operators.size === 1 ? messages[0]!.operator_uuid : null, messages));
 }
