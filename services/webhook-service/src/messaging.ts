@@ -8,7 +8,7 @@
 /** The work-queue message that makes a delivery attempt happen (domain/attempt-message.ts). */
 export const ATTEMPT_DUE = 'webhook.attempt_due';
 
-/** The first messages of one event's deliveries, published as one broker message (domain/attempt-message.ts). */
+/** The first messages of the deliveries of events fanned out at the same moment, as one broker message (domain/attempt-message.ts). */
 export const ATTEMPTS_DUE = 'webhook.attempts_due';
 
 export const Queues = {

@@ -20,9 +20,10 @@ export interface AttemptConsumerOptions {
 /**
  * The work queue of attempts: one durable quorum queue, competing consumers
  * (every replica), a message acked only after its attempts (one, or the
- * first ones of events fanned out together: `AttemptsDue`) are recorded and their retries are on
- * the broker; a replica dying mid-attempt leaves the message unacked, and the
- * broker hands it to another replica, each delivery read first. `drain()`
+ * first ones of events fanned out together: `AttemptsDue`) are recorded and
+ * their retries are on the broker; a replica dying mid-attempt leaves the
+ * message unacked, and the broker hands it to another replica, each delivery
+ * read first. `drain()`
  * (shutdown) lets the attempts under way finish and refuses new ones, which
  * the broker then hands to another replica when the connection closes.
  */

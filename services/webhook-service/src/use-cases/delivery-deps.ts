@@ -12,7 +12,10 @@ import type { EndpointStore } from '../store/endpoint-store.js';
 
 /** Puts attempt messages on the work queue. */
 export interface AttemptScheduler {
-  /** Now, the messages of one event together (`AttemptsDue`); resolves once the broker has them. */
+  /**
+   * Now, one event's messages, in one broker message shared with those of
+   * events handed over at the same moment; resolves once the broker has them.
+   */
   now(messages: EventEnvelope<AttemptDue>[]): Promise<void>;
   /** After `delayMs` (a durable delay queue on the broker), naming the delivery alone (see `withoutCreated`). */
   later(message: EventEnvelope<AttemptDue>, delayMs: number): Promise<void>;

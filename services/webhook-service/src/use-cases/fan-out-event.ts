@@ -20,7 +20,8 @@ import type { WebhookDeps } from './delivery-deps.js';
  * A domain event → one pending delivery per subscribed endpoint of the
  * event's operator (never anyone else's), all in one write, then each
  * delivery's first work-queue message (carrying the delivery, see
- * `firstAttemptDue`), all in one broker message (`AttemptsDue`). Resolves only once every delivery is stored and the
+ * `firstAttemptDue`), handed to the scheduler together (one broker message,
+ * `AttemptsDue`). Resolves only once every delivery is stored and the
  * broker has every message, so the domain event is acked after that and
  * stays on its durable queue until then: the event is the outbox of its
  * deliveries. A message handled again meets the unique (event, endpoint)
