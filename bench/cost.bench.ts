@@ -67,6 +67,10 @@ import { freePort, load, round, startReceiver, statusData, type BenchReceiver } 
  * BENCH_NODE_ARGS="<flags>": node flags for the four services, after the image's (Dockerfile
  * ENTRYPOINT), so a flag can be tried against the shipped ones without editing the Dockerfile,
  * e.g. BENCH_NODE_ARGS=--max-semi-space-size=1.
+ *
+ * BENCH_INSPECT=1: the four services and the bare baselines each listen with an inspector on a
+ * free loopback port, for `npx tsx bench/allocation-sites.ts <pid>` during a phase (what a unit
+ * allocates, and where). The sampling costs CPU: figures of such a run are not comparable.
  */
 const PHASE_SECONDS = Math.max(20, Number(process.env['BENCH_PHASE_SECONDS'] ?? 20));
 /**
@@ -107,6 +111,8 @@ const PROFILE_DIR = process.env['BENCH_CPU_PROF'];
 const profile = PROFILE_DIR ? ['--cpu-prof', '--cpu-prof-dir', PROFILE_DIR] : [];
 /** Node flags tried on every service after the image's own (the last one given wins), when BENCH_NODE_ARGS names them. */
 const TRIED_NODE_ARGS = (process.env['BENCH_NODE_ARGS'] ?? '').split(' ').filter(Boolean);
+/** An inspector on a free port, when BENCH_INSPECT asks for one (bench/allocation-sites.ts finds it by the process id). */
+const inspector = process.env['BENCH_INSPECT'] ? ['--inspect=127.0.0.1:0'] : [];
 
 export default async function costBench(): Promise<BenchSummary> {
   const counter = await startCommandCounter(baseMongoUrl());
@@ -115,7 +121,7 @@ export default async function costBench(): Promise<BenchSummary> {
     compiled: true,
     env: { RATE_LIMIT_PER_KEY_PER_MINUTE: '1000000000', LOG_LEVEL: process.env['BENCH_LOG_LEVEL'] ?? 'warn' },
     serviceEnv: { 'webhook-service': { MONGO_URL: counter.url, WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: '4', WEBHOOK_MAX_IN_FLIGHT: '64' } },
-    nodeArgs: Object.fromEntries(SERVICES.map((name) => [name, [...(name === 'operator-service' ? [] : profile), ...TRIED_NODE_ARGS]])),
+    nodeArgs: Object.fromEntries(SERVICES.map((name) => [name, [...(name === 'operator-service' ? [] : profile), ...inspector, ...TRIED_NODE_ARGS]])),
   });
   const lines: string[] = [];
   let goalsMet = true;
@@ -200,8 +206,10 @@ export default async function costBench(): Promise<BenchSummary> {
       const path = `/api/operators/${operator.uuid}`;
       await quietBefore('proxied read');
       await warmUp(system.gatewayUrl, path, operator.key);
+      const gcBefore = await gcTotals(system.url('gateway'));
       const proxied = await costPerUnit(through('gateway', 'operator-service'), () => timedLoad(system.gatewayUrl, path, operator.key));
       report('proxied read', 'request', proxied);
+      add(`proxied read: gateway ${gcPerUnit(gcBefore, await gcTotals(system.url('gateway')), proxied.units, 'request')}`);
       const bare = await startBareProxy(system, operator, system.url('operator-service'));
       try {
         const bareGroup = serviceGroup('bare proxy', () => bare.pid);
@@ -593,21 +601,25 @@ async function readAtOnce(system: System, operator: RegisteredOperator, run: Run
   const path = `/api/operators/${operator.uuid}`;
   const recorded = await startBaseline<{ port: number }>('bench/recorded-upstream.ts', 'operator-service', { RECORDED_UPSTREAM: system.url('operator-service') });
   const upstream = `http://127.0.0.1:${recorded.ready.port}`;
-  const measured = async (base: string, proxy: ProcessGroup) => {
+  /** CPU per request of `proxy` after a warm-up; with `metricsUrl`, its collections over the same load too. */
+  const measured = async (base: string, proxy: ProcessGroup, metricsUrl?: string) => {
     await quietBefore(`${flow}, ${proxy.name}`, proxy.name === 'gateway' ? [] : [proxy]);
     await warmUp(base, path, operator.key);
+    const gcBefore = metricsUrl === undefined ? undefined : await gcTotals(metricsUrl);
     const cost = await costPerUnit([proxy], () => timedLoad(base, path, operator.key));
     LOG(`${flow}, ${proxy.name}: ${cost.units} × request in ${round(cost.seconds, 1)} s`);
-    return cost.msPerUnit.get(proxy.name) ?? Number.NaN;
+    const gc = metricsUrl === undefined || gcBefore === undefined ? '' : gcPerUnit(gcBefore, await gcTotals(metricsUrl), cost.units, 'request');
+    return { ms: cost.msPerUnit.get(proxy.name) ?? Number.NaN, gc };
   };
   try {
     await system.kill('gateway', 'SIGTERM');
     await system.start('gateway', { OPERATOR_SERVICE_URL: upstream });
-    const gatewayMs = await measured(system.gatewayUrl, group('gateway'));
+    const { ms: gatewayMs, gc } = await measured(system.gatewayUrl, group('gateway'), system.url('gateway'));
     add(`${flow}: gateway ${round(gatewayMs, 3)} ms CPU per request (goal <= ${GOALS.gatewayMsPerRead})`, gatewayMs <= GOALS.gatewayMsPerRead);
+    add(`${flow}: gateway ${gc}`);
     const bare = await startBareProxy(system, operator, upstream);
     try {
-      const bareMs = await measured(bare.url, serviceGroup('bare proxy', () => bare.pid));
+      const { ms: bareMs } = await measured(bare.url, serviceGroup('bare proxy', () => bare.pid));
       add(`${flow}: bare proxy ${round(bareMs, 3)} ms CPU per request`);
       add(`${flow}: gateway/bare proxy CPU per request ${round(gatewayMs / bareMs, 2)}`);
     } finally {
@@ -641,7 +653,7 @@ interface Baseline<Ready> {
  */
 async function startBaseline<Ready = unknown>(script: string, service: ServiceName, env: Record<string, string>): Promise<Baseline<Ready>> {
   const nodeOptions = entryPoint(service, 'main', true).slice(0, -1);
-  const child = spawn(process.execPath, [...nodeOptions, ...profile, '--import', 'tsx', script], {
+  const child = spawn(process.execPath, [...nodeOptions, ...profile, ...inspector, '--import', 'tsx', script], {
     env: { PATH: process.env['PATH'] ?? '', ...imageEnv(), ...env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { relative } from 'node:path';
 import { parseArgs } from 'node:util';
+import { packageOf, shortUrl, type CallFrame } from './frames.js';
 
 /**
  * The frames a V8 CPU profile (`node --cpu-prof`) spent the most time in, by
@@ -18,7 +18,7 @@ import { parseArgs } from 'node:util';
  */
 interface ProfileNode {
   id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
+  callFrame: CallFrame;
 }
 
 interface Profile {
@@ -108,24 +108,4 @@ function busiestWindow(lengthUs: number): { from: number; to: number } {
     if (busyUs > best.busyUs) best = { from, to: to + 1, busyUs };
   }
   return best;
-}
-
-function shortUrl(url: string): string {
-  const path = url.replace(/^file:\/\//, '');
-  return path.startsWith('/') ? relative(process.cwd(), path) : path;
-}
-
-/**
- * node_modules/<package> (scoped too), a single file the kit bundled packages into (libs/kit/src/bundled-packages.ts),
- * the repository's own workspace, node's internals, or V8's own bookkeeping.
- */
-function packageOf(frame: ProfileNode['callFrame']): string {
-  if (!frame.url) return frame.functionName.startsWith('(') ? frame.functionName : '(native)';
-  const module = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(frame.url);
-  if (module?.[1]) return module[1];
-  const bundle = /\/libs\/kit\/dist\/bundled\/([^/]+)\.c?js$/.exec(frame.url);
-  if (bundle?.[1]) return `${bundle[1]} (bundled)`;
-  if (frame.url.startsWith('node:')) return 'node (built-in modules)';
-  const workspace = /\/(libs|services)\/([^/]+)\//.exec(frame.url);
-  return workspace ? `${workspace[1]}/${workspace[2]}` : shortUrl(frame.url);
 }
