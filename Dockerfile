@@ -80,6 +80,11 @@ ENV MALLOC_MMAP_THRESHOLD_=131072 MALLOC_ARENA_MAX=1
 # one-off routes) stays in the interpreter, while a hot path (called at least once per request or delivery) passes
 # 256 calls within seconds under load and tiers up as before (2–5 MiB less RSS per service after the walkthrough;
 # CPU per unit within the bench's run-to-run spread, docs/performance.md item 37).
+# --no-page-promotion: in a full collection V8 moves a young-generation page whose bytes are at least 70 % alive
+# to the old generation whole instead of copying its live objects out. Without it, in four alternated runs, the
+# gateway took a tenth less CPU per proxied read and webhook-service a twentieth less per delivery (within its
+# runs' spread); the gateway's RSS after the walkthrough was 0-6 MiB more, under the goal (docs/performance.md
+# item 50).
 # `npm start` and the compiled runs of the e2e harness and the benchmarks read their node flags from this line.
-ENTRYPOINT ["node", "--conditions=compiled", "--max-semi-space-size=2", "--max-old-space-size=256", "--single-threaded-gc", "--invocation-count-for-feedback-allocation=256", "--import=@dfc/kit/preload"]
+ENTRYPOINT ["node", "--conditions=compiled", "--max-semi-space-size=2", "--max-old-space-size=256", "--single-threaded-gc", "--invocation-count-for-feedback-allocation=256", "--no-page-promotion", "--import=@dfc/kit/preload"]
 CMD ["services/gateway/dist/main.js"]
