@@ -85,14 +85,7 @@ async function inspectorUrl(processId: number): Promise<string> {
 function listeningPorts(processId: number): number[] {
   const inodes = new Set<string>();
   for (const fd of readdirSync(`/proc/${processId}/fd`)) {
-    const target = (() => {
-      try {
-        return readlinkSync(`/proc/${processId}/fd/${fd}`);
-      } catch {
-        return '';
-      }
-    })();
-    const inode = /^socket:\[(\d+)\]$/.exec(target)?.[1];
+    const inode = /^socket:\[(\d+)\]$/.exec(linkTarget(`/proc/${processId}/fd/${fd}`))?.[1];
     if (inode) inodes.add(inode);
   }
   const LISTEN = '0A';
@@ -102,6 +95,15 @@ function listeningPorts(processId: number): number[] {
     .map((line) => line.trim().split(/\s+/))
     .filter((fields) => fields[3] === LISTEN && inodes.has(fields[9] ?? ''))
     .map((fields) => parseInt((fields[1] ?? '').split(':')[1] ?? '', 16));
+}
+
+/** Where a descriptor points; empty when it closed while the directory was read. */
+function linkTarget(path: string): string {
+  try {
+    return readlinkSync(path);
+  } catch {
+    return '';
+  }
 }
 
 /** HeapProfiler.startSampling for `durationMs`, over the inspector protocol; the profile's root. */

@@ -171,7 +171,7 @@ export default async function costBench(): Promise<BenchSummary> {
       const warmedUpAndMeasured = async () => {
         await quietBefore('webhook delivery');
         await deliverFor(receiver, publisher, Infinity, WARM_UP_SECONDS);
-        const before = { commands: counter.counts(), syscalls: ioSyscalls(system.pid('webhook-service')), gc: await gcTotals(system.url('webhook-service')) };
+        const before = { commands: counter.counts(), syscalls: ioSyscalls(system.pid('webhook-service')), gc: await collectionsSince(system.url('webhook-service')) };
         return { before, delivered: await costPerUnit(through('webhook-service'), () => deliverFor(receiver, publisher)) };
       };
       const { before, delivered } = await warmedUpAndMeasured().finally(() => publisher.close());
@@ -179,7 +179,7 @@ export default async function costBench(): Promise<BenchSummary> {
       const syscallsAfter = ioSyscalls(system.pid('webhook-service'));
       const perUnit = (before: number, after: number) => round((after - before) / delivered.units, 2);
       add(`webhook delivery: webhook-service ${perUnit(before.syscalls.writes, syscallsAfter.writes)} write and ${perUnit(before.syscalls.reads, syscallsAfter.reads)} read system calls per delivery`);
-      add(`webhook delivery: webhook-service ${gcPerUnit(before.gc, await gcTotals(system.url('webhook-service')), delivered.units, 'delivery')}`);
+      add(`webhook delivery: webhook-service ${await before.gc(delivered.units, 'delivery')}`);
       const commands = commandsBetween(before.commands, counter.counts());
       const perDelivery = commands.total / delivered.units;
       const byName = [...commands.byName].map(([name, count]) => `${name} ${round(count / delivered.units, 2)}`).join(', ');
@@ -206,10 +206,10 @@ export default async function costBench(): Promise<BenchSummary> {
       const path = `/api/operators/${operator.uuid}`;
       await quietBefore('proxied read');
       await warmUp(system.gatewayUrl, path, operator.key);
-      const gcBefore = await gcTotals(system.url('gateway'));
+      const collections = await collectionsSince(system.url('gateway'));
       const proxied = await costPerUnit(through('gateway', 'operator-service'), () => timedLoad(system.gatewayUrl, path, operator.key));
       report('proxied read', 'request', proxied);
-      add(`proxied read: gateway ${gcPerUnit(gcBefore, await gcTotals(system.url('gateway')), proxied.units, 'request')}`);
+      add(`proxied read: gateway ${await collections(proxied.units, 'request')}`);
       const bare = await startBareProxy(system, operator, system.url('operator-service'));
       try {
         const bareGroup = serviceGroup('bare proxy', () => bare.pid);
@@ -299,14 +299,22 @@ function describeMappings(byMapping: Map<string, number> | undefined): string {
     .join(', ') + ' MiB';
 }
 
+/** A phase's garbage collections per unit, described once the units done since the reading are known. */
+type CollectionsPerUnit = (units: number, unit: string) => Promise<string>;
+
 /**
- * A phase's garbage collections per unit: its scavenges (how much a unit allocates, counted in young
- * generations filled) and the collector's pauses as V8 reports them, every kind.
+ * A service's garbage collections from now on, per unit of the work it then does (its /metrics): its
+ * scavenges (how much a unit allocates, counted in young generations filled) and the collector's
+ * pauses as V8 reports them, every kind.
  */
-function gcPerUnit(before: GcTotals, after: GcTotals, units: number, unit: string): string {
-  const grew = (field: keyof GcTotals, kind: string) => (after[field].get(kind) ?? 0) - (before[field].get(kind) ?? 0);
-  const pauseMs = [...after.seconds.keys()].reduce((sum, kind) => sum + grew('seconds', kind), 0) * 1000;
-  return `${round(grew('count', 'minor') / units, 3)} scavenges and ${round(pauseMs / units, 3)} ms of collector pauses per ${unit}`;
+async function collectionsSince(serviceUrl: string): Promise<CollectionsPerUnit> {
+  const before = await gcTotals(serviceUrl);
+  return async (units, unit) => {
+    const after = await gcTotals(serviceUrl);
+    const grew = (field: keyof GcTotals, kind: string) => (after[field].get(kind) ?? 0) - (before[field].get(kind) ?? 0);
+    const pauseMs = [...after.seconds.keys()].reduce((sum, kind) => sum + grew('seconds', kind), 0) * 1000;
+    return `${round(grew('count', 'minor') / units, 3)} scavenges and ${round(pauseMs / units, 3)} ms of collector pauses per ${unit}`;
+  };
 }
 
 /** The compactions between two readings (item 42): how many, and how long the service stood still for them. */
@@ -605,10 +613,10 @@ async function readAtOnce(system: System, operator: RegisteredOperator, run: Run
   const measured = async (base: string, proxy: ProcessGroup, metricsUrl?: string) => {
     await quietBefore(`${flow}, ${proxy.name}`, proxy.name === 'gateway' ? [] : [proxy]);
     await warmUp(base, path, operator.key);
-    const gcBefore = metricsUrl === undefined ? undefined : await gcTotals(metricsUrl);
+    const collections = metricsUrl === undefined ? undefined : await collectionsSince(metricsUrl);
     const cost = await costPerUnit([proxy], () => timedLoad(base, path, operator.key));
     LOG(`${flow}, ${proxy.name}: ${cost.units} × request in ${round(cost.seconds, 1)} s`);
-    const gc = metricsUrl === undefined || gcBefore === undefined ? '' : gcPerUnit(gcBefore, await gcTotals(metricsUrl), cost.units, 'request');
+    const gc = collections === undefined ? '' : await collections(cost.units, 'request');
     return { ms: cost.msPerUnit.get(proxy.name) ?? Number.NaN, gc };
   };
   try {
