@@ -9,7 +9,8 @@ import mongoose from 'mongoose';
 import { flightRequestBody, GatewayClient, type RegisteredOperator } from '../e2e/src/client.js';
 import { entryPoint, imageEnv, startSystem, type ServiceName, type System } from '../e2e/src/system.js';
 import { costPerUnit, engineGroups, gcTotals, heapCompactions, ioSyscalls, peakRssMiB, resetPeakRss, rssByMapping, rssMiB, serviceGroup, untilQuiet, type CostPerUnit, type GcTotals, type HeapCompactions, type ProcessGroup } from './accounting.js';
-import { commandsBetween, startCommandCounter } from './command-counter.js';
+import { commandsBetween, startCommandCounter, type CommandCounter } from './command-counter.js';
+import { startInstantWrites } from './instant-writes.js';
 import type { BenchSummary } from './run.js';
 import { freePort, load, round, startReceiver, statusData, type BenchReceiver } from './support.js';
 
@@ -101,7 +102,7 @@ const SETTLE_SECONDS = 15;
 const WEBHOOK_BACKLOG = 200;
 const GOALS = { webhookMsPerDelivery: 0.6, commandsPerDelivery: 3, gatewayMsPerRead: 0.15, rssMiB: 90 } as const;
 const SERVICES: ServiceName[] = ['operator-service', 'flight-request-service', 'webhook-service', 'gateway'];
-const FLOWS = ['delivery', 'read', 'read-at-once', 'submission', 'list', 'cancel', 'import'] as const;
+const FLOWS = ['delivery', 'delivery-at-once', 'read', 'read-at-once', 'submission', 'list', 'cancel', 'import'] as const;
 const selected = new Set((process.env['BENCH_COST_FLOWS'] ?? FLOWS.join(',')).split(',').map((flow) => flow.trim()));
 const runs = (flow: (typeof FLOWS)[number]) => selected.has(flow);
 const LOG = (line: string) => process.stdout.write(`cost: ${line}\n`);
@@ -166,42 +167,12 @@ export default async function costBench(): Promise<BenchSummary> {
       LOG(`${flow}: started after ${round(waited.seconds, 0)} s, the system then at ${round(waited.msPerSecond, 0)} ms of CPU a second`);
     };
 
+    const run: RunReporting = { group, add, quietBefore, report, engines };
     if (runs('delivery')) {
       const publisher = await serviceEvents(system, receiver);
-      const warmedUpAndMeasured = async () => {
-        await quietBefore('webhook delivery');
-        await deliverFor(receiver, publisher, Infinity, WARM_UP_SECONDS);
-        const before = { commands: counter.counts(), syscalls: ioSyscalls(system.pid('webhook-service')), gc: await collectionsSince(system.url('webhook-service')) };
-        return { before, delivered: await costPerUnit(through('webhook-service'), () => deliverFor(receiver, publisher)) };
-      };
-      const { before, delivered } = await warmedUpAndMeasured().finally(() => publisher.close());
-      report('webhook delivery', 'delivery', delivered);
-      const syscallsAfter = ioSyscalls(system.pid('webhook-service'));
-      const perUnit = (before: number, after: number) => round((after - before) / delivered.units, 2);
-      add(`webhook delivery: webhook-service ${perUnit(before.syscalls.writes, syscallsAfter.writes)} write and ${perUnit(before.syscalls.reads, syscallsAfter.reads)} read system calls per delivery`);
-      add(`webhook delivery: webhook-service ${await before.gc(delivered.units, 'delivery')}`);
-      const commands = commandsBetween(before.commands, counter.counts());
-      const perDelivery = commands.total / delivered.units;
-      const byName = [...commands.byName].map(([name, count]) => `${name} ${round(count / delivered.units, 2)}`).join(', ');
-      add(`webhook delivery: ${round(perDelivery, 2)} database commands per delivery [${byName}] (goal <= ${GOALS.commandsPerDelivery})`, perDelivery <= GOALS.commandsPerDelivery);
-      const bare = await startBareDeliverer(system, receiver);
-      try {
-        // At the rate webhook-service reached: CPU per unit depends on how many units share each wake-up.
-        const rate = delivered.units / delivered.seconds;
-        const bareGroup = serviceGroup('bare deliverer', () => bare.pid);
-        await quietBefore('webhook delivery, bare deliverer', [bareGroup]);
-        await deliverFor(receiver, bare.publisher, rate, WARM_UP_SECONDS);
-        const baseline = await costPerUnit([bareGroup, ...engines], () => deliverFor(receiver, bare.publisher, rate));
-        const serviceMs = delivered.msPerUnit.get('webhook-service') ?? Number.NaN;
-        const bareMs = baseline.msPerUnit.get('bare deliverer') ?? Number.NaN;
-        LOG(`webhook delivery, bare deliverer: ${baseline.units} × delivery in ${round(baseline.seconds, 1)} s`);
-        add(`webhook delivery: bare deliverer (amqplib + node:http + one insert per event, at webhook-service's rate) ${round(bareMs, 3)} ms CPU per delivery`);
-        for (const [name, ms] of baseline.msPerUnit) if (name !== 'bare deliverer') add(`webhook delivery, bare deliverer: ${name} ${round(ms, 3)} ms CPU per delivery`);
-        add(`webhook delivery: webhook-service/bare deliverer CPU per delivery ${round(serviceMs / bareMs, 2)}`);
-      } finally {
-        await bare.stop();
-      }
+      await deliveries(system, receiver, publisher, run, { flow: 'webhook delivery', counter, recordsUrl: `${baseMongoUrl()}/bench_bare_deliverer` }).finally(() => publisher.close());
     }
+    if (runs('delivery-at-once')) await deliveryAtOnce(system, receiver, run);
     if (runs('read')) {
       const path = `/api/operators/${operator.uuid}`;
       await quietBefore('proxied read');
@@ -228,7 +199,7 @@ export default async function costBench(): Promise<BenchSummary> {
     // Beside the other read, and before the flows whose work the engine goes on with for minutes after them (the
     // zone imports' rescreening). It starts the gateway again: the gateway's RSS after the run is of the replica
     // that served the flows after it.
-    if (runs('read-at-once')) await readAtOnce(system, operator, { group, add, quietBefore });
+    if (runs('read-at-once')) await readAtOnce(system, operator, run);
     if (runs('submission')) {
       // The zones first: each rescreens the stored requests, which the engine does in a scan of them, so
       // imported after the first phase's 1,500 submissions they kept it busy for minutes. Neither phase's
@@ -513,6 +484,81 @@ async function serviceEvents(system: System, receiver: BenchReceiver): Promise<E
   };
 }
 
+interface DeliveryPhase {
+  flow: string;
+  /** Counts webhook-service's database commands, when the phase reports them. */
+  counter?: CommandCounter;
+  /** The database the bare deliverer records its answers in. */
+  recordsUrl: string;
+}
+
+/**
+ * Deliveries of `publisher`'s events through webhook-service after a warm-up: its CPU per delivery, its system
+ * calls and collections per delivery, its database commands when counted; then the bare deliverer, at the rate
+ * webhook-service reached (CPU per unit depends on how many units share each wake-up).
+ */
+async function deliveries(system: System, receiver: BenchReceiver, publisher: EventPublisher, run: RunReporting, phase: DeliveryPhase): Promise<void> {
+  const { group, add, report, quietBefore, engines } = run;
+  const { flow, counter } = phase;
+  await quietBefore(flow);
+  await deliverFor(receiver, publisher, Infinity, WARM_UP_SECONDS);
+  const pid = system.pid('webhook-service');
+  const before = { commands: counter?.counts(), syscalls: ioSyscalls(pid), gc: await collectionsSince(system.url('webhook-service')) };
+  const delivered = await costPerUnit([group('webhook-service'), ...engines], () => deliverFor(receiver, publisher));
+  report(flow, 'delivery', delivered);
+  const syscallsAfter = ioSyscalls(pid);
+  const perUnit = (before: number, after: number) => round((after - before) / delivered.units, 2);
+  add(`${flow}: webhook-service ${perUnit(before.syscalls.writes, syscallsAfter.writes)} write and ${perUnit(before.syscalls.reads, syscallsAfter.reads)} read system calls per delivery`);
+  add(`${flow}: webhook-service ${await before.gc(delivered.units, 'delivery')}`);
+  if (counter !== undefined && before.commands !== undefined) {
+    const commands = commandsBetween(before.commands, counter.counts());
+    const perDelivery = commands.total / delivered.units;
+    const byName = [...commands.byName].map(([name, count]) => `${name} ${round(count / delivered.units, 2)}`).join(', ');
+    add(`${flow}: ${round(perDelivery, 2)} database commands per delivery [${byName}] (goal <= ${GOALS.commandsPerDelivery})`, perDelivery <= GOALS.commandsPerDelivery);
+  }
+  const bare = await startBareDeliverer(system, receiver, phase.recordsUrl);
+  try {
+    const rate = delivered.units / delivered.seconds;
+    const bareGroup = serviceGroup('bare deliverer', () => bare.pid);
+    await quietBefore(`${flow}, bare deliverer`, [bareGroup]);
+    await deliverFor(receiver, bare.publisher, rate, WARM_UP_SECONDS);
+    const baseline = await costPerUnit([bareGroup, ...engines], () => deliverFor(receiver, bare.publisher, rate));
+    const serviceMs = delivered.msPerUnit.get('webhook-service') ?? Number.NaN;
+    const bareMs = baseline.msPerUnit.get('bare deliverer') ?? Number.NaN;
+    LOG(`${flow}, bare deliverer: ${baseline.units} × delivery in ${round(baseline.seconds, 1)} s`);
+    add(`${flow}: bare deliverer (amqplib + node:http + one insert per event, at webhook-service's rate) ${round(bareMs, 3)} ms CPU per delivery`);
+    for (const [name, ms] of baseline.msPerUnit) if (name !== 'bare deliverer') add(`${flow}, bare deliverer: ${name} ${round(ms, 3)} ms CPU per delivery`);
+    add(`${flow}: webhook-service/bare deliverer CPU per delivery ${round(serviceMs / bareMs, 2)}`);
+  } finally {
+    await bare.stop();
+  }
+}
+
+/**
+ * The delivery with the engine's writes out of the way (item 51): webhook-service started again on
+ * bench/instant-writes.ts, which acknowledges every write at once and passes the reads on to the engine, then
+ * the bare deliverer recording its answers through the same; webhook-service is started again as it was. What a
+ * delivery costs the service when the database takes its writes as fast as it sends them, as an engine with many
+ * times this one's rate does, beside what the least deliverer costs at the same rate.
+ */
+async function deliveryAtOnce(system: System, receiver: BenchReceiver, run: RunReporting): Promise<void> {
+  // The endpoints first, stored by the service as it runs on the engine: what the relay acknowledges is not stored.
+  const publisher = await serviceEvents(system, receiver);
+  const writes = await startInstantWrites(baseMongoUrl());
+  const records = await startInstantWrites(`${baseMongoUrl()}/bench_bare_deliverer`);
+  try {
+    await system.kill('webhook-service', 'SIGTERM');
+    await system.start('webhook-service', { MONGO_URL: writes.url });
+    await deliveries(system, receiver, publisher, run, { flow: 'webhook delivery, database answering at once', recordsUrl: records.url });
+  } finally {
+    await publisher.close();
+    await system.kill('webhook-service', 'SIGTERM');
+    await system.start('webhook-service');
+    await writes.close();
+    await records.close();
+  }
+}
+
 interface BareDeliverer {
   pid: number;
   /** Events straight to its queue (confirmed), which webhook-service never sees. */
@@ -521,9 +567,8 @@ interface BareDeliverer {
 }
 
 /** bench/bare-deliverer.ts on this system's broker and database, run as webhook-service is. */
-async function startBareDeliverer(system: System, receiver: BenchReceiver): Promise<BareDeliverer> {
+async function startBareDeliverer(system: System, receiver: BenchReceiver, recordsUrl: string): Promise<BareDeliverer> {
   const queue = `bench.bare-deliverer.${randomUUID()}`;
-  const recordsUrl = `${baseMongoUrl()}/bench_bare_deliverer`;
   const baseline = await startBaseline('bench/bare-deliverer.ts', 'webhook-service', {
     BARE_DELIVERER_AMQP_URL: system.amqpUrl,
     BARE_DELIVERER_QUEUE: queue,
@@ -588,11 +633,15 @@ async function startBareProxy(system: System, operator: RegisteredOperator, upst
   };
 }
 
-/** What a flow measured apart from the main one needs of the run: its groups, its report, its wait for quiet. */
+/** What a flow measured in a function of its own needs of the run: its groups, its report, its wait for quiet. */
 interface RunReporting {
   group: (name: ServiceName) => ProcessGroup;
   add: (line: string, ok?: boolean) => void;
+  /** The lines of a phase's CPU per unit, each process's, judged where a goal applies. */
+  report: (flow: string, unit: string, cost: CostPerUnit) => void;
   quietBefore: (flow: string, baseline?: ProcessGroup[]) => Promise<void>;
+  /** The database engine's and the broker's processes. */
+  engines: ProcessGroup[];
 }
 
 /**
