@@ -30,7 +30,9 @@ import { freePort, load, round, startReceiver, statusData, type BenchReceiver } 
  * by a bare deliverer, bench/bare-deliverer.ts, for the same-run baseline),
  * and the proxied read again with an upstream that answers at once
  * (bench/recorded-upstream.ts), the gateway's cost when the engine does not
- * set the pace, beside the bare proxy's in front of the same. Processes:
+ * set the pace, beside the bare proxy's in front of the same; and the
+ * delivery again with the database acknowledging writes at once
+ * (bench/instant-writes.ts), beside the bare deliverer on the same. Processes:
  * the services, the gateway, the database engine (FerretDB + PostgreSQL, or
  * mongod) and the broker (RabbitMQ's Erlang VM). The engines are shared with
  * whoever else uses the machine, so their figures include that load. The
@@ -55,7 +57,7 @@ import { freePort, load, round, startReceiver, statusData, type BenchReceiver } 
  * Database commands per delivery: counted on the wire between webhook-service
  * and the database (bench/command-counter.ts).
  *
- * BENCH_COST_FLOWS=delivery,read,read-at-once,submission,list,cancel,import (any of them, or
+ * BENCH_COST_FLOWS=delivery,delivery-at-once,read,read-at-once,submission,list,cancel,import (any of them, or
  * `none` for the memory figures alone): the flows to run, all by default; for
  * trying one change against one figure without waiting for the others.
  *
