@@ -6,6 +6,7 @@ import type { EventEnvelope } from '@dfc/contracts';
 import pLimit from 'p-limit';
 import { attemptsDue, carriedMessages, withoutCreated, type AttemptDue } from '../domain/attempt-message.js';
 import { ATTEMPT_DUE, ATTEMPTS_DUE, delayQueueName } from '../messaging.js';
+import { EVENT_WINDOW } from './event-consumer.js';
 import type { AttemptScheduler } from '../use-cases/delivery-deps.js';
 
 export interface AttemptConsumerOptions {
@@ -62,8 +63,13 @@ export async function consumeAttempts(broker: Broker, options: AttemptConsumerOp
   };
 }
 
-/** Events whose first messages one broker message carries at most. */
-const EVENTS_PER_MESSAGE = 16;
+/**
+ * Events whose first messages one broker message carries at most: the whole event window. One message is
+ * published at a time (the group commit below), and an event is acked only once its message is confirmed; a
+ * message carrying half the window left the other half waiting for the next confirm, so a replica fanned out at
+ * most 16 events per confirm round trip (docs/performance.md, item 52).
+ */
+const EVENTS_PER_MESSAGE = EVENT_WINDOW;
 
 /**
  * The work queue, and delay queues on the broker that dead-letter back to it

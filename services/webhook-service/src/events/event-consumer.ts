@@ -8,11 +8,14 @@ export const WEBHOOK_SOURCE_EVENTS = [
   RoutingKeys.flightRequestReviewCompleted,
 ];
 
+/** Domain events a replica fans out at once: its events queue's prefetch. */
+export const EVENT_WINDOW = 32;
+
 /**
  * One durable quorum queue shared by every replica. The kit's Broker acks a
  * message only after the handler resolved (deliveries stored), and requeues
  * it when the handler throws (e.g. the database is down).
  */
 export async function consumeWebhookEvents(broker: Broker, queue: string, handle: (event: EventEnvelope, redelivered: boolean) => Promise<void>): Promise<void> {
-  await broker.subscribe({ queue, bindings: WEBHOOK_SOURCE_EVENTS, handler: (event, raw) => handle(event, raw.fields.redelivered), prefetch: 32 });
+  await broker.subscribe({ queue, bindings: WEBHOOK_SOURCE_EVENTS, handler: (event, raw) => handle(event, raw.fields.redelivered), prefetch: EVENT_WINDOW });
 }

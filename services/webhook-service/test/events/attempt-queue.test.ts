@@ -6,6 +6,7 @@ import { Broker, queueName } from '@dfc/kit/broker';
 import { createLogger } from '@dfc/kit/logging';
 import { testDependencies, waitFor, unrecorded } from '@dfc/kit/testing';
 import { attemptDue, carriedMessages } from '../../src/domain/attempt-message.js';
+import { EVENT_WINDOW } from '../../src/events/event-consumer.js';
 import { delayQueueName } from '../../src/messaging.js';
 import { attemptDelivery } from '../../src/use-cases/attempt-delivery.js';
 import { api, cleanUp, freshNames, operator, Receivers, registerEndpoint, sleep, startService, statusChanged, TEST_ENV, testServiceEnv, type Names, type TestService } from '../support.js';
@@ -126,6 +127,17 @@ describe('delivery attempts through the broker', () => {
     expect(hooks.map((hook) => hook.requests.length)).to.deep.equal([10, 10]);
     expect(carried.reduce((sum, count) => sum + count, 0), 'every first message published').to.equal(20);
     expect(carried.length, `broker messages carrying them: ${carried.join(', ')}`).to.be.below(10);
+  });
+
+  it('when a whole event window of first messages is handed over while a work-queue message is being published, then the next broker message carries them all', async () => {
+    const service = await start(names());
+    const alice = operator();
+    const carried = attemptsPerBrokerMessage(service);
+    const firstMessages = Array.from({ length: 1 + EVENT_WINDOW }, () => [
+      attemptDue({ _id: randomUUID(), endpoint_id: randomUUID(), operator_uuid: alice.operator_uuid!, dispatch_token: randomUUID() }),
+    ]);
+    await Promise.all(firstMessages.map((messages) => service.service.deps.scheduler.now(messages)));
+    expect(carried, 'the first one alone, then the window together').to.deep.equal([1, EVENT_WINDOW]);
   });
 
   it("when an endpoint's slot and waiting place are taken, then a message naming only its delivery waits on the broker, and nothing is read for it", async () => {
