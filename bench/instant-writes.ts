@@ -1,5 +1,5 @@
 import { deserialize, serialize } from 'bson';
-import { commandNameAt, OP_MSG, sectionsOf, startWireRelay, type Sections, type WireRelay } from './wire-relay.js';
+import { commandNameAt, flagBits, OP_MSG, sectionsOf, startWireRelay, type Sections, type WireRelay } from './wire-relay.js';
 
 /**
  * A database that answers writes at once: a relay between a service and the
@@ -25,7 +25,7 @@ export function startInstantWrites(mongoUrl: string): Promise<WireRelay> {
     if (sections === undefined) return undefined;
     const listField = WRITES[commandNameAt(message, sections.body)];
     if (listField === undefined) return undefined;
-    if (message.readUInt32LE(16) & MORE_TO_COME) return Buffer.alloc(0);
+    if (flagBits(message) & MORE_TO_COME) return Buffer.alloc(0);
     const count = statementCount(message, sections, listField);
     const answer = listField === 'updates' ? { n: count, nModified: count, ok: 1 } : { n: count, ok: 1 };
     return reply(message.readInt32LE(4), ++requestId, serialize(answer));
@@ -35,7 +35,7 @@ export function startInstantWrites(mongoUrl: string): Promise<WireRelay> {
 /** The statements of a write: its document sequence when the driver sent one, else the body's array. */
 function statementCount(message: Buffer, sections: Sections, listField: string): number {
   const sequence = sections.sequences.find((candidate) => candidate.identifier === listField);
-  if (sequence !== undefined) return sequence.documents.length;
+  if (sequence !== undefined) return sequence.documents;
   const body = deserialize(message.subarray(sections.body, sections.body + message.readInt32LE(sections.body)));
   const statements: unknown = body[listField];
   return Array.isArray(statements) ? statements.length : 0;

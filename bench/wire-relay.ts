@@ -67,8 +67,13 @@ export async function startWireRelay(mongoUrl: string, handle: MessageHandler): 
 export interface Sections {
   /** Where the body's BSON document starts. */
   body: number;
-  /** Each document sequence's identifier and the BSON documents it holds, as offsets into the message. */
-  sequences: Array<{ identifier: string; documents: number[] }>;
+  /** Each document sequence's identifier and how many BSON documents it holds. */
+  sequences: Array<{ identifier: string; documents: number }>;
+}
+
+/** An OP_MSG's flag bits: bit 0 says a checksum ends the message, bit 1 (moreToCome) that no answer is expected. */
+export function flagBits(message: Buffer): number {
+  return message.readUInt32LE(HEADER_BYTES);
 }
 
 /** The sections of an OP_MSG; undefined for other messages. */
@@ -76,7 +81,7 @@ export function sectionsOf(message: Buffer): Sections | undefined {
   if (message.readInt32LE(12) !== OP_MSG) return undefined;
   const sections: Sections = { body: -1, sequences: [] };
   // The last four bytes are a checksum when flag bit 0 is set.
-  const end = message.length - (message.readUInt32LE(HEADER_BYTES) & 1 ? 4 : 0);
+  const end = message.length - (flagBits(message) & 1 ? 4 : 0);
   let offset = HEADER_BYTES + 4;
   while (offset < end) {
     const kind = message.readUInt8(offset);
@@ -88,8 +93,8 @@ export function sectionsOf(message: Buffer): Sections | undefined {
     // kind 1: int32 size of the section (which counts itself), the identifier as a C string, then documents.
     const sectionEnd = offset + 1 + message.readInt32LE(offset + 1);
     const identifierEnd = message.indexOf(0, offset + 5);
-    const documents: number[] = [];
-    for (let at = identifierEnd + 1; at < sectionEnd; at += message.readInt32LE(at)) documents.push(at);
+    let documents = 0;
+    for (let at = identifierEnd + 1; at < sectionEnd; at += message.readInt32LE(at)) documents++;
     sections.sequences.push({ identifier: message.toString('utf8', offset + 5, identifierEnd), documents });
     offset = sectionEnd;
   }
