@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import { type PageRequest, skipFor } from '@dfc/kit/pagination';
 import { AggregateStore, WITHOUT_OUTBOX, type Decide, type OutboxRelay } from '@dfc/kit/outbox';
-import { countMatching, GroupedReads } from '@dfc/kit/db';
+import { countMatching, driverCollection, GroupedReads } from '@dfc/kit/db';
 import type { SubscribableWebhookKind } from '@dfc/contracts';
 import { scopeFilter, type OwnerScope } from '../domain/owner-scope.js';
 import type { WebhookEndpoint, WebhookEndpointModel } from './endpoint-model.js';
@@ -71,10 +71,12 @@ export class EndpointStore {
    * The enabled endpoints of one operator that subscribed to `kind`, as a read started after the
    * call finds them (an endpoint created before the event is never missed); callers asking for the
    * same at the same moment share that read (GroupedReads), hence one read-only list for all of them.
+   * Every event fanned out starts with this read: the driver's, since its filter holds only strings and a
+   * boolean, which mongoose's query would cast to themselves (docs/performance.md, item 53).
    */
   findSubscribers(operatorUuid: string, kind: SubscribableWebhookKind): Promise<readonly WebhookEndpoint[]> {
     return this.subscribers.get(`${operatorUuid} ${kind}`, () =>
-      this.model.find({ operator_uuid: operatorUuid, enabled: true, events: kind }, WITHOUT_OUTBOX).lean<WebhookEndpoint[]>().exec(),
+      driverCollection(this.model).find({ operator_uuid: operatorUuid, enabled: true, events: kind }, { projection: WITHOUT_OUTBOX }).toArray(),
     );
   }
 
