@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { newId } from '@dfc/contracts';
 import { hasErrors, mergeFieldErrors, ValidationError } from '@dfc/kit/errors';
 import type { OperatorCreate } from '@dfc/contracts';
 import { checkRegistration, normaliseEmail, OperatorMessages } from '../domain/operator-rules.js';
@@ -27,7 +27,7 @@ export async function registerOperator(deps: UseCaseDeps, body: unknown, caller:
 async function newOperator(deps: UseCaseDeps, input: OperatorCreate): Promise<NewOperator> {
   const now = deps.clock();
   return {
-    _id: randomUUID(),
+    _id: newId(),
     company_name: input.company_name,
     email: input.email,
     email_normalised: normaliseEmail(input.email),

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { newId } from '@dfc/contracts';
 import { ValidationError } from '@dfc/kit/errors';
 import { checkEndpointCreate } from '../domain/endpoint-input.js';
 import type { OwnerScope } from '../domain/owner-scope.js';
@@ -17,7 +17,7 @@ export async function createEndpoint(deps: WebhookDeps, scope: OwnerScope, input
   const fields = checkEndpointCreate(input, deps.policy);
   if (scope.operatorUuid === null) throw ValidationError.of('operator_uuid', 'The operator uuid field is required.');
   const now = deps.now();
-  const id = randomUUID();
+  const id = newId();
   const secret = generateSigningSecret();
   const endpoint = await deps.endpoints.insert({
     _id: id,
