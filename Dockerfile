@@ -85,6 +85,12 @@ ENV MALLOC_MMAP_THRESHOLD_=131072 MALLOC_ARENA_MAX=1
 # gateway took a tenth less CPU per proxied read and webhook-service a twentieth less per delivery (within its
 # runs' spread); the gateway's RSS after the walkthrough was 0-6 MiB more, under the goal (docs/performance.md
 # item 50).
+# --no-allocation-site-pretenuring: V8 otherwise starts allocating an allocation site's objects straight into the
+# old generation once most of them survive a scavenge; a request's objects still in flight when one comes can then
+# die in the old generation, which only a full collection takes back. Without it, in eight alternated runs, the
+# gateway's collector pauses per proxied read fell by about half with the upstream answering at once, and its CPU
+# per read fell from 1.65-2.49 to 1.45-1.64 times the bare proxy's; webhook-service and RSS did not move beyond
+# their runs' spread (docs/performance.md item 55).
 # `npm start` and the compiled runs of the e2e harness and the benchmarks read their node flags from this line.
-ENTRYPOINT ["node", "--conditions=compiled", "--max-semi-space-size=2", "--max-old-space-size=256", "--single-threaded-gc", "--invocation-count-for-feedback-allocation=256", "--no-page-promotion", "--import=@dfc/kit/preload"]
+ENTRYPOINT ["node", "--conditions=compiled", "--max-semi-space-size=2", "--max-old-space-size=256", "--single-threaded-gc", "--invocation-count-for-feedback-allocation=256", "--no-page-promotion", "--no-allocation-site-pretenuring", "--import=@dfc/kit/preload"]
 CMD ["services/gateway/dist/main.js"]
