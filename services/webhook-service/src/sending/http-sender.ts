@@ -51,6 +51,8 @@ export class WebhookSender {
     const elapsed = () => Math.round(performance.now() - started);
     return new Promise<SendResult>((resolve) => {
       let settled = false;
+      // Declared before anything can finish: a request refused as it is made finishes before the timer starts.
+      let timer: NodeJS.Timeout | undefined;
       const finish = (result: Omit<SendResult, 'latencyMs'>) => {
         if (settled) return;
         settled = true;
@@ -70,7 +72,7 @@ export class WebhookSender {
         failed(`Invalid request: ${(error as Error).message}`);
         return;
       }
-      const timer = setTimeout(() => {
+      timer = setTimeout(() => {
         failed(`Timed out after ${this.options.timeoutMs} ms.`);
         request.destroy();
       }, this.options.timeoutMs);
