@@ -64,6 +64,14 @@ describe('WebhookSender.post', () => {
     expect(result).to.include({ statusCode: 429, error: null, retryAfter: '7', responseBody: 'slow down' });
   });
 
+  it('when a header value carries a line break, then nothing is sent and the result names the header', async () => {
+    receiver = await startReceiver((response) => response.writeHead(204).end());
+    const result = await sender.post(receiver.url, '{}', { 'X-Webhook-Event': 'status_change\r\nX-Injected: 1' });
+    expect(result.statusCode).to.equal(null);
+    expect(result.error).to.match(/^Invalid request: .*X-Webhook-Event/);
+    expect(receiver.received).to.deep.equal([]);
+  });
+
   it('when the URL cannot be requested, then the result is a failure in words and nothing throws', async () => {
     const result = await sender.post('http://', '{}', {});
     expect(result.statusCode).to.equal(null);
