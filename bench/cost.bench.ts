@@ -401,13 +401,14 @@ async function largeImport(system: System, client: GatewayClient): Promise<{ byt
 }
 
 /** How many cancel phases' worth of submissions, at the submissions' own rate, the cancel phase starts with. */
-const CANCEL_POOL_PHASES = 2.5;
+const CANCEL_POOL_PHASES = 3;
 const TOP_UP_SECONDS = 5;
 
 /**
  * The operator's cancellable requests, topped up by unmeasured submissions (TOP_UP_SECONDS at a time) until they
  * outlast the cancel phase. A cancel is cheaper than a submission: 1.3–1.8 times as many a second in the runs of
- * 2026-11-29, where the submission phases' requests alone ran out after 16.9 s. So the pool holds
+ * 2026-11-29, where the submission phases' requests alone ran out after 16.9 s, and about 2.2 times since the
+ * gateway keeps its connection to the service across cancels (item 56: 2.5 phases ran out after 18.6 s). So the pool holds
  * CANCEL_POOL_PHASES phases of submissions at the rate the top-up measures; each one answered 201 adds one.
  */
 async function cancellableRequests(system: System, operator: RegisteredOperator): Promise<string[]> {

@@ -6,6 +6,8 @@ export interface RecordedCall {
   url: string;
   headers: IncomingMessage['headers'];
   body: string;
+  /** The gateway's port of the connection the call came over: equal ports, one kept-alive connection. */
+  remotePort: number | undefined;
 }
 
 export type StubHandler = (call: RecordedCall, response: ServerResponse) => void;
@@ -30,7 +32,7 @@ export async function startStubUpstream(handler: StubHandler = echo): Promise<St
   const stub = { calls: [] as RecordedCall[], handler } as StubUpstream;
   const server = createServer((request, response) => {
     void text(request).then((body) => {
-      const call = { method: request.method ?? '', url: request.url ?? '', headers: request.headers, body };
+      const call = { method: request.method ?? '', url: request.url ?? '', headers: request.headers, body, remotePort: request.socket.remotePort };
       stub.calls.push(call);
       stub.handler(call, response);
     });
