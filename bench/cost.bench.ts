@@ -225,7 +225,9 @@ export default async function costBench(): Promise<BenchSummary> {
       report('list', 'request', await costPerUnit(through('gateway', 'flight-request-service'), () => timedLoad(system.gatewayUrl, '/api/flight-requests?per_page=15', operator.key)));
     }
     if (runs('cancel')) {
-      const cancellable = await cancellableRequests(system, operator);
+      // The pool is sized on a burst of cancels, whose rate is measured on a quiet system too.
+      await quietBefore('cancel burst');
+      const cancellable = await cancellableRequests(system, client, operator);
       await quietBefore('cancel');
       report('cancel', 'request', await costPerUnit(through('gateway', 'flight-request-service'), () => cancelAll(client, operator.key, cancellable)));
     }
@@ -400,26 +402,36 @@ async function largeImport(system: System, client: GatewayClient): Promise<{ byt
   return { bytes: Buffer.byteLength(JSON.stringify(body)), peak, settledAfter: memory(system) };
 }
 
-/** How many cancel phases' worth of submissions, at the submissions' own rate, the cancel phase starts with. */
-const CANCEL_POOL_PHASES = 3;
+/** An unmeasured burst of cancels first, whose rate sizes the pool: the pool holds CANCEL_POOL_MARGIN phases at it. */
+const CANCEL_PROBE_SECONDS = 3;
+/** Requests the burst starts with at least: it must not run out (cancels went at 160–200 a second here). */
+const CANCEL_PROBE_MINIMUM = 1_500;
+const CANCEL_POOL_MARGIN = 1.5;
 const TOP_UP_SECONDS = 5;
 
 /**
- * The operator's cancellable requests, topped up by unmeasured submissions (TOP_UP_SECONDS at a time) until they
- * outlast the cancel phase. A cancel is cheaper than a submission: 1.3–1.8 times as many a second in the runs of
- * 2026-11-29, where the submission phases' requests alone ran out after 16.9 s, and about 2.2 times since the
- * gateway keeps its connection to the service across cancels (item 56: 2.5 phases ran out after 18.6 s). So the pool holds
- * CANCEL_POOL_PHASES phases of submissions at the rate the top-up measures; each one answered 201 adds one.
+ * The operator's cancellable requests, topped up by unmeasured submissions until they outlast the cancel phase at
+ * the rate a short burst of cancels measures. Sized on the submissions' rate instead, the pool ran out: cancels go
+ * about twice as fast as submissions (item 56), and a top-up right after the other phases submitted at 43 a second
+ * against their 106 (2026-11-29).
  */
-async function cancellableRequests(system: System, operator: RegisteredOperator): Promise<string[]> {
-  const stored = (await storedRequests(system, operator.uuid)).length;
+async function cancellableRequests(system: System, client: GatewayClient, operator: RegisteredOperator): Promise<string[]> {
+  const before = await topUp(system, operator, CANCEL_PROBE_MINIMUM - (await storedRequests(system, operator.uuid)).length);
+  const probe = await storedRequests(system, operator.uuid);
+  const cancelsPerSecond = (await cancelAll(client, operator.key, probe, CANCEL_PROBE_SECONDS)) / CANCEL_PROBE_SECONDS;
+  const after = await topUp(system, operator, CANCEL_POOL_MARGIN * PHASE_SECONDS * cancelsPerSecond - probe.length);
+  const pool = await storedRequests(system, operator.uuid);
+  LOG(`cancel: ${pool.length} requests to cancel (${round(cancelsPerSecond, 0)} a second in a burst of ${CANCEL_PROBE_SECONDS} s; ${before + after} submitted to top up)`);
+  return pool;
+}
+
+/** Submits, TOP_UP_SECONDS at a time and unmeasured, until `missing` more requests are stored; how many were. */
+async function topUp(system: System, operator: RegisteredOperator, missing: number): Promise<number> {
   let submitted = 0;
-  let seconds = 0;
-  while (seconds === 0 || stored + submitted < CANCEL_POOL_PHASES * PHASE_SECONDS * (submitted / seconds)) {
+  while (submitted < missing) {
     submitted += await timedLoad(system.gatewayUrl, '/api/flight-requests', operator.key, submission(operator, UNSCREENED_LON), TOP_UP_SECONDS);
-    seconds += TOP_UP_SECONDS;
   }
-  return storedRequests(system, operator.uuid);
+  return submitted;
 }
 
 /** The operator's stored requests that can still be cancelled, read straight from the service's database. */
@@ -436,9 +448,9 @@ async function storedRequests(system: System, operatorUuid: string): Promise<str
   }
 }
 
-/** Cancels for PHASE_SECONDS (or until none is left), CONNECTIONS at once; how many were cancelled. */
-async function cancelAll(client: GatewayClient, key: string, uuids: string[]): Promise<number> {
-  const deadline = performance.now() + PHASE_SECONDS * 1000;
+/** Cancels for `seconds` (or until none is left), CONNECTIONS at once, taking them off `uuids`; how many were cancelled. */
+async function cancelAll(client: GatewayClient, key: string, uuids: string[], seconds = PHASE_SECONDS): Promise<number> {
+  const deadline = performance.now() + seconds * 1000;
   let cancelled = 0;
   const worker = async () => {
     for (let uuid = uuids.pop(); uuid !== undefined && performance.now() < deadline; uuid = uuids.pop()) {
@@ -448,7 +460,7 @@ async function cancelAll(client: GatewayClient, key: string, uuids: string[]): P
     }
   };
   await Promise.all(Array.from({ length: CONNECTIONS }, worker));
-  if (performance.now() < deadline) LOG(`cancel: ran out of requests to cancel before ${PHASE_SECONDS} s`);
+  if (performance.now() < deadline) LOG(`cancel: ran out of requests to cancel before ${seconds} s`);
   return cancelled;
 }
 
