@@ -225,7 +225,7 @@ export default async function costBench(): Promise<BenchSummary> {
       report('list', 'request', await costPerUnit(through('gateway', 'flight-request-service'), () => timedLoad(system.gatewayUrl, '/api/flight-requests?per_page=15', operator.key)));
     }
     if (runs('cancel')) {
-      // The pool is sized on a burst of cancels, whose rate is measured on a quiet system too.
+      // The pool is sized on a burst of cancels: not on the list phase's aftermath in the engine.
       await quietBefore('cancel burst');
       const cancellable = await cancellableRequests(system, client, operator);
       await quietBefore('cancel');
@@ -416,8 +416,9 @@ const TOP_UP_SECONDS = 5;
  * against their 106 (2026-11-29).
  */
 async function cancellableRequests(system: System, client: GatewayClient, operator: RegisteredOperator): Promise<string[]> {
-  const before = await topUp(system, operator, CANCEL_PROBE_MINIMUM - (await storedRequests(system, operator.uuid)).length);
-  const probe = await storedRequests(system, operator.uuid);
+  let probe = await storedRequests(system, operator.uuid);
+  const before = await topUp(system, operator, CANCEL_PROBE_MINIMUM - probe.length);
+  if (before > 0) probe = await storedRequests(system, operator.uuid);
   const cancelsPerSecond = (await cancelAll(client, operator.key, probe, CANCEL_PROBE_SECONDS)) / CANCEL_PROBE_SECONDS;
   const after = await topUp(system, operator, CANCEL_POOL_MARGIN * PHASE_SECONDS * cancelsPerSecond - probe.length);
   const pool = await storedRequests(system, operator.uuid);
