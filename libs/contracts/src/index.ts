@@ -1,5 +1,4 @@
 export * from './formats.js';
-export * from './ids.js';
 export * from './schema-helpers.js';
 export * from './principal.js';
 export * from './operators/schemas.js';

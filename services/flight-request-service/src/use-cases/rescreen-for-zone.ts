@@ -1,4 +1,4 @@
-import { newId } from '@dfc/contracts';
+import { randomUUID } from 'node:crypto';
 import { bbox } from '@turf/bbox';
 import { isLive, rescreen, screenedAlready } from '../domain/flight-request/changes.js';
 import type { FlightRequest, ZoneScreening } from '../domain/flight-request/flight-request.js';
@@ -45,7 +45,7 @@ export async function rescreenForZone(deps: UseCaseDeps, zoneId: string, request
     await deps.requests.change(uuid, (current) => {
       if (!isLive(current, now)) return null;
       const outcome = outcomeFor(current);
-      const change = rescreen(current, outcome, zone, screening, { at: deps.now(), newItemId: newId, requestId });
+      const change = rescreen(current, outcome, zone, screening, { at: deps.now(), newItemId: randomUUID, requestId });
       effect = change ? outcome.effect : 'none';
       return change;
     });

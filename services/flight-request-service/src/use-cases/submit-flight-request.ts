@@ -1,4 +1,4 @@
-import { newId } from '@dfc/contracts';
+import { randomUUID } from 'node:crypto';
 import { ValidationError } from '@dfc/kit/errors';
 import { isDuplicateKey } from '@dfc/kit/db';
 import type { Principal } from '@dfc/contracts';
@@ -42,11 +42,11 @@ export async function submitFlightRequest(deps: UseCaseDeps, command: SubmitComm
 
   const screening = await screenSubmission(deps, submission, operator);
   const { request, events } = submit(submission, screening, {
-    uuid: idempotency?.uuid ?? newId(),
+    uuid: idempotency?.uuid ?? randomUUID(),
     actor: actorOf(command.principal),
     idempotency: idempotency && { key: idempotency.key, body_sha256: idempotency.body_sha256 },
     at: now,
-    newItemId: newId,
+    newItemId: randomUUID,
     requestId: command.requestId,
   });
   try {
