@@ -1,8 +1,7 @@
 import { InternalTokenVerifier } from '@dfc/kit/http';
 import { OutboxRelay } from '@dfc/kit/outbox';
 import { verifyIndexes } from '@dfc/kit/db';
-import { timeZones } from '@dfc/kit/time-zones';
-import { dependencyReadiness, HeapCompaction, repeatEvery, type PeriodicJob, type Service, type ServiceResources } from '@dfc/kit/service';
+import { dependencyReadiness, repeatEvery, type PeriodicJob, type Service, type ServiceResources } from '@dfc/kit/service';
 import { buildApp } from './app.js';
 import type { FlightRequestServiceConfig } from './config.js';
 import { AuthorisationKeys } from './domain/authorisation/signing-keys.js';
@@ -61,10 +60,8 @@ export function createFlightRequestService(resources: ServiceResources<FlightReq
     authorisationKeys: AuthorisationKeys.fromPem(config.AUTHORISATION_SIGNING_KEY, config.AUTHORISATION_PREVIOUS_PUBLIC_KEYS),
     now: resources.now ?? (() => new Date()),
   };
-  const heapCompaction = new HeapCompaction({ log, registry });
   const app = buildApp({
     useCases: deps,
-    heapCompaction,
     log,
     registry,
     verifier: new InternalTokenVerifier(config.INTERNAL_TOKEN_PUBLIC_KEY),
@@ -78,8 +75,6 @@ export function createFlightRequestService(resources: ServiceResources<FlightReq
     deps,
     zoneSync,
     async start() {
-      // A list's dates are days in the operator's zone.
-      timeZones.check();
       await verifyIndexes(connection);
       await zoneSync.reloadAll();
       await subscribeOperatorProjection(broker, (event) => applyOperatorChange(operators, event));
@@ -93,7 +88,6 @@ export function createFlightRequestService(resources: ServiceResources<FlightReq
     },
     async stop() {
       await Promise.all(jobs.splice(0).map((job) => job.stop()));
-      heapCompaction.stop();
       await zoneSync.stop();
       await relay.stop();
     },
