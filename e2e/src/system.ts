@@ -1,4 +1,4 @@
-import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { dirname, resolve } from 'node:path';
@@ -47,7 +47,7 @@ export interface SystemOptions {
    * under tsx (the tests: no build step between an edit and its test run).
    */
   compiled?: boolean;
-  /** Extra node options for one service (e.g. `--cpu-prof`), after the image's: they can override its flags. */
+  /** Extra node options for one service (e.g. `--cpu-prof`), after the image's `--conditions=compiled`. */
   nodeArgs?: Partial<Record<ServiceName, string[]>>;
 }
 
@@ -124,7 +124,6 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
         PATH: process.env['PATH'] ?? '',
         // The index-coverage test's query log (scripts/test.sh), when the run records one.
         ...(process.env['DB_COMMAND_LOG'] ? { DB_COMMAND_LOG: process.env['DB_COMMAND_LOG'] } : {}),
-        ...(options.compiled ? imageEnv() : {}),
         ...baseEnv,
         ...options.serviceEnv?.[name],
         ...env,
@@ -217,30 +216,11 @@ async function migrateIndexes(mongoUrl: string, databases: Record<ServiceName, s
 }
 
 /**
- * Node's arguments for a service's entry point: its compiled JavaScript as the image runs it (Dockerfile ENTRYPOINT),
- * or its source under tsx; a caller's own node options after the image's, so that the last one given wins.
+ * Node's arguments for a service's entry point: its compiled JavaScript as the image runs it (the Dockerfile's
+ * ENTRYPOINT), or its source under tsx; a caller's own node options before the script.
  */
 export function entryPoint(name: ServiceName, entry: 'main' | 'migrate', compiled: boolean, nodeArgs: string[] = []): string[] {
-  return compiled ? [...imageNodeFlags(), ...nodeArgs, `services/${name}/dist/${entry}.js`] : ['--import', 'tsx', ...nodeArgs, `services/${name}/src/${entry}.ts`];
-}
-
-let nodeFlags: string[] | undefined;
-let memorySettings: Record<string, string> | undefined;
-
-/** The node flags of the Dockerfile's ENTRYPOINT (scripts/image-node.sh reads them), so a compiled run cannot drift from the image. */
-function imageNodeFlags(): string[] {
-  nodeFlags ??= imageNodeLines('flags');
-  return nodeFlags;
-}
-
-/** The image's glibc memory settings (the Dockerfile's ENV MALLOC_*, read the same way), for the compiled services. */
-export function imageEnv(): Record<string, string> {
-  memorySettings ??= Object.fromEntries(imageNodeLines('env').map((line) => line.split(/=(.*)/s, 2) as [string, string]));
-  return memorySettings;
-}
-
-function imageNodeLines(what: 'flags' | 'env'): string[] {
-  return execFileSync('bash', [resolve(REPO_ROOT, 'scripts/image-node.sh'), what], { encoding: 'utf8' }).split('\n').filter(Boolean);
+  return compiled ? ['--conditions=compiled', ...nodeArgs, `services/${name}/dist/${entry}.js`] : ['--import', 'tsx', ...nodeArgs, `services/${name}/src/${entry}.ts`];
 }
 
 /** A test run that dies early must not leave services behind. */
