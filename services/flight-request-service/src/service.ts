@@ -1,3 +1,5 @@
+import { airspaceCellModel } from './store/airspace-ledger-model.js';
+import { AirspaceLedgerStore } from './store/airspace-ledger-store.js';
 import { InternalTokenVerifier } from '@dfc/kit/http';
 import { OutboxRelay } from '@dfc/kit/outbox';
 import { verifyIndexes } from '@dfc/kit/db';
@@ -36,6 +38,7 @@ export function createFlightRequestService(resources: ServiceResources<FlightReq
   // OUTBOX_PUBLISH=false leaves every event in its outbox (a crash between write and publish, for tests).
   const relay = new OutboxRelay(broker, log, { registry, publishing: config.OUTBOX_PUBLISH });
   const requests = new FlightRequestStore(flightRequestModel(connection), relay);
+  const airspace = new AirspaceLedgerStore(airspaceCellModel(connection));
   const reviewQueue = new ReviewQueueStore(reviewQueueModel(connection));
   const operators = new OperatorStore(operatorProjectionModel(connection));
   const zones = new ZoneStore(zoneModel(connection), relay);
@@ -44,6 +47,7 @@ export function createFlightRequestService(resources: ServiceResources<FlightReq
   const zoneSync = new ZoneIndexSync(zones, zoneIndex, metrics.zonesLoaded, log);
   const deps: UseCaseDeps = {
     requests,
+    airspace,
     reviewQueue,
     operators,
     zones,

@@ -3,6 +3,7 @@ import type { ZoneIndex } from '../domain/zones/zone-index.js';
 import type { ScreeningRules } from '../domain/screening/screen.js';
 import type { SubmissionLimits } from '../domain/submission/limits.js';
 import type { FlightRequestMetrics } from '../metrics.js';
+import type { AirspaceLedgerStore } from '../store/airspace-ledger-store.js';
 import type { FlightRequestStore } from '../store/flight-request-store.js';
 import type { OperatorStore } from '../store/operator-store.js';
 import type { ReviewQueueStore } from '../store/review-queue-store.js';
@@ -12,6 +13,8 @@ import type { ZoneIndexSync } from './zone-index-sync.js';
 /** Everything the use cases work with; built once by the service. */
 export interface UseCaseDeps {
   requests: FlightRequestStore;
+  /** The reservation ledger deconfliction claims airspace on. */
+  airspace: AirspaceLedgerStore;
   reviewQueue: ReviewQueueStore;
   operators: OperatorStore;
   zones: ZoneStore;
