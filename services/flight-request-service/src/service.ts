@@ -1,3 +1,4 @@
+import { OperatorRegistry, projectedFacts } from './store/operator-registry.js';
 import { airspaceCellModel } from './store/airspace-ledger-model.js';
 import { AirspaceLedgerStore } from './store/airspace-ledger-store.js';
 import { InternalTokenVerifier } from '@dfc/kit/http';
@@ -41,6 +42,7 @@ export function createFlightRequestService(resources: ServiceResources<FlightReq
   const airspace = new AirspaceLedgerStore(airspaceCellModel(connection));
   const reviewQueue = new ReviewQueueStore(reviewQueueModel(connection));
   const operators = new OperatorStore(operatorProjectionModel(connection));
+  const operatorFacts = config.OPERATOR_SERVICE_URL ? new OperatorRegistry(config.OPERATOR_SERVICE_URL) : projectedFacts(operators);
   const zones = new ZoneStore(zoneModel(connection), relay);
   const metrics = createFlightRequestMetrics(registry);
   const zoneIndex = new ZoneIndex();
@@ -50,6 +52,7 @@ export function createFlightRequestService(resources: ServiceResources<FlightReq
     airspace,
     reviewQueue,
     operators,
+    operatorFacts,
     zones,
     zoneIndex,
     zoneSync,

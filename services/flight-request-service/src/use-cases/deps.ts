@@ -5,6 +5,7 @@ import type { SubmissionLimits } from '../domain/submission/limits.js';
 import type { FlightRequestMetrics } from '../metrics.js';
 import type { AirspaceLedgerStore } from '../store/airspace-ledger-store.js';
 import type { FlightRequestStore } from '../store/flight-request-store.js';
+import type { OperatorFacts } from '../store/operator-registry.js';
 import type { OperatorStore } from '../store/operator-store.js';
 import type { ReviewQueueStore } from '../store/review-queue-store.js';
 import type { ZoneStore } from '../store/zone-store.js';
@@ -17,6 +18,8 @@ export interface UseCaseDeps {
   airspace: AirspaceLedgerStore;
   reviewQueue: ReviewQueueStore;
   operators: OperatorStore;
+  /** The operator's current facts, read at decision time. */
+  operatorFacts: OperatorFacts;
   zones: ZoneStore;
   zoneIndex: ZoneIndex;
   /** Keeps zoneIndex equal to the zones collection (events, periodic reload). */

@@ -15,6 +15,8 @@ export interface SubmitCommand {
   principal: Principal;
   body: unknown;
   idempotencyKey: string | undefined;
+  /** The caller's internal token: the operator's facts are read on its behalf. */
+  credentials?: string;
   requestId?: string;
 }
 
@@ -35,7 +37,7 @@ export async function submitFlightRequest(deps: UseCaseDeps, command: SubmitComm
   const submission = check.submission;
   authoriseOperatorUuid(command.principal, submission.operator_uuid);
 
-  const operator = await deps.operators.find(submission.operator_uuid);
+  const operator = await deps.operatorFacts.current(submission.operator_uuid, command.credentials);
   if (!operator) throw ValidationError.of('operator_uuid', 'The selected operator uuid is invalid.');
 
   const idempotency = command.idempotencyKey === undefined ? null : keyed(submission, command.idempotencyKey, command.body);
