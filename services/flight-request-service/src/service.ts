@@ -42,7 +42,7 @@ export function createFlightRequestService(resources: ServiceResources<FlightReq
   const airspace = new AirspaceLedgerStore(airspaceCellModel(connection));
   const reviewQueue = new ReviewQueueStore(reviewQueueModel(connection));
   const operators = new OperatorStore(operatorProjectionModel(connection));
-  const operatorFacts = config.OPERATOR_SERVICE_URL ? new OperatorRegistry(config.OPERATOR_SERVICE_URL) : projectedFacts(operators);
+  const operatorFacts = config.OPERATOR_FACTS === 'registry' ? new OperatorRegistry(config.OPERATOR_SERVICE_URL) : projectedFacts(operators);
   const zones = new ZoneStore(zoneModel(connection), relay);
   const metrics = createFlightRequestMetrics(registry);
   const zoneIndex = new ZoneIndex();

@@ -160,7 +160,13 @@ export class FlightRequestStore {
   }
 
   /** Approved flights of other operators whose window and bounding box overlap: deconfliction candidates. */
-  async approvedOverlapping(
+  approvedOverlapping(operatorUuid: string, start: Date, end: Date, bbox: [number, number, number, number]): Promise<ApprovedFlight[]> {
+    return this.overlapping('Approved', operatorUuid, start, end, bbox);
+  }
+
+  /** Requests of other operators in `status` whose window and bounding box overlap (the exact areas are the caller's to compare). */
+  async overlapping(
+    status: FlightRequestStatus,
     operatorUuid: string,
     start: Date,
     end: Date,
@@ -170,7 +176,7 @@ export class FlightRequestStore {
     const flights = await this.model
       .find(
         {
-          status: 'Approved',
+          status,
           end_time: { $gt: start },
           start_time: { $lt: end },
           operator_uuid: { $ne: operatorUuid },

@@ -1,5 +1,8 @@
 import { expect } from 'chai';
-import { admin, operatorPrincipal, startTestService, type TestService } from '../support/test-service.js';
+import { newId } from '@dfc/contracts';
+import { submitFlightRequest } from '../../src/use-cases/submit-flight-request.js';
+import { reserveAirspace, volumeOf } from '../../src/use-cases/deconfliction/reserve-airspace.js';
+import { admin, operatorPrincipal, reviewerPrincipal, startTestService, type TestService } from '../support/test-service.js';
 import { featureCollection, isoZ, square, submission } from '../support/fixtures.js';
 
 const HOUR = 3_600_000;
@@ -139,5 +142,51 @@ describe('deconfliction across replicas (the reservation ledger)', () => {
       }
       expect((await record(waiting.body.data.uuid)).status).to.equal('Approved');
     }
+  });
+
+  it('GET /api/reviews: when two operators wait for review of the same airspace, then each entry shows the volume it shares with the other, and none for a request alone', async () => {
+    const [a, b, c] = await operators(3);
+    const when = window(100);
+    const created = await Promise.all(
+      [
+        [a!, [12.0, 52.7]],
+        [b!, [12.005, 52.7]],
+        [c!, [12.5, 52.7]],
+      ].map(([owner, at]) => one.call('POST', '/api/flight-requests', { as: operatorPrincipal(owner as string), body: flight(owner as string, at as [number, number], when, { max_altitude: 200 }) })),
+    );
+    const uuids = created.map((answer) => answer.body.data.uuid as string);
+    const queue = await two.call('GET', '/api/reviews?per_page=100', { as: reviewerPrincipal('NATIONAL') });
+    expect(queue.status).to.equal(200);
+    const entryOf = (uuid: string) => queue.body.data.find((entry: { flight_request: { uuid: string } }) => entry.flight_request.uuid === uuid);
+    const [first, second, alone] = uuids.map(entryOf);
+    expect(first.competing).to.have.length(1);
+    expect(second.competing).to.have.length(1);
+    expect(first.competing[0].bbox).to.deep.equal([12.005, 52.7, 12.01, 52.71]);
+    expect(first.competing[0].upper_altitude_m).to.equal(200);
+    expect(alone.competing).to.deep.equal([]);
+    expect(JSON.stringify(first.competing)).not.to.include(uuids[1]!);
+  });
+
+  it('POST /api/flight-requests: when a claim on the airspace was left by a writer that died, then it blocks only for its lease, is withdrawn after, and the new flight is Approved', async () => {
+    const [dead, alive] = await operators(2);
+    const when = window(110);
+    const at: [number, number] = [13.0, 52.7];
+    const later = { start: new Date(when.start.getTime() + 2 * HOUR), end: new Date(when.end.getTime() + 2 * HOUR) };
+    // A submission stored as Screening whose writer died after claiming the ledger (a stored request as its template).
+    const template = await submitFlightRequest(one.service.deps, { principal: operatorPrincipal(dead!), body: flight(dead!, at, when), idempotencyKey: undefined });
+    const claim = newId();
+    const stranded = { ...template, _id: newId(), start_time: later.start, end_time: later.end, deconfliction: null };
+    await one.service.deps.requests.insertScreening(stranded, { claim, state: 'claiming', at: new Date(), cells: [] });
+    expect((await reserveAirspace(one.service.deps, volumeOf(stranded), claim, stranded._id)).reserved).to.equal(true);
+    const strandedUuid = stranded._id;
+
+    const blocked = await two.call('POST', '/api/flight-requests', { as: operatorPrincipal(alive!), body: flight(alive!, at, later) });
+    expect(blocked.body.data.status, 'within its lease the claim counts').to.equal('Pending');
+
+    const afterLease = { ...two.service.deps, now: () => new Date(Date.now() + 20_000) };
+    const approved = await submitFlightRequest(afterLease, { principal: operatorPrincipal(alive!), body: flight(alive!, at, later), idempotencyKey: undefined });
+    expect(approved.status).to.equal('Approved');
+    expect(await one.service.deps.requests.isScreening(strandedUuid), 'the stranded submission is gone').to.equal(false);
+    expect(await one.service.deps.requests.find(strandedUuid)).to.equal(null);
   });
 });

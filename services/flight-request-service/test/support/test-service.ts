@@ -79,7 +79,7 @@ export async function startTestService(
     AUTHORISATION_SIGNING_KEY: shared.authorisationKeys.privateKeyPem,
     LOG_LEVEL: 'silent',
     // No operator-service here: the facts come from the projection the tests seed.
-    OPERATOR_SERVICE_URL: '',
+    OPERATOR_FACTS: 'projection',
     ...options.env,
   });
   const log = createLogger('flight-request-service-test', process.env['TEST_LOG_LEVEL'] ?? 'silent');
