@@ -31,6 +31,7 @@ const DURABLE_QUEUES = [
   FlightRequestQueues.operators,
   FlightRequestQueues.reviewQueue,
   FlightRequestQueues.zoneRescreening,
+  FlightRequestQueues.reexamination,
   WebhookQueues.events,
   WebhookQueues.attempts,
 ];

@@ -11,7 +11,8 @@ import type { FlightRequestServiceConfig } from './config.js';
 import { AuthorisationKeys } from './domain/authorisation/signing-keys.js';
 import { DEFAULT_FLIGHT_AREA_LIMITS } from './domain/geometry/flight-area.js';
 import { ZoneIndex } from './domain/zones/zone-index.js';
-import { subscribeOperatorProjection, subscribeReviewQueueProjection, subscribeZoneChanges, subscribeZoneRescreening } from './events/consumers.js';
+import { subscribeOperatorProjection, subscribeReexamination, subscribeReviewQueueProjection, subscribeZoneChanges, subscribeZoneRescreening } from './events/consumers.js';
+import { reexamineWaiting } from './use-cases/deconfliction/reexamine-waiting.js';
 import { createFlightRequestMetrics } from './metrics.js';
 import { flightRequestModel } from './store/flight-request-model.js';
 import { FlightRequestStore } from './store/flight-request-store.js';
@@ -93,6 +94,7 @@ export function createFlightRequestService(resources: ServiceResources<FlightReq
       await subscribeReviewQueueProjection(broker, (event) => applyReviewItemsChange(reviewQueue, event));
       await subscribeZoneChanges(broker, (zoneId) => zoneSync.changed(zoneId));
       await subscribeZoneRescreening(broker, (zoneId, requestId) => rescreenForZone(deps, zoneId, requestId));
+      await subscribeReexamination(broker, (uuid, requestId) => reexamineWaiting(deps, uuid, requestId));
       relay.start();
       jobs.push(repeatEvery('expiry sweep', config.EXPIRY_SWEEP_INTERVAL_MS, () => expirePendingRequests(deps), log));
       // The safety net of the zone events: a replica that missed some (its broadcast queue lives with its connection) catches up.

@@ -47,6 +47,13 @@ export async function decideReviewItem(
     }
     return decide(current, itemId, { ...validateDecision(body), actor, at: deps.now() } satisfies ItemDecision, requestId);
   };
+  return { request: await applyDecision(deps, uuid, decideOn), itemId };
+}
+
+export type DecideOn = (current: FlightRequest) => { change: FlightRequestChange; settles: DecisionOutcome['settles'] };
+
+/** Writes a decision on one of the request's items; one that approves the request reserves its airspace first. */
+export async function applyDecision(deps: UseCaseDeps, uuid: string, decideOn: DecideOn): Promise<FlightRequest> {
   let settles: DecisionOutcome['settles'] = null;
   let request: FlightRequest;
   try {
@@ -62,10 +69,8 @@ export async function decideReviewItem(
     settles = request.status === 'Approved' ? 'Approved' : null;
   }
   if (settles) deps.metrics.requestsByStatus.inc({ status: settles });
-  return { request, itemId };
+  return request;
 }
-
-type DecideOn = (current: FlightRequest) => { change: FlightRequestChange; settles: DecisionOutcome['settles'] };
 
 /**
  * Marks the request as claiming, reserves its airspace, then writes the
