@@ -87,7 +87,7 @@ export class FlightRequestStore {
     try {
       const completed = await this.aggregates.change(uuid, (stored) => {
         if (stored.status !== SCREENING || stored.deconfliction?.claim !== claim) throw new NotFoundError();
-        return { set: fields, events };
+        return { set: { ...fields, deconfliction: fields.deconfliction ?? null }, events };
       });
       return toRequest(completed);
     } catch (error) {
