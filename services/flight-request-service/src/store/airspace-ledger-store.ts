@@ -18,12 +18,22 @@ export interface AirspaceCell {
 export class AirspaceLedgerStore {
   constructor(private readonly model: AirspaceCellModel) {}
 
+  /**
+   * Runs `work` (a read, a decision, a write of cell `id`) after every other
+   * such work on the same cell in this process: claims made by one replica
+   * queue up instead of racing each other; across replicas the conditional
+   * write still decides.
+   */
+  exclusively<T>(id: string, work: () => Promise<T>): Promise<T> {
+    return serialisedPerDocument(this.model.collection.name, id, work);
+  }
+
   async read(id: string): Promise<AirspaceCell> {
     const stored = await this.collection.findOne({ _id: id });
     return { id, version: stored?.version ?? null, claims: (stored?.claims ?? []).map(toClaim) };
   }
 
-  /** Whether the cell now lists exactly `claims`: false when someone wrote it since it was read. */
+  /** Whether the cell now lists exactly `claims`: false when someone wrote it since it was read. Call it inside `exclusively`. */
   async write(cell: AirspaceCell, claims: CellClaim[]): Promise<boolean> {
     const stored = claims.map(toStored);
     if (cell.version === null) {
@@ -36,12 +46,10 @@ export class AirspaceLedgerStore {
       }
     }
     const version = cell.version;
-    const written = await serialisedPerDocument(this.model.collection.name, cell.id, () =>
-      acrossProcesses(this.model.db, this.model.collection.name, cell.id, version, async () => {
-        const result = await this.collection.updateOne({ _id: cell.id, version }, { $set: { claims: stored }, $inc: { version: 1 } });
-        return result.matchedCount === 1 ? true : null;
-      }),
-    );
+    const written = await acrossProcesses(this.model.db, this.model.collection.name, cell.id, version, async () => {
+      const result = await this.collection.updateOne({ _id: cell.id, version }, { $set: { claims: stored }, $inc: { version: 1 } });
+      return result.matchedCount === 1 ? true : null;
+    });
     return written === true;
   }
 

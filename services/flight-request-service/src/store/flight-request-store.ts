@@ -73,22 +73,29 @@ export class FlightRequestStore {
    * `Screening` with its claim, without events, and invisible until
    * `completeScreening` writes its outcome (see SCREENING).
    */
-  async insertScreening(request: Omit<FlightRequest, 'version'>, deconfliction: Deconfliction): Promise<void> {
+  async insertScreening(request: Omit<FlightRequest, 'version'>, deconfliction: Deconfliction): Promise<StoredFlightRequest> {
     const { geometry, area, ...fields } = request;
-    await this.aggregates.insert({ ...fields, status: SCREENING, status_history: [], deconfliction, ...storedArea(area), ...storedGeometry(geometry) });
+    return this.aggregates.insert({ ...fields, status: SCREENING, status_history: [], deconfliction, ...storedArea(area), ...storedGeometry(geometry) });
   }
 
   /**
-   * The outcome of a `Screening` submission, with the events of its
-   * submission, if its claim `claim` was not withdrawn meanwhile; null when it was.
+   * The outcome of a `Screening` submission (`inserted`, as `insertScreening`
+   * stored it), with the events of its submission, if its claim was not
+   * withdrawn meanwhile; null when it was. Only what screening decides
+   * changes: the request's own fields are as inserted.
    */
-  async completeScreening(uuid: string, claim: string, outcome: Omit<FlightRequest, 'version'>, events: EventEnvelope[]): Promise<FlightRequest | null> {
-    const { _id: _uuid, geometry: _geometry, area: _area, ...fields } = outcome;
+  async completeScreening(inserted: StoredFlightRequest, outcome: Omit<FlightRequest, 'version'>, events: EventEnvelope[]): Promise<FlightRequest | null> {
+    const claim = inserted.deconfliction?.claim;
+    const { status, status_history, review, review_authorities, updated_at } = outcome;
     try {
-      const completed = await this.aggregates.change(uuid, (stored) => {
-        if (stored.status !== SCREENING || stored.deconfliction?.claim !== claim) throw new NotFoundError();
-        return { set: { ...fields, deconfliction: fields.deconfliction ?? null }, events };
-      });
+      const completed = await this.aggregates.change(
+        inserted._id,
+        (stored) => {
+          if (stored.status !== SCREENING || stored.deconfliction?.claim !== claim) throw new NotFoundError();
+          return { set: { status, status_history, review, review_authorities, updated_at, deconfliction: outcome.deconfliction ?? null }, events };
+        },
+        inserted,
+      );
       return toRequest(completed);
     } catch (error) {
       if (error instanceof NotFoundError) return null;

@@ -81,13 +81,13 @@ async function approveWithReservation(
   redecide: Redecide,
 ): Promise<FlightRequest> {
   const claim = randomUUID();
-  await deps.requests.insertScreening(request, { claim, state: 'claiming', at: deps.now(), cells: [] });
+  const inserted = await deps.requests.insertScreening(request, { claim, state: 'claiming', at: deps.now(), cells: [] });
   const reservation = await reserveAirspace(deps, volumeOf(request), claim, request._id);
   const outcome = reservation.reserved
     ? { request: { ...request, deconfliction: { claim, state: 'held' as const, at: deps.now(), cells: reservation.cells } }, events }
     : await redecide(reservation.conflicts);
   if (!reservation.reserved && outcome.request.status === 'Approved') throw new Error('screening approved a flight whose airspace is taken');
-  const saved = await deps.requests.completeScreening(request._id, claim, outcome.request, outcome.events);
+  const saved = await deps.requests.completeScreening(inserted, outcome.request, outcome.events);
   if (saved) return saved;
   if (reservation.reserved) await releaseAirspace(deps, claim, reservation.cells);
   throw new ConflictError('The submission took too long to reserve its airspace and was withdrawn; submit it again.');

@@ -40,9 +40,11 @@ export async function reserveAirspace(deps: UseCaseDeps, volume: AirspaceVolume,
 export async function releaseAirspace(deps: UseCaseDeps, claim: string, cells: readonly string[]): Promise<void> {
   for (const id of cells) {
     for (let attempt = 0; attempt < ATTEMPTS_PER_CELL; attempt++) {
-      const cell = await deps.airspace.read(id);
-      if (!cell.claims.some((listed) => listed.claim === claim)) break;
-      if (await deps.airspace.write(cell, cell.claims.filter((listed) => listed.claim !== claim))) break;
+      const done = await deps.airspace.exclusively(id, async () => {
+        const cell = await deps.airspace.read(id);
+        return !cell.claims.some((listed) => listed.claim === claim) || (await deps.airspace.write(cell, cell.claims.filter((listed) => listed.claim !== claim)));
+      });
+      if (done) break;
     }
   }
 }
@@ -62,13 +64,16 @@ export function volumeOf(request: Pick<FlightRequest, 'operator_uuid' | 'start_t
 /** Adds our claim to one cell: the flights that stop it, or none once it is written. */
 async function takeCell(deps: UseCaseDeps, id: string, ours: CellClaim, volume: AirspaceVolume): Promise<ApprovedFlight[]> {
   for (let attempt = 0; attempt < ATTEMPTS_PER_CELL; attempt++) {
-    const cell = await deps.airspace.read(id);
-    const meeting = cell.claims.filter((theirs) => mayConflict(theirs, ours));
-    const verdict = await judge(deps, meeting, volume);
-    if (verdict.conflicts.length > 0) return verdict.conflicts;
-    if (verdict.undecided) continue;
-    const kept = cell.claims.filter((listed) => !verdict.void.has(listed.claim) && listed.claim !== ours.claim);
-    if (await deps.airspace.write(cell, [...kept, ours])) return [];
+    const taken = await deps.airspace.exclusively(id, async () => {
+      const cell = await deps.airspace.read(id);
+      const meeting = cell.claims.filter((theirs) => mayConflict(theirs, ours));
+      const verdict = await judge(deps, meeting, volume);
+      if (verdict.conflicts.length > 0) return verdict.conflicts;
+      if (verdict.undecided) return null;
+      const kept = cell.claims.filter((listed) => !verdict.void.has(listed.claim) && listed.claim !== ours.claim);
+      return (await deps.airspace.write(cell, [...kept, ours])) ? [] : null;
+    });
+    if (taken) return taken;
   }
   throw new ConflictError('The airspace of this flight is being reserved by others at the same time; try again.');
 }
