@@ -123,7 +123,7 @@ describe('deconfliction and current operator facts, across two flight-request-se
     expect(answers.map((answer) => answer.body.data.status)).to.deep.equal(['Approved', 'Approved', 'Approved']);
   });
 
-  it('PATCH /api/operators/{uuid} then POST /api/flight-requests/preview: when the CTR exemption is revoked, then the very next screening no longer applies it (20 times)', async () => {
+  it('PATCH /api/operators/{uuid} then POST /api/flight-requests: when the CTR exemption is revoked, then the very next submission is screened without it, and a preview right after it is granted again applies it (20 times)', async () => {
     const zone = await client.send('POST', '/api/zones', {
       key: system.adminKey,
       body: {
@@ -149,7 +149,10 @@ describe('deconfliction and current operator facts, across two flight-request-se
     for (let round = 0; round < 20; round++) {
       const revoked = await client.send('PATCH', `/api/operators/${operator!.uuid}`, { key: operator!.key, body: { exemption_for_ctr: false } });
       expect(revoked.status, JSON.stringify(revoked.body)).to.equal(200);
-      expect(await codes(), `round ${round}: revoked`).not.to.include('CTR_EXEMPTION_APPLIED');
+      const submitted = await submit(operator!, body);
+      expect(submitted.status, JSON.stringify(submitted.body)).to.equal(201);
+      expect(submitted.body.data.status, `round ${round}: revoked, submitted`).to.equal('Pending');
+      expect(submitted.body.data.review.findings.map((finding: { code: string }) => finding.code)).not.to.include('CTR_EXEMPTION_APPLIED');
       const granted = await client.send('PATCH', `/api/operators/${operator!.uuid}`, { key: operator!.key, body: { exemption_for_ctr: true, ctr_exemption_number: 'CTR-001' } });
       expect(granted.status).to.equal(200);
       expect(await codes(), `round ${round}: granted`).to.include('CTR_EXEMPTION_APPLIED');
