@@ -1,11 +1,12 @@
 import { buildOpenApiDocument } from '@dfc/contracts';
-import { InternalTokenSigner } from '@dfc/kit/http';
+import { InternalTokenSigner, processBodyBudget } from '@dfc/kit/http';
 import type { Service, ServiceResources } from '@dfc/kit/service';
 import { buildApp } from './app.js';
 import type { GatewayConfig } from './config.js';
 import { publicOriginResolver } from './domain/public-origin.js';
 import { consumeRevocations } from './events/revocations.js';
 import { RateLimits } from './http/rate-limit.js';
+import { BodyReaders } from './http/request-body.js';
 import { KeyCache } from './store/key-cache.js';
 import { InternalTokenCache } from './store/token-cache.js';
 import { operatorServiceKeyVerifier } from './upstream/key-verification.js';
@@ -36,6 +37,7 @@ export function createGatewayService({ config, broker, log, registry }: ServiceR
       failedAuthPerIpPerMinute: config.RATE_LIMIT_FAILED_AUTH_PER_IP_PER_MINUTE,
       authorisationChecksPerIpPerMinute: config.RATE_LIMIT_AUTHORISATION_CHECKS_PER_IP_PER_MINUTE,
     }),
+    bodyReaders: new BodyReaders(processBodyBudget()),
     tokens,
     upstreams,
     trustProxy: config.TRUST_PROXY,

@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { buildOpenApiDocument, type Principal } from '@dfc/contracts';
 import { createLogger } from '@dfc/kit/logging';
-import { createMetricsRegistry, InternalTokenSigner, InternalTokenVerifier } from '@dfc/kit/http';
+import { BodyBudget, createMetricsRegistry, InternalTokenSigner, InternalTokenVerifier, processBodyBudget } from '@dfc/kit/http';
 import { generateTokenKeys, listen, type Listening } from '@dfc/kit/testing';
 import type { HttpServerLimits } from '@dfc/kit/http';
 import { buildApp } from '../../src/app.js';
 import { publicOriginResolver } from '../../src/domain/public-origin.js';
 import { RateLimits, type RateLimitSettings } from '../../src/http/rate-limit.js';
+import { BodyReaders } from '../../src/http/request-body.js';
 import { KeyCache } from '../../src/store/key-cache.js';
 import { InternalTokenCache } from '../../src/store/token-cache.js';
 import { operatorServiceKeyVerifier } from '../../src/upstream/key-verification.js';
@@ -43,6 +44,8 @@ export interface TestGatewayOptions {
   publicBaseUrl?: string;
   allowedHosts?: string;
   corsAllowedOrigins?: string;
+  /** The bytes of bodies in flight the gateway may hold; default: the process's share of its heap. */
+  bodyBudgetBytes?: number;
 }
 
 /**
@@ -85,6 +88,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     keys,
     verify: operatorServiceKeyVerifier(upstreams, tokens, 2_000, log),
     rateLimits: new RateLimits({ perKeyPerMinute: 600, publicPerIpPerMinute: 20, failedAuthPerIpPerMinute: 30, authorisationChecksPerIpPerMinute: 120, ...options.rateLimits }),
+    bodyReaders: new BodyReaders(options.bodyBudgetBytes === undefined ? processBodyBudget() : new BodyBudget(options.bodyBudgetBytes)),
     tokens,
     upstreams,
     trustProxy: options.trustProxy ?? false,
