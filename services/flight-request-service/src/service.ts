@@ -12,6 +12,7 @@ import { subscribeOperatorProjection, subscribeReviewQueueProjection, subscribeZ
 import { createFlightRequestMetrics } from './metrics.js';
 import { flightRequestModel } from './store/flight-request-model.js';
 import { FlightRequestStore } from './store/flight-request-store.js';
+import { idempotencyKeyModel, IdempotencyKeyStore } from './store/idempotency-key-store.js';
 import { operatorProjectionModel } from './store/operator-model.js';
 import { OperatorStore } from './store/operator-store.js';
 import { reviewQueueModel } from './store/review-item-model.js';
@@ -46,6 +47,7 @@ export function createFlightRequestService(resources: ServiceResources<FlightReq
     requests,
     reviewQueue,
     operators,
+    idempotencyKeys: new IdempotencyKeyStore(idempotencyKeyModel(connection)),
     zones,
     zoneIndex,
     zoneSync,

@@ -1,5 +1,6 @@
 import type { Connection } from 'mongoose';
 import { flightRequestModel } from './flight-request-model.js';
+import { idempotencyKeyModel } from './idempotency-key-store.js';
 import { operatorProjectionModel } from './operator-model.js';
 import { reviewQueueModel } from './review-item-model.js';
 import { zoneModel } from './zone-model.js';
@@ -7,6 +8,7 @@ import { zoneModel } from './zone-model.js';
 /** Registers every model of the service on its connection: what the index migration builds. */
 export function registerModels(connection: Connection): void {
   flightRequestModel(connection);
+  idempotencyKeyModel(connection);
   reviewQueueModel(connection);
   operatorProjectionModel(connection);
   zoneModel(connection);

@@ -4,6 +4,7 @@ import type { ScreeningRules } from '../domain/screening/screen.js';
 import type { SubmissionLimits } from '../domain/submission/limits.js';
 import type { FlightRequestMetrics } from '../metrics.js';
 import type { FlightRequestStore } from '../store/flight-request-store.js';
+import type { IdempotencyKeyStore } from '../store/idempotency-key-store.js';
 import type { OperatorStore } from '../store/operator-store.js';
 import type { ReviewQueueStore } from '../store/review-queue-store.js';
 import type { ZoneStore } from '../store/zone-store.js';
@@ -14,6 +15,8 @@ export interface UseCaseDeps {
   requests: FlightRequestStore;
   reviewQueue: ReviewQueueStore;
   operators: OperatorStore;
+  /** Which request each operator's Idempotency-Key names. */
+  idempotencyKeys: IdempotencyKeyStore;
   zones: ZoneStore;
   zoneIndex: ZoneIndex;
   /** Keeps zoneIndex equal to the zones collection (events, periodic reload). */

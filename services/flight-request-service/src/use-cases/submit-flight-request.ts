@@ -2,7 +2,7 @@ import { newId } from '@dfc/contracts';
 import { ValidationError } from '@dfc/kit/errors';
 import { isDuplicateKey } from '@dfc/kit/db';
 import type { Principal } from '@dfc/contracts';
-import { bodyDigest, checkIdempotencyKey, checkReplay, idempotentUuid } from '../domain/idempotency/idempotency.js';
+import { bodyDigest, checkIdempotencyKey, checkReplay, idempotencyRef } from '../domain/idempotency/idempotency.js';
 import { submit } from '../domain/flight-request/changes.js';
 import type { FlightRequest } from '../domain/flight-request/flight-request.js';
 import { checkSubmission, type ValidSubmission } from '../domain/submission/check-submission.js';
@@ -20,9 +20,9 @@ export interface SubmitCommand {
 /**
  * POST /api/flight-requests: validate every rule, check the operator may be
  * named and is known, replay an idempotent retry, screen, then store the
- * request with its history, review items and events in one write. Two
- * retries with one Idempotency-Key race for one uuid: the loser answers with
- * the winner's request.
+ * request with its history, review items and events in one write. A key's
+ * first use claims a random uuid for it; two retries with one key race for
+ * that uuid: the loser answers with the winner's request.
  */
 export async function submitFlightRequest(deps: UseCaseDeps, command: SubmitCommand): Promise<FlightRequest> {
   const now = deps.now();
@@ -34,7 +34,7 @@ export async function submitFlightRequest(deps: UseCaseDeps, command: SubmitComm
   const operator = await deps.operators.find(submission.operator_uuid);
   if (!operator) throw ValidationError.of('operator_uuid', 'The selected operator uuid is invalid.');
 
-  const idempotency = command.idempotencyKey === undefined ? null : keyed(submission, command.idempotencyKey, command.body);
+  const idempotency = command.idempotencyKey === undefined ? null : await keyed(deps, submission, command.idempotencyKey, command.body, now);
   if (idempotency) {
     const earlier = await deps.requests.find(idempotency.uuid);
     if (earlier) return replay(earlier, idempotency.body_sha256, now);
@@ -59,9 +59,13 @@ export async function submitFlightRequest(deps: UseCaseDeps, command: SubmitComm
   }
 }
 
-function keyed(submission: ValidSubmission, key: string, body: unknown) {
+/** The request uuid the operator's key names: claimed now with a random one, or the one an earlier use claimed (same body, within the window). */
+async function keyed(deps: UseCaseDeps, submission: ValidSubmission, key: string, body: unknown, now: Date) {
   checkIdempotencyKey(key);
-  return { key, uuid: idempotentUuid(submission.operator_uuid, key), body_sha256: bodyDigest(body) };
+  const body_sha256 = bodyDigest(body);
+  const claim = await deps.idempotencyKeys.claim(idempotencyRef(submission.operator_uuid, key), { request_uuid: newId(), body_sha256, created_at: now });
+  checkReplay(claim, body_sha256, now);
+  return { key, uuid: claim.request_uuid, body_sha256 };
 }
 
 function replay(earlier: FlightRequest, digest: string, now: Date): FlightRequest {
