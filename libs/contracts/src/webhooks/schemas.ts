@@ -32,7 +32,7 @@ export const WebhookEndpointCreate = Type.Object(
     events: WebhookEvents,
     description: Type.Optional(WebhookDescription),
   },
-  { $id: 'WebhookEndpointCreate' },
+  { $id: 'WebhookEndpointCreate', additionalProperties: false },
 );
 export type WebhookEndpointCreate = Static<typeof WebhookEndpointCreate>;
 
@@ -44,7 +44,7 @@ export const WebhookEndpointUpdate = Type.Object(
     enabled: Type.Optional(Type.Boolean()),
     description: Type.Optional(WebhookDescription),
   },
-  { $id: 'WebhookEndpointUpdate', minProperties: 1 },
+  { $id: 'WebhookEndpointUpdate', additionalProperties: false, minProperties: 1 },
 );
 export type WebhookEndpointUpdate = Static<typeof WebhookEndpointUpdate>;
 

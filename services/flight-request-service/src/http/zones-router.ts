@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import { paginate } from '@dfc/kit/pagination';
-import { publicPath, requireRole, resourceLocation, type KitState } from '@dfc/kit/http';
+import { noBodyFields, publicPath, requireRole, resourceLocation, type KitState } from '@dfc/kit/http';
 import type { HeapCompaction } from '@dfc/kit/service';
 import { queryValidator } from '@dfc/kit/validation';
 import { ZoneListQuery, type GeoZoneRecord, toOffsetTimestamp } from '@dfc/contracts';
@@ -47,7 +47,7 @@ export function zonesRouter(deps: UseCaseDeps, heapCompaction: HeapCompaction): 
     ctx.body = { data: zoneRecord(await replaceZone(deps, ctx.params['id'] ?? '', ctx.state.body, ctx.state.requestId)) };
   });
 
-  router.delete('/:id', async (ctx) => {
+  router.delete('/:id', noBodyFields(), async (ctx) => {
     await deleteZone(deps, ctx.params['id'] ?? '', ctx.state.requestId);
     ctx.status = 204;
   });

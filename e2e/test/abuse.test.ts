@@ -1,0 +1,94 @@
+import { connect } from 'node:net';
+import { expect } from 'chai';
+import { waitFor } from '@dfc/kit/testing';
+import { flightRequestBody, GatewayClient, type RegisteredOperator } from '../src/client.js';
+import { startSystem, type System } from '../src/system.js';
+
+const MIB = 1024 * 1024;
+
+/** Sends headers declaring `declaredBytes` of body, and a few bytes of it; resolves with what was answered before the rest was sent. */
+function answerBeforeBody(gatewayUrl: string, path: string, headers: Record<string, string>, declaredBytes: number): Promise<string> {
+  const { hostname, port } = new URL(gatewayUrl);
+  return new Promise((resolve, reject) => {
+    let answer = '';
+    const lines = Object.entries({ ...headers, 'content-type': 'application/json', 'content-length': String(declaredBytes) }).map(([name, value]) => `${name}: ${value}\r\n`);
+    const socket = connect(Number(port), hostname, () => socket.write(`POST ${path} HTTP/1.1\r\nHost: ${hostname}:${port}\r\n${lines.join('')}\r\n{"type":`));
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (answer += chunk));
+    socket.on('error', reject);
+    waitFor(() => answer.includes('\r\n\r\n'), 5_000).then(
+      () => {
+        socket.destroy();
+        resolve(answer);
+      },
+      (error: unknown) => {
+        socket.destroy();
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
+}
+
+/** Issue 51 through the real system: what a hostile operator with an ordinary key tried, each answered as documented. */
+describe('abuse by an operator with an ordinary key, through the gateway', function () {
+  this.timeout(120_000);
+  let system: System;
+  let client: GatewayClient;
+  let operator: RegisteredOperator;
+
+  before(async () => {
+    system = await startSystem({ env: { RATE_LIMIT_PUBLIC_PER_IP_PER_MINUTE: '10000' } });
+    client = new GatewayClient(system.gatewayUrl);
+    operator = await client.registerOperatorWithKey();
+  });
+  after(() => system?.stop());
+
+  describe('memory per request (POST /api/zones/import)', () => {
+    it('when an operator declares a 3 MiB import, then 403 before the body is sent, and both processes stay up', async () => {
+      const answer = await answerBeforeBody(system.gatewayUrl, '/api/zones/import', { 'x-api-key': operator.key }, 3 * MIB);
+      expect(answer.split('\r\n')[0]).to.equal('HTTP/1.1 403 Forbidden');
+      for (const service of ['gateway', 'flight-request-service'] as const) expect((await fetch(`${system.url(service)}/healthz`)).status).to.equal(200);
+    });
+  });
+
+  describe('ids that tell (Idempotency-Key, GET /api/authorisations/{jti})', () => {
+    it('when a request is submitted with a guessable key, then its uuid is random, a reordered retry replays it, and its public status says only revoked', async () => {
+      const body = flightRequestBody(operator, {}, 5.61);
+      const first = await client.send('POST', '/api/flight-requests', { key: operator.key, body, headers: { 'idempotency-key': 'order-42' } });
+      expect(first.status).to.equal(201);
+      const uuid: string = first.body.data.uuid;
+      expect(uuid).to.match(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-/);
+      const reordered = Object.fromEntries(Object.entries(body).reverse());
+      const retry = await client.send('POST', '/api/flight-requests', { key: operator.key, body: reordered, headers: { 'idempotency-key': 'order-42' } });
+      expect(retry.status).to.equal(201);
+      expect(retry.body.data.uuid).to.equal(uuid);
+
+      expect(first.body.data.status).to.equal('Approved');
+      expect((await client.send('DELETE', `/api/flight-requests/${uuid}`, { key: operator.key, body: { reason: 'Private reason' } })).status).to.equal(200);
+      const status = await client.send('GET', `/api/v1/authorisations/${uuid}.1`);
+      expect(status.body).to.deep.equal({ data: { jti: `${uuid}.1`, status: 'revoked' } });
+    });
+  });
+
+  describe('no silent ignore (unknown fields on write endpoints)', () => {
+    it('when key issuance names a role, or a webhook PATCH a secret or an operator, then 422 naming each field', async () => {
+      const basic = `Basic ${Buffer.from(`${operator.email}:${operator.password}`).toString('base64')}`;
+      const issued = await client.send('POST', `/api/operators/${operator.uuid}/api-keys`, { body: { name: 'x', role: 'admin' }, headers: { authorization: basic } });
+      expect(issued.status).to.equal(422);
+      expect(issued.body.errors).to.deep.equal({ role: ['The role field is prohibited.'] });
+
+      const created = await client.send('POST', '/api/webhooks', { key: operator.key, body: { url: 'https://hooks.example.com/dfc', events: ['status_change'] } });
+      expect(created.status).to.equal(201);
+      const patched = await client.send('PATCH', `/api/webhooks/${created.body.data.id}`, {
+        key: operator.key,
+        body: { enabled: true, secret: 'whsec_mine', operator_uuid: operator.uuid },
+      });
+      expect(patched.status).to.equal(422);
+      expect(Object.keys(patched.body.errors).sort()).to.deep.equal(['operator_uuid', 'secret']);
+
+      const rotated = await client.send('POST', `/api/webhooks/${created.body.data.id}/rotate-secret`, { key: operator.key, body: { secret: 'whsec_mine' } });
+      expect(rotated.status).to.equal(422);
+      expect(rotated.body.errors).to.deep.equal({ secret: ['The secret field is prohibited.'] });
+    });
+  });
+});
