@@ -91,4 +91,14 @@ describe('abuse by an operator with an ordinary key, through the gateway', funct
       expect(rotated.body.errors).to.deep.equal({ secret: ['The secret field is prohibited.'] });
     });
   });
+
+  describe('SSRF forms at registration (POST /api/webhooks)', () => {
+    it('when the URL names an IPv6 form carrying 169.254.169.254, then 422 on url, whatever the form', async () => {
+      for (const host of ['[::a9fe:a9fe]', '[::ffff:0:a9fe:a9fe]', '[2002:a9fe:a9fe::]', '[2001:0:4136:e378:8000:63bf:5601:5601]', '[64:ff9b:1::a9fe:a9fe]']) {
+        const answer = await client.send('POST', '/api/webhooks', { key: operator.key, body: { url: `https://${host}/hook`, events: ['status_change'] } });
+        expect(answer.status, host).to.equal(422);
+        expect(answer.body.errors.url, host).to.deep.equal(['The url field must not point to a private, loopback or link-local address.']);
+      }
+    });
+  });
 });
