@@ -37,7 +37,7 @@ describe('abuse by an operator with an ordinary key, through the gateway', funct
   let operator: RegisteredOperator;
 
   before(async () => {
-    system = await startSystem({ env: { RATE_LIMIT_PUBLIC_PER_IP_PER_MINUTE: '10000' } });
+    system = await startSystem({ env: { RATE_LIMIT_PUBLIC_PER_IP_PER_MINUTE: '10000' }, serviceEnv: { 'webhook-service': { WEBHOOK_MAX_ENDPOINTS_PER_OPERATOR: '3' } } });
     client = new GatewayClient(system.gatewayUrl);
     operator = await client.registerOperatorWithKey();
   });
@@ -101,4 +101,24 @@ describe('abuse by an operator with an ordinary key, through the gateway', funct
       }
     });
   });
+
+  describe('fan-out and import caps (POST /api/webhooks, POST /api/zones/import)', () => {
+    it('when an operator creates one endpoint more than the cap, then 422 naming the cap', async () => {
+      const capped = await client.registerOperatorWithKey();
+      for (let i = 0; i < 3; i += 1) {
+        expect((await client.send('POST', '/api/webhooks', { key: capped.key, body: { url: 'https://hooks.example.com/dfc', events: ['status_change'] } })).status).to.equal(201);
+      }
+      const refused = await client.send('POST', '/api/webhooks', { key: capped.key, body: { url: 'https://hooks.example.com/dfc', events: ['status_change'] } });
+      expect(refused.status).to.equal(422);
+      expect(refused.body.errors.endpoints[0]).to.contain('at most 3 webhook endpoints');
+    });
+
+    it('when an admin imports more features than one import may carry, then 422 naming the cap', async () => {
+      const features = Array.from({ length: 5001 }, () => ({ type: 'Feature' }));
+      const refused = await client.send('POST', '/api/zones/import', { key: system.adminKey, body: { type: 'FeatureCollection', features } });
+      expect(refused.status).to.equal(422);
+      expect(refused.body.errors).to.deep.equal({ features: ['The features field must not have more than 5000 items.'] });
+    });
+  });
 });
+

@@ -21,7 +21,7 @@ const WebhookUrl = Type.String({
   description: 'Absolute https URL (http only where the deployment allows it); no credentials; no private addresses.',
 });
 
-const WebhookEvents = Type.Array(SubscribableKind, { minItems: 1, uniqueItems: true });
+const WebhookEvents = Type.Array(SubscribableKind, { minItems: 1, maxItems: WEBHOOK_EVENT_KINDS.length, uniqueItems: true });
 
 const WebhookDescription = Nullable(FreeText({ maxLength: WEBHOOK_DESCRIPTION_MAX_LENGTH }));
 
