@@ -8,12 +8,14 @@ import { consumeRevocations } from './events/revocations.js';
 import { RateLimits } from './http/rate-limit.js';
 import { BodyReaders } from './http/request-body.js';
 import { KeyCache } from './store/key-cache.js';
+import { SharedLimitStore } from './store/limit-store.js';
 import { InternalTokenCache } from './store/token-cache.js';
 import { operatorServiceKeyVerifier } from './upstream/key-verification.js';
 import { Upstreams } from './upstream/proxy.js';
 
 /** Wires the gateway: key cache and its revocation consumer, rate limits, token signer, upstream proxies. */
 export function createGatewayService({ config, broker, log, registry }: ServiceResources<GatewayConfig>): Service {
+  const limitStore = new SharedLimitStore(config.MONGO_URL, config.MONGO_DB);
   const tokens = new InternalTokenCache(new InternalTokenSigner(config.INTERNAL_TOKEN_PRIVATE_KEY));
   const keys = new KeyCache(config.KEY_CACHE_TTL_MS);
   const upstreams = new Upstreams({
@@ -31,12 +33,17 @@ export function createGatewayService({ config, broker, log, registry }: ServiceR
     openApiDocument: buildOpenApiDocument(),
     keys,
     verify: operatorServiceKeyVerifier(upstreams, tokens, config.KEY_VERIFY_TIMEOUT_MS, log),
-    rateLimits: new RateLimits({
-      perKeyPerMinute: config.RATE_LIMIT_PER_KEY_PER_MINUTE,
-      publicPerIpPerMinute: config.RATE_LIMIT_PUBLIC_PER_IP_PER_MINUTE,
-      failedAuthPerIpPerMinute: config.RATE_LIMIT_FAILED_AUTH_PER_IP_PER_MINUTE,
-      authorisationChecksPerIpPerMinute: config.RATE_LIMIT_AUTHORISATION_CHECKS_PER_IP_PER_MINUTE,
-    }),
+    rateLimits: new RateLimits(
+      {
+        perKeyPerMinute: config.RATE_LIMIT_PER_KEY_PER_MINUTE,
+        publicPerIpPerMinute: config.RATE_LIMIT_PUBLIC_PER_IP_PER_MINUTE,
+        failedAuthPerIpPerMinute: config.RATE_LIMIT_FAILED_AUTH_PER_IP_PER_MINUTE,
+        failedLoginsPerAccount: config.RATE_LIMIT_FAILED_LOGINS_PER_ACCOUNT,
+        failedLoginWindowSeconds: config.RATE_LIMIT_FAILED_LOGIN_WINDOW_SECONDS,
+        authorisationChecksPerIpPerMinute: config.RATE_LIMIT_AUTHORISATION_CHECKS_PER_IP_PER_MINUTE,
+      },
+      limitStore,
+    ),
     bodyReaders: new BodyReaders(processBodyBudget()),
     tokens,
     upstreams,
@@ -49,6 +56,7 @@ export function createGatewayService({ config, broker, log, registry }: ServiceR
     start: () => consumeRevocations(broker, keys, log),
     async stop() {
       await upstreams.close();
+      await limitStore.close();
     },
   };
 }

@@ -40,7 +40,7 @@ const PREFIXES: ReadonlyArray<readonly [string, UpstreamName]> = [
   [JWKS_PATH, 'flight-request-service'],
 ];
 
-/** Geo-zones are administered by admins alone (the flight-request-service says so too): nobody else's body is read. */
+/** The one route whose bodies may be large is an admin's (the flight-request-service says so too): nobody else's body is read. */
 const ADMIN_ONLY: readonly Role[] = ['admin'];
 
 const VERSION_PREFIX = '/api/v1';
@@ -70,13 +70,14 @@ export function resolveProxyRoute(method: string, path: string): ProxyRoute | un
   if (!entry) return undefined;
   const [label, upstream] = entry;
   const publicKind = publicKindOf(method, path);
+  const isZoneImport = method === 'POST' && path === '/api/zones/import';
   return {
     upstream,
     label,
     public: publicKind !== undefined,
     publicKind,
-    bodyLimitBytes: method === 'POST' && path === '/api/zones/import' ? ZONE_IMPORT_BODY_LIMIT_BYTES : DEFAULT_BODY_LIMIT_BYTES,
-    roles: label === '/api/zones' ? ADMIN_ONLY : undefined,
+    bodyLimitBytes: isZoneImport ? ZONE_IMPORT_BODY_LIMIT_BYTES : DEFAULT_BODY_LIMIT_BYTES,
+    roles: isZoneImport ? ADMIN_ONLY : undefined,
   };
 }
 

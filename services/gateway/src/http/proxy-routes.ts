@@ -33,10 +33,25 @@ export function proxyRoutes(deps: ProxyRouteDeps): Middleware {
     const principal = ctx.method === 'OPTIONS' ? ANONYMOUS : await identifyCallerWithinLimits(ctx, route, deps);
     if (ctx.method !== 'OPTIONS') await deps.rateLimits.enforce(ctx, route, principal);
     if (ctx.method !== 'OPTIONS' && route.roles !== undefined && !route.roles.includes(principal.role)) throw new ForbiddenError();
+    const login = ctx.method === 'OPTIONS' ? undefined : basicLoginOf(ctx.get('Authorization'));
+    if (login !== undefined) await deps.rateLimits.refuseBlockedLogin(ctx, login);
     const body = await readForwardedBody(ctx, route, deps.bodyReaders);
     const headers = upstreamHeaders(ctx, await deps.tokens.tokenFor(principal), body, deps.trustProxy);
     await deps.upstreams.forward(ctx, { upstream: route.upstream, headers, body });
+    // The operator-service alone knows whether the password was right; its 401 is the failed login.
+    if (login !== undefined && ctx.status === 401) {
+      await deps.rateLimits.countFailedLogin(ctx, login).catch((error: unknown) => ctx.state.log?.warn({ err: error }, 'failed login not counted'));
+    }
   };
+}
+
+/** The email of an `Authorization: Basic` header, or undefined without one (a header that does not decode counts under its raw text). */
+function basicLoginOf(authorization: string): string | undefined {
+  const match = /^Basic\s+(\S*)/i.exec(authorization);
+  if (!match) return undefined;
+  const decoded = Buffer.from(match[1] ?? '', 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  return colon > 0 ? decoded.slice(0, colon) : decoded;
 }
 
 async function identifyCallerWithinLimits(ctx: Context, route: ProxyRoute, deps: ProxyRouteDeps): Promise<Principal> {

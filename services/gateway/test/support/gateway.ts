@@ -9,6 +9,7 @@ import { publicOriginResolver } from '../../src/domain/public-origin.js';
 import { RateLimits, type RateLimitSettings } from '../../src/http/rate-limit.js';
 import { BodyReaders } from '../../src/http/request-body.js';
 import { KeyCache } from '../../src/store/key-cache.js';
+import type { SharedLimitStore } from '../../src/store/limit-store.js';
 import { InternalTokenCache } from '../../src/store/token-cache.js';
 import { operatorServiceKeyVerifier } from '../../src/upstream/key-verification.js';
 import { Upstreams } from '../../src/upstream/proxy.js';
@@ -44,6 +45,8 @@ export interface TestGatewayOptions {
   publicBaseUrl?: string;
   allowedHosts?: string;
   corsAllowedOrigins?: string;
+  /** The shared store of failure counters; default: each limit in memory. */
+  limitStore?: SharedLimitStore;
   /** The bytes of bodies in flight the gateway may hold; default: the process's share of its heap. */
   bodyBudgetBytes?: number;
 }
@@ -87,7 +90,10 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     openApiDocument: buildOpenApiDocument(),
     keys,
     verify: operatorServiceKeyVerifier(upstreams, tokens, 2_000, log),
-    rateLimits: new RateLimits({ perKeyPerMinute: 600, publicPerIpPerMinute: 20, failedAuthPerIpPerMinute: 30, authorisationChecksPerIpPerMinute: 120, ...options.rateLimits }),
+    rateLimits: new RateLimits(
+      { perKeyPerMinute: 600, publicPerIpPerMinute: 20, failedAuthPerIpPerMinute: 30, failedLoginsPerAccount: 10, failedLoginWindowSeconds: 900, authorisationChecksPerIpPerMinute: 120, ...options.rateLimits },
+      options.limitStore,
+    ),
     bodyReaders: new BodyReaders(options.bodyBudgetBytes === undefined ? processBodyBudget() : new BodyBudget(options.bodyBudgetBytes)),
     tokens,
     upstreams,
