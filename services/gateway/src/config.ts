@@ -6,10 +6,15 @@ const Url = (fallback: string) => Type.String({ pattern: '^https?://', default: 
 export const GatewayConfigSchema = Type.Object({
   ...commonConfig,
   ...amqpConfig,
-  /** The shared store of the failure counters (rate-limiter-flexible's MongoDB store): every replica counts into it. */
-  MONGO_URL: mongoConfig.MONGO_URL,
-  MONGO_DB: Type.String({ minLength: 1, default: 'dfc_gateway' }),
+  /**
+   * The shared store of the failure counters (rate-limiter-flexible's MongoDB store): every replica counts into it.
+   * Not MONGO_URL: the gateway has no database of its own for the kit to connect and verify.
+   */
+  RATE_LIMIT_MONGO_URL: mongoConfig.MONGO_URL,
+  RATE_LIMIT_MONGO_DB: Type.String({ minLength: 1, default: 'dfc_gateway' }),
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
+  /** The internal listener that alone serves /metrics (on HOST): the public port does not. */
+  METRICS_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 9464 }),
   /** Ed25519 private key (PEM, PKCS#8) that signs the internal tokens. */
   INTERNAL_TOKEN_PRIVATE_KEY: Type.String({ minLength: 1 }),
   OPERATOR_SERVICE_URL: Url('http://127.0.0.1:8081'),

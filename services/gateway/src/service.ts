@@ -1,7 +1,7 @@
 import { buildOpenApiDocument } from '@dfc/contracts';
-import { InternalTokenSigner, processBodyBudget } from '@dfc/kit/http';
+import { createHttpServer, InternalTokenSigner, processBodyBudget } from '@dfc/kit/http';
 import type { Service, ServiceResources } from '@dfc/kit/service';
-import { buildApp } from './app.js';
+import { buildApp, buildMetricsApp } from './app.js';
 import type { GatewayConfig } from './config.js';
 import { publicOriginResolver } from './domain/public-origin.js';
 import { consumeRevocations } from './events/revocations.js';
@@ -15,7 +15,7 @@ import { Upstreams } from './upstream/proxy.js';
 
 /** Wires the gateway: key cache and its revocation consumer, rate limits, token signer, upstream proxies. */
 export function createGatewayService({ config, broker, log, registry }: ServiceResources<GatewayConfig>): Service {
-  const limitStore = new SharedLimitStore(config.MONGO_URL, config.MONGO_DB);
+  const limitStore = new SharedLimitStore(config.RATE_LIMIT_MONGO_URL, config.RATE_LIMIT_MONGO_DB);
   const tokens = new InternalTokenCache(new InternalTokenSigner(config.INTERNAL_TOKEN_PRIVATE_KEY));
   const keys = new KeyCache(config.KEY_CACHE_TTL_MS);
   const upstreams = new Upstreams({
@@ -51,10 +51,19 @@ export function createGatewayService({ config, broker, log, registry }: ServiceR
     publicOriginOf: publicOriginResolver({ baseUrl: config.PUBLIC_BASE_URL, allowedHosts: config.ALLOWED_HOSTS, port: config.PORT }),
     corsAllowedOrigins: config.CORS_ALLOWED_ORIGINS,
   });
+  const metricsServer = createHttpServer(buildMetricsApp(registry));
   return {
     app,
-    start: () => consumeRevocations(broker, keys, log),
+    async start() {
+      await new Promise<void>((resolve, reject) => {
+        metricsServer.once('error', reject);
+        metricsServer.listen(config.METRICS_PORT, config.HOST, () => resolve());
+      });
+      log.info({ port: config.METRICS_PORT }, 'metrics listening');
+      await consumeRevocations(broker, keys, log);
+    },
     async stop() {
+      await new Promise<void>((resolve) => metricsServer.close(() => resolve()));
       await upstreams.close();
       await limitStore.close();
     },

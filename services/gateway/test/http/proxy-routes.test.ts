@@ -70,9 +70,15 @@ describe('gateway proxying', () => {
   });
 
   describe('GET /metrics', () => {
+    it('when asked on the public port, then 404: the metrics are on the internal listener alone', async () => {
+      const response = await fetch(`${gateway.url}/metrics`);
+      expect(response.status).to.equal(404);
+      expect(await response.json()).to.deep.equal({ message: 'Not Found.' });
+    });
+
     it('when calls were proxied, then the latency histogram labels them by table prefix, not by raw path', async () => {
       await call('/api/zones/9b2f6c1e-3d4a-4f5b-8c6d-7e8f9a0b1c2d');
-      const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
+      const metrics = await (await fetch(`${gateway.metricsUrl}/metrics`)).text();
       expect(metrics).to.match(/http_request_duration_seconds_count\{[^}]*route="\/api\/zones\/\*"[^}]*status="200"/);
       expect(metrics).to.not.include('9b2f6c1e-3d4a-4f5b-8c6d-7e8f9a0b1c2d');
     });
@@ -333,7 +339,7 @@ describe('gateway proxying', () => {
       expect(await pending).to.be.instanceOf(Error);
       expect(await waitFor(() => closedUnanswered, 2_000)).to.equal(true);
       const countedAs = async (status: string) =>
-        new RegExp(`http_request_duration_seconds_count\\{[^}]*route="/api/flight-requests/\\*"[^}]*status="${status}"`).test(await (await fetch(`${left.url}/metrics`)).text());
+        new RegExp(`http_request_duration_seconds_count\\{[^}]*route="/api/flight-requests/\\*"[^}]*status="${status}"`).test(await (await fetch(`${left.metricsUrl}/metrics`)).text());
       expect(await waitFor(() => countedAs('499'), 2_000)).to.equal(true);
       expect(await countedAs('503')).to.equal(false);
       await left.closeAll();

@@ -4,7 +4,7 @@ import { createLogger } from '@dfc/kit/logging';
 import { BodyBudget, createMetricsRegistry, InternalTokenSigner, InternalTokenVerifier, processBodyBudget } from '@dfc/kit/http';
 import { generateTokenKeys, listen, type Listening } from '@dfc/kit/testing';
 import type { HttpServerLimits } from '@dfc/kit/http';
-import { buildApp } from '../../src/app.js';
+import { buildApp, buildMetricsApp } from '../../src/app.js';
 import { publicOriginResolver } from '../../src/domain/public-origin.js';
 import { RateLimits, type RateLimitSettings } from '../../src/http/rate-limit.js';
 import { BodyReaders } from '../../src/http/request-body.js';
@@ -30,6 +30,8 @@ export interface TestGateway extends Listening {
   validKeys: Map<string, Principal>;
   verifier: InternalTokenVerifier;
   keys: KeyCache;
+  /** The internal listener serving /metrics (METRICS_PORT in production). */
+  metricsUrl: string;
   /** How many verify calls the stub operator-service received. */
   verifyCalls(): number;
   closeAll(): Promise<void>;
@@ -84,9 +86,10 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     timeoutMs: options.timeoutMs ?? 5_000,
     maxSockets: 16,
   });
+  const registry = createMetricsRegistry('gateway');
   const app = buildApp({
     log,
-    registry: createMetricsRegistry('gateway'),
+    registry,
     openApiDocument: buildOpenApiDocument(),
     keys,
     verify: operatorServiceKeyVerifier(upstreams, tokens, 2_000, log),
@@ -104,8 +107,10 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     corsAllowedOrigins: options.corsAllowedOrigins ?? '',
   });
   const listening = await listen(app, options.serverLimits);
+  const metrics = await listen(buildMetricsApp(registry));
   return {
     ...listening,
+    metricsUrl: metrics.url,
     operators,
     flights,
     webhooks,
@@ -115,6 +120,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     verifyCalls: () => operators.calls.filter((call) => call.url === '/internal/api-keys/verify').length,
     closeAll: async () => {
       await listening.close();
+      await metrics.close();
       await upstreams.close();
       await Promise.all([operators.close(), flights.close(), webhooks.close()]);
     },
