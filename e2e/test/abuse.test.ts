@@ -37,7 +37,10 @@ describe('abuse by an operator with an ordinary key, through the gateway', funct
   let operator: RegisteredOperator;
 
   before(async () => {
-    system = await startSystem({ env: { RATE_LIMIT_PUBLIC_PER_IP_PER_MINUTE: '10000' }, serviceEnv: { 'webhook-service': { WEBHOOK_MAX_ENDPOINTS_PER_OPERATOR: '3' } } });
+    system = await startSystem({
+      env: { RATE_LIMIT_PUBLIC_PER_IP_PER_MINUTE: '10000' },
+      serviceEnv: { 'webhook-service': { WEBHOOK_MAX_ENDPOINTS_PER_OPERATOR: '3' }, gateway: { RATE_LIMIT_FAILED_LOGINS_PER_ACCOUNT: '3' } },
+    });
     client = new GatewayClient(system.gatewayUrl);
     operator = await client.registerOperatorWithKey();
   });
@@ -118,6 +121,42 @@ describe('abuse by an operator with an ordinary key, through the gateway', funct
       const refused = await client.send('POST', '/api/zones/import', { key: system.adminKey, body: { type: 'FeatureCollection', features } });
       expect(refused.status).to.equal(422);
       expect(refused.body.errors).to.deep.equal({ features: ['The features field must not have more than 5000 items.'] });
+    });
+  });
+
+  describe('a leaked API key (PATCH /api/operators/{uuid}, DELETE /api/operators/{uuid}/api-keys/{id})', () => {
+    it('when the key alone changes the login email or revokes a sibling key, then 403; with email and password, then it works', async () => {
+      const owner = await client.registerOperatorWithKey();
+      const basic = `Basic ${Buffer.from(`${owner.email}:${owner.password}`).toString('base64')}`;
+      const stolen = await client.send('PATCH', `/api/operators/${owner.uuid}`, { key: owner.key, body: { email: `thief-${owner.email}` } });
+      expect(stolen.status).to.equal(403);
+      const sibling = await client.send('POST', `/api/operators/${owner.uuid}/api-keys`, { body: { name: 'sibling' }, headers: { authorization: basic } });
+      expect((await client.send('DELETE', `/api/operators/${owner.uuid}/api-keys/${sibling.body.data.id}`, { key: owner.key })).status).to.equal(403);
+      const changed = await client.send('PATCH', `/api/operators/${owner.uuid}`, { key: owner.key, body: { phone: '+31 20 555 0199', email: `new-${owner.email}` }, headers: { authorization: basic } });
+      expect(changed.status).to.equal(200);
+      expect(changed.body.data.email).to.equal(`new-${owner.email}`);
+    });
+  });
+
+  describe('password guessing (HTTP Basic on POST /api/operators/{uuid}/api-keys)', () => {
+    it('when an account gets more wrong passwords than its limit, then even the right one is 429, and its key keeps working', async () => {
+      const target = await client.registerOperatorWithKey();
+      const login = (password: string) =>
+        client.send('POST', `/api/operators/${target.uuid}/api-keys`, { body: {}, headers: { authorization: `Basic ${Buffer.from(`${target.email}:${password}`).toString('base64')}` } });
+      for (let i = 0; i < 3; i += 1) expect((await login(`guess ${i}`)).status).to.equal(401);
+      const refused = await login(target.password);
+      expect(refused.status).to.equal(429);
+      expect(Number(refused.headers.get('retry-after'))).to.be.greaterThan(0);
+      expect((await client.send('GET', `/api/operators/${target.uuid}`, { key: target.key })).status).to.equal(200);
+    });
+  });
+
+  describe('local hygiene (/metrics)', () => {
+    it('when /metrics is asked on the public port, then 404; on the internal listener, then the metrics', async () => {
+      expect((await fetch(`${system.gatewayUrl}/metrics`)).status).to.equal(404);
+      const metrics = await fetch(system.metricsUrl('gateway'));
+      expect(metrics.status).to.equal(200);
+      expect(await metrics.text()).to.include('http_request_duration_seconds');
     });
   });
 });
