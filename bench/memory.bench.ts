@@ -51,8 +51,8 @@ export default async function memoryBench(): Promise<BenchSummary> {
     const loads: Load[] = [
       { name: 'zone import, operator key, 3 MiB', path: '/api/zones/import', headers: { ...json, 'x-api-key': operator.key }, body: emptyObjects(3 * MIB), concurrency: 8 },
       { name: 'zone import, admin key, 2 MiB', path: '/api/zones/import', headers: { ...json, 'x-api-key': system.adminKey }, body: emptyObjects(2 * MIB), concurrency: 4 },
-      { name: 'registration, anonymous, 1 MiB', path: '/api/operators', headers: json, body: emptyObjects(MIB, '{"company_name":['), concurrency: 16 },
-      { name: 'submission, operator key, 1 MiB', path: '/api/flight-requests', headers: { ...json, 'x-api-key': operator.key }, body: emptyObjects(MIB, '{"flight_area":['), concurrency: 16 },
+      { name: 'registration, anonymous, just under 1 MiB', path: '/api/operators', headers: json, body: emptyObjects(MIB - 1024, '{"company_name":['), concurrency: 16 },
+      { name: 'submission, operator key, just under 1 MiB', path: '/api/flight-requests', headers: { ...json, 'x-api-key': operator.key }, body: emptyObjects(MIB - 1024, '{"flight_area":['), concurrency: 16 },
     ];
     const lines: string[] = [];
     let goalsMet = true;
