@@ -42,7 +42,9 @@ esac
 # --- 1. stack ---------------------------------------------------------------
 bash "$ROOT/scripts/stack.sh" up || die "could not start the local stack (scripts/stack.sh up)"
 eval "$(bash "$ROOT/scripts/stack.sh" env)"
-export MONGO_URL AMQP_URL
+# Every process reads the broker; the database only those that own one (start_service passes it).
+export AMQP_URL
+export -n MONGO_URL
 
 # --- 2. keys & secrets ------------------------------------------------------
 KEY_DIR="$ROOT/.data/keys"
@@ -64,8 +66,8 @@ if [[ ! -s "$PRIV" || ! -s "$PUB" ]]; then
   ' "$PRIV" "$PUB" || die "could not generate the internal-token key pair"
 fi
 chmod 600 "$PRIV" "$PUB"
-export INTERNAL_TOKEN_PRIVATE_KEY="$(cat "$PRIV")"
-export INTERNAL_TOKEN_PUBLIC_KEY="$(cat "$PUB")"
+INTERNAL_TOKEN_PRIVATE_KEY="$(cat "$PRIV")"
+INTERNAL_TOKEN_PUBLIC_KEY="$(cat "$PUB")"
 
 # Ed25519 key that signs flight authorisations (its public half is served at /.well-known/jwks.json):
 # generated once and kept, so tokens handed out earlier keep verifying across restarts.
@@ -80,7 +82,7 @@ if [[ -z "${AUTHORISATION_SIGNING_KEY:-}${AUTHORISATION_SIGNING_KEY_FILE:-}" ]];
     ' "$AUTH_KEY" || die "could not generate the authorisation signing key"
   fi
   chmod 600 "$AUTH_KEY"
-  export AUTHORISATION_SIGNING_KEY_FILE="$AUTH_KEY"
+  AUTHORISATION_SIGNING_KEY_FILE="$AUTH_KEY"
 fi
 
 # Must match the API key format (dfc_<16 hex>_<43 base64url chars>) that operator-service validates.
@@ -98,31 +100,50 @@ if [[ -z "${WEBHOOK_SECRET_KEY:-}" ]]; then
   chmod 600 "$WEBHOOK_KEY_FILE"
   WEBHOOK_SECRET_KEY="$(tr -d '[:space:]' <"$WEBHOOK_KEY_FILE")"
 fi
-export WEBHOOK_SECRET_KEY
 
 DEV_ADMIN_KEY="dfc_00000000000000ad_local-development-admin-key-change-me-00000"
 if [[ -z "${ADMIN_API_KEY:-}" ]]; then
-  export ADMIN_API_KEY="$DEV_ADMIN_KEY"
+  ADMIN_API_KEY="$DEV_ADMIN_KEY"
   log "WARNING: ADMIN_API_KEY is not set; using the DEVELOPMENT DEFAULT admin key:"
   log "WARNING:   $ADMIN_API_KEY"
   log "WARNING: never use this key outside local development (set ADMIN_API_KEY)."
-else
-  export ADMIN_API_KEY
 fi
 # Local development: let webhooks reach receivers on this machine (loopback only: 127.0.0.0/8 and ::1,
 # over plain http). Private, link-local and cloud-metadata addresses stay refused whatever this says.
-export ALLOW_LOOPBACK_WEBHOOK_TARGETS=true
-export ALLOW_HTTP_WEBHOOKS="${ALLOW_HTTP_WEBHOOKS:-true}"
+ALLOW_HTTP_WEBHOOKS="${ALLOW_HTTP_WEBHOOKS:-true}"
 
-export GATEWAY_PORT="${GATEWAY_PORT:-8080}"
-export OPERATOR_SERVICE_PORT="${OPERATOR_SERVICE_PORT:-8081}"
-export FLIGHT_REQUEST_SERVICE_PORT="${FLIGHT_REQUEST_SERVICE_PORT:-8082}"
-export WEBHOOK_SERVICE_PORT="${WEBHOOK_SERVICE_PORT:-8083}"
-export OPERATOR_SERVICE_URL="http://127.0.0.1:$OPERATOR_SERVICE_PORT"
-export FLIGHT_REQUEST_SERVICE_URL="http://127.0.0.1:$FLIGHT_REQUEST_SERVICE_PORT"
-export WEBHOOK_SERVICE_URL="http://127.0.0.1:$WEBHOOK_SERVICE_PORT"
+GATEWAY_PORT="${GATEWAY_PORT:-8080}"
+GATEWAY_METRICS_PORT="${GATEWAY_METRICS_PORT:-9464}"
+OPERATOR_SERVICE_PORT="${OPERATOR_SERVICE_PORT:-8081}"
+FLIGHT_REQUEST_SERVICE_PORT="${FLIGHT_REQUEST_SERVICE_PORT:-8082}"
+WEBHOOK_SERVICE_PORT="${WEBHOOK_SERVICE_PORT:-8083}"
 
-for p in "$GATEWAY_PORT" "$OPERATOR_SERVICE_PORT" "$FLIGHT_REQUEST_SERVICE_PORT" "$WEBHOOK_SERVICE_PORT"; do
+# Each process gets its own secrets and settings alone (as compose and k8s give them), and no process
+# a variable it does not read: whatever of these the caller's environment holds stays with this script.
+SCOPED=(INTERNAL_TOKEN_PRIVATE_KEY INTERNAL_TOKEN_PUBLIC_KEY AUTHORISATION_SIGNING_KEY AUTHORISATION_SIGNING_KEY_FILE
+  WEBHOOK_SECRET_KEY ADMIN_API_KEY ALLOW_HTTP_WEBHOOKS ALLOW_LOOPBACK_WEBHOOK_TARGETS
+  GATEWAY_PORT GATEWAY_METRICS_PORT OPERATOR_SERVICE_PORT FLIGHT_REQUEST_SERVICE_PORT WEBHOOK_SERVICE_PORT)
+export -n "${SCOPED[@]}"
+own_env() { # name: the NAME=value pairs of that process alone, NUL-separated
+  case "$1" in
+    gateway)
+      printf '%s\0' "INTERNAL_TOKEN_PRIVATE_KEY=$INTERNAL_TOKEN_PRIVATE_KEY" "METRICS_PORT=$GATEWAY_METRICS_PORT" \
+        "RATE_LIMIT_MONGO_URL=$MONGO_URL" "RATE_LIMIT_MONGO_DB=dfc_gateway" \
+        "OPERATOR_SERVICE_URL=http://127.0.0.1:$OPERATOR_SERVICE_PORT" \
+        "FLIGHT_REQUEST_SERVICE_URL=http://127.0.0.1:$FLIGHT_REQUEST_SERVICE_PORT" \
+        "WEBHOOK_SERVICE_URL=http://127.0.0.1:$WEBHOOK_SERVICE_PORT" ;;
+    operator-service) printf '%s\0' "INTERNAL_TOKEN_PUBLIC_KEY=$INTERNAL_TOKEN_PUBLIC_KEY" "ADMIN_API_KEY=$ADMIN_API_KEY" ;;
+    flight-request-service)
+      printf '%s\0' "INTERNAL_TOKEN_PUBLIC_KEY=$INTERNAL_TOKEN_PUBLIC_KEY"
+      if [[ -n "${AUTHORISATION_SIGNING_KEY:-}" ]]; then printf '%s\0' "AUTHORISATION_SIGNING_KEY=$AUTHORISATION_SIGNING_KEY"
+      else printf '%s\0' "AUTHORISATION_SIGNING_KEY_FILE=$AUTHORISATION_SIGNING_KEY_FILE"; fi ;;
+    webhook-service)
+      printf '%s\0' "INTERNAL_TOKEN_PUBLIC_KEY=$INTERNAL_TOKEN_PUBLIC_KEY" "WEBHOOK_SECRET_KEY=$WEBHOOK_SECRET_KEY" \
+        "ALLOW_LOOPBACK_WEBHOOK_TARGETS=true" "ALLOW_HTTP_WEBHOOKS=$ALLOW_HTTP_WEBHOOKS" ;;
+  esac
+}
+
+for p in "$GATEWAY_PORT" "$GATEWAY_METRICS_PORT" "$OPERATOR_SERVICE_PORT" "$FLIGHT_REQUEST_SERVICE_PORT" "$WEBHOOK_SERVICE_PORT"; do
   port_open "$p" && die "port $p is already in use (another 'npm start' running?)"
 done
 
@@ -180,8 +201,10 @@ start_service() { # name port mongo_db
   # node (or tsx) is started directly rather than through npm or npx: they do not pass SIGTERM
   # on, which would leave orphaned services behind. setsid: own process group, so a
   # terminal Ctrl-C reaches only this script, which then stops the services in order.
-  local -a vars=("PORT=$port") command
-  [[ -n "$db" ]] && vars+=("MONGO_DB=$db")
+  local -a vars=("PORT=$port") own command
+  [[ -n "$db" ]] && vars+=("MONGO_URL=$MONGO_URL" "MONGO_DB=$db")
+  mapfile -d '' own < <(own_env "$name")
+  vars+=("${own[@]}")
   mapfile -d '' command < <(entry "$name" main)
   env "${vars[@]}" setsid "${command[@]}" \
     </dev/null > >(awk -v p="[$name] " '{ print p $0; fflush() }') 2>&1 &
@@ -194,7 +217,7 @@ start_service() { # name port mongo_db
 migrate() { # name mongo_db
   local -a command
   mapfile -d '' command < <(entry "$1" migrate)
-  if ! MONGO_DB="$2" "${command[@]}" </dev/null 2>&1 | awk -v p="[$1-migrate] " '{ print p $0; fflush() }'; then
+  if ! MONGO_URL="$MONGO_URL" MONGO_DB="$2" "${command[@]}" </dev/null 2>&1 | awk -v p="[$1-migrate] " '{ print p $0; fflush() }'; then
     die "index migration of $1 failed (see above)"
   fi
 }
@@ -241,7 +264,7 @@ done
 ZONES="services/flight-request-service/scripts/load-sample-zones.ts"
 if [[ -f "$ZONES" ]]; then
   log "loading sample zones ($ZONES)"
-  GATEWAY_URL="http://127.0.0.1:$GATEWAY_PORT" "$TSX" "$ZONES" 2>&1 \
+  GATEWAY_URL="http://127.0.0.1:$GATEWAY_PORT" ADMIN_API_KEY="$ADMIN_API_KEY" "$TSX" "$ZONES" 2>&1 \
     | awk '{ print "[load-sample-zones] " $0; fflush() }' \
     || log "WARNING: loading sample zones failed (see above); continuing"
 fi

@@ -67,6 +67,8 @@ export interface System {
   privateKeyPem: string;
   publicKeyPem: string;
   url(service: ServiceName): string;
+  /** Where the service's /metrics answer: the gateway's internal listener (METRICS_PORT), a service's own port. */
+  metricsUrl(service: ServiceName): string;
   database(service: ServiceName): string;
   /** Stops one service abruptly (SIGKILL by default), as a crash would. */
   kill(service: ServiceName, signal?: NodeJS.Signals): Promise<void>;
@@ -99,6 +101,8 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
     ALL_SERVICES.map((name) => [name, uniqueName(`e2e_${name.replace(/-service$/, '').replace(/-/g, '_')}`)]),
   ) as Record<ServiceName, string>;
   const url = (name: ServiceName) => `http://127.0.0.1:${ports[name]}`;
+  const gatewayMetricsPort = await freePort();
+  const metricsUrl = (name: ServiceName) => (name === 'gateway' ? `http://127.0.0.1:${gatewayMetricsPort}/metrics` : `${url(name)}/metrics`);
 
   const baseEnv: Record<string, string> = {
     LOG_LEVEL: process.env['E2E_LOG_LEVEL'] ?? 'warn',
@@ -147,6 +151,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
         ...env,
         PORT: String(port),
         MONGO_DB: databases[name],
+        ...(name === 'gateway' ? { RATE_LIMIT_MONGO_URL: mongoUrl, RATE_LIMIT_MONGO_DB: databases[name], METRICS_PORT: String(gatewayMetricsPort) } : {}),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -198,6 +203,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
     privateKeyPem: keys.privateKeyPem,
     publicKeyPem: keys.publicKeyPem,
     url,
+    metricsUrl,
     database: (name) => databases[name],
     kill,
     start,

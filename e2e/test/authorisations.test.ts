@@ -65,8 +65,7 @@ describe('signed authorisations and preview through the gateway', function () {
 
     expect((await send('DELETE', `/api/flight-requests/${uuid}`, client.key, { reason: 'Battery recall' })).status).to.equal(200);
     const revoked = await send('GET', `/api/authorisations/${payload.jti}`);
-    expect(revoked.body.data.status).to.equal('revoked');
-    expect(revoked.body.data.revocation).to.include({ status: 'Cancelled', reason: 'Battery recall' });
+    expect(revoked.body.data).to.deep.equal({ jti: payload.jti, status: 'revoked' });
   });
 
   it('a token that was not issued by the service fails the outside verifier’s check', async () => {

@@ -8,6 +8,7 @@ import {
   registerOperatorExample,
   submitFlightRequestExample,
 } from '@dfc/contracts';
+import { InternalTokenSigner } from '@dfc/kit/http';
 import { flightRequestBody, GatewayClient, type RegisteredOperator } from '../src/client.js';
 import { startSystem, type System } from '../src/system.js';
 
@@ -76,9 +77,11 @@ describe('hostile clients and one style, through the gateway', function () {
     });
 
     it('when a service is sent deep JSON directly, then it refuses it the same way before parsing', async () => {
+      // A service knows its caller before it reads a body: the token comes first, as the gateway sends it.
+      const token = await new InternalTokenSigner(system.privateKeyPem).sign({ sub: 'anonymous', role: 'anonymous' });
       const response = await fetch(`${system.url('operator-service')}/api/operators`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', 'x-internal-token': token },
         body: `{"a":${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}}`,
       });
       expect(response.status).to.equal(400);

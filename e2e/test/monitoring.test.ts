@@ -45,7 +45,7 @@ function ruleExpressions(): { exprs: string[]; recorded: Set<string> } {
 
 /** The series a service's /metrics declares (a histogram as its _bucket, _sum and _count). */
 async function exportedBy(system: System, service: ServiceName): Promise<string[]> {
-  const response = await fetch(`${system.url(service)}/metrics`);
+  const response = await fetch(system.metricsUrl(service));
   expect(response.status, `${service} /metrics`).to.equal(200);
   const text = await response.text();
   return [...text.matchAll(/^# TYPE (\S+) (\S+)$/gm)].flatMap(([, name, type]) =>

@@ -193,17 +193,17 @@ describe('operators through the gateway', function () {
   });
 
   describe('PATCH /api/operators/{uuid}', () => {
-    const patch = (uuid: string, key: string, body: unknown) =>
+    const patch = (uuid: string, key: string, body: unknown, login: Record<string, string> = {}) =>
       api(`/api/operators/${uuid}`, {
         method: 'PATCH',
-        headers: { 'content-type': 'application/json', 'X-API-Key': key },
+        headers: { 'content-type': 'application/json', 'X-API-Key': key, ...login },
         body: JSON.stringify(body),
       });
 
-    it('when the operator changes its password with the current one, then the new one logs in and its key keeps working', async () => {
+    it('when the operator changes its password with its email and password, then the new one logs in and its key keeps working', async () => {
       const operator = await registerWithKey();
       const newPassword = 'a-new-password-for-ci';
-      const changed = await patch(operator.uuid, operator.key, { password: newPassword, current_password: operator.password });
+      const changed = await patch(operator.uuid, operator.key, { password: newPassword, current_password: operator.password }, { authorization: basic(operator.email, operator.password) });
       expect(changed.status).to.equal(200);
       const issue = (password: string) =>
         jsonPost(`/api/operators/${operator.uuid}/api-keys`, {}, { authorization: basic(operator.email, password) });
@@ -214,7 +214,7 @@ describe('operators through the gateway', function () {
 
     it('when the current password is wrong or a read-only field is sent, then 422 names the field', async () => {
       const operator = await registerWithKey();
-      const wrong = await patch(operator.uuid, operator.key, { password: 'a-new-password-for-ci', current_password: 'wrong-password' });
+      const wrong = await patch(operator.uuid, operator.key, { password: 'a-new-password-for-ci', current_password: 'wrong-password' }, { authorization: basic(operator.email, operator.password) });
       expect(wrong.status).to.equal(422);
       expect(((await wrong.json()) as { errors: Record<string, string[]> }).errors).to.deep.equal({
         current_password: ['The password is incorrect.'],

@@ -103,7 +103,7 @@ write_test_values() {
     value "secret/$secret/url" "amqp://$user:$password@rabbitmq:5672"
   done
   local service
-  for service in operator-service flight-request-service webhook-service; do
+  for service in gateway operator-service flight-request-service webhook-service; do
     value "secret/dfc-mongo-$service/url" "mongodb://mongo:27017/?replicaSet=rs0"
   done
   # CI only: the walkthrough's receiver is on webhook-service's loopback, over plain HTTP.

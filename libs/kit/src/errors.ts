@@ -116,7 +116,11 @@ export class ClientClosedRequestError extends AppError {
 }
 
 export class ServiceUnavailableError extends AppError {
-  constructor(message = 'Service Unavailable.') {
+  /** With `retryAfterSeconds`, the answer carries Retry-After: the refusal is momentary (a process at its capacity). */
+  constructor(
+    message = 'Service Unavailable.',
+    readonly retryAfterSeconds?: number,
+  ) {
     super(503, message);
   }
 }

@@ -103,12 +103,10 @@ expect "(f) managed database egress port" production \
   "$(edit production NetworkPolicy database-egress-managed 'port: 27017' 'port: 27018')" \
   '\[data-egress\] Deployment/operator-service: cannot reach the configured data service\(s\) 10\.200\.0\.0/24:27017; may reach 10\.200\.0\.0/24:27018'
 
-# (g) The database egress selects the gateway instead of a migration: the gateway may reach the
-# database, the migration may not.
+# (g) The database egress leaves a migration out: the migration cannot reach the database.
 expect "(g) managed database egress selects the wrong pods" production \
-  "$(edit production NetworkPolicy database-egress-managed '      - operator-service-migrate' '      - gateway')" \
-  '\[data-egress\] Job/operator-service-migrate: cannot reach the configured data service\(s\) 10\.200\.0\.0/24:27017' \
-  '\[data-egress\] Deployment/gateway: may reach 10\.200\.0\.0/24:27017'
+  "$(edit production NetworkPolicy database-egress-managed '      - operator-service-migrate' '      - operator-service')" \
+  '\[data-egress\] Job/operator-service-migrate: cannot reach the configured data service\(s\) 10\.200\.0\.0/24:27017'
 
 # (h) The self-hosted overlay keeps production's managed broker egress open.
 expect "(h) self-hosted keeps the managed egress" self-hosted \

@@ -38,7 +38,7 @@ resources (RabbitmqCluster, MongoDBCommunity: wiring.yaml "operatorPods"). Check
                          (app.kubernetes.io/component=migration); a first install works in one sync
   data-egress            the (CIDR, port) pairs outside the cluster that NetworkPolicies let a pod
                          reach on explicit ports: every database client (a container reading
-                         MONGO_URL[_FILE]) reaches exactly the overlay's configured database pairs,
+                         MONGO_URL[_FILE], or a variable named for a use of it such as RATE_LIMIT_MONGO_URL) reaches exactly the overlay's configured database pairs,
                          every broker client (AMQP_URL[_FILE]) exactly the broker pairs, and no
                          other pod any of them (wiring.yaml "dataEgress": the overlay's file of
                          managed data services, or none)
@@ -203,6 +203,11 @@ def show_pairs(pairs):
     return ", ".join(f"{cidr}:{port}" for cidr, port in sorted(pairs)) or "none"
 
 
+def reads(env, variable):
+    """Whether a container reads a data service's address: the variable itself, or one named for a use of it (RATE_LIMIT_MONGO_URL), either given as a file."""
+    return any(name.removesuffix("_FILE") == variable or name.removesuffix("_FILE").endswith(f"_{variable}") for name in env)
+
+
 def check_data_egress(docs, pods, setting, fail):
     wanted = configured_data_egress(setting)
     policies = [d for d in docs if d["kind"] == "NetworkPolicy"]
@@ -216,7 +221,7 @@ def check_data_egress(docs, pods, setting, fail):
             if policy["metadata"].get("namespace", "default") == pod.namespace and matches(policy["spec"].get("podSelector", {}), pod.labels):
                 allowed |= ip_port_pairs(policy)
         allowed &= every
-        should = set().union(*(wanted[role] for role, (variable, _) in DATA_ROLES.items() if {variable, f"{variable}_FILE"} & env))
+        should = set().union(*(wanted[role] for role, (variable, _) in DATA_ROLES.items() if reads(env, variable)))
         if allowed != should:
             missing, extra = should - allowed, allowed - should
             fail("data-egress", pod.owner, "; ".join(filter(None, [

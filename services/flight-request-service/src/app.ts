@@ -33,7 +33,8 @@ export function buildApp(deps: AppDeps): Koa {
       reviewsRouter(deps.useCases),
       zonesRouter(deps.useCases),
     ],
+    // Only an admin may send an import's body at all: anyone else is refused before a byte of it is read.
     bodyLimitBytes: (method, path) =>
-      method === 'POST' && path === ZONE_IMPORT_PATH ? ZONE_IMPORT_BODY_LIMIT_BYTES : DEFAULT_BODY_LIMIT_BYTES,
+      method === 'POST' && path === ZONE_IMPORT_PATH ? { limitBytes: ZONE_IMPORT_BODY_LIMIT_BYTES, roles: ['admin'] } : DEFAULT_BODY_LIMIT_BYTES,
   });
 }

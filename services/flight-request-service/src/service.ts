@@ -15,6 +15,7 @@ import { reexamineWaiting } from './use-cases/deconfliction/reexamine-waiting.js
 import { createFlightRequestMetrics } from './metrics.js';
 import { flightRequestModel } from './store/flight-request-model.js';
 import { FlightRequestStore } from './store/flight-request-store.js';
+import { idempotencyKeyModel, IdempotencyKeyStore } from './store/idempotency-key-store.js';
 import { operatorProjectionModel } from './store/operator-model.js';
 import { OperatorStore } from './store/operator-store.js';
 import { reviewQueueModel } from './store/review-item-model.js';
@@ -53,6 +54,7 @@ export function createFlightRequestService(resources: ServiceResources<FlightReq
     reviewQueue,
     operators,
     operatorFacts,
+    idempotencyKeys: new IdempotencyKeyStore(idempotencyKeyModel(connection)),
     zones,
     zoneIndex,
     zoneSync,

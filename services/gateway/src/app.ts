@@ -1,7 +1,7 @@
 import Koa, { type Next } from 'koa';
 import type { Registry } from 'prom-client';
 import type { OpenApiDocument } from '@dfc/contracts';
-import { errorMiddleware, httpMetrics, methodRules, operationsRouter, requestContext } from '@dfc/kit/http';
+import { errorMiddleware, httpMetrics, methodRules, metricsOnly, operationsRouter, requestContext } from '@dfc/kit/http';
 import { type Logger } from '@dfc/kit/logging';
 import type { PublicOriginOf } from './domain/public-origin.js';
 import { canonicalPath } from './domain/routing.js';
@@ -46,8 +46,9 @@ export function buildApp(deps: GatewayDeps): Koa {
   // Ready once listening, with no checks: it needs neither the broker (a revocation missed while
   // it is away still ends with the key cache's TTL) nor any one upstream (a route whose service
   // is down answers 503 by itself, the others keep working).
-  app.use(onlyFor((path) => !path.startsWith('/api/'), operationsRouter(deps.registry, []).routes()));
-  // Probes and scrapes above reach the pods by address; everything a client reads links back to the gateway.
+  app.use(onlyFor((path) => !path.startsWith('/api/'), operationsRouter(deps.registry, [], { metrics: false }).routes()));
+  // Probes above reach the pods by address (and /metrics, on METRICS_PORT alone: the public port never shows them);
+  // everything a client reads links back to the gateway.
   app.use(requirePublicOrigin(deps.publicOriginOf));
   const cors = corsForOrigins(deps.corsAllowedOrigins);
   if (cors !== undefined) app.use(cors);
@@ -60,6 +61,13 @@ export function buildApp(deps: GatewayDeps): Koa {
   app.use(onlyFor(isDocumentPath, docs.routes()));
   app.use(onlyFor(isDocumentPath, methodRules()));
   app.use(proxyRoutes(deps));
+  return app;
+}
+
+/** The internal listener's app (METRICS_PORT): `/metrics` and nothing else. */
+export function buildMetricsApp(registry: Registry): Koa {
+  const app = new Koa();
+  app.use(metricsOnly(registry).routes());
   return app;
 }
 

@@ -1,12 +1,20 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { amqpConfig, commonConfig, loadConfig } from '@dfc/kit/config';
+import { amqpConfig, commonConfig, loadConfig, mongoConfig } from '@dfc/kit/config';
 
 const Url = (fallback: string) => Type.String({ pattern: '^https?://', default: fallback });
 
 export const GatewayConfigSchema = Type.Object({
   ...commonConfig,
   ...amqpConfig,
+  /**
+   * The shared store of the failure counters (rate-limiter-flexible's MongoDB store): every replica counts into it.
+   * Not MONGO_URL: the gateway has no database of its own for the kit to connect and verify.
+   */
+  RATE_LIMIT_MONGO_URL: mongoConfig.MONGO_URL,
+  RATE_LIMIT_MONGO_DB: Type.String({ minLength: 1, default: 'dfc_gateway' }),
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
+  /** The internal listener that alone serves /metrics (on HOST): the public port does not. */
+  METRICS_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 9464 }),
   /** Ed25519 private key (PEM, PKCS#8) that signs the internal tokens. */
   INTERNAL_TOKEN_PRIVATE_KEY: Type.String({ minLength: 1 }),
   OPERATOR_SERVICE_URL: Url('http://127.0.0.1:8081'),
@@ -18,7 +26,11 @@ export const GatewayConfigSchema = Type.Object({
   RATE_LIMIT_PER_KEY_PER_MINUTE: Type.Integer({ minimum: 1, default: 600 }),
   /** Per replica and client IP, on registration and key issuance. */
   RATE_LIMIT_PUBLIC_PER_IP_PER_MINUTE: Type.Integer({ minimum: 1, default: 20 }),
+  /** Failed authentications (unknown keys, refused HTTP Basic logins) per client IP, across every replica. */
   RATE_LIMIT_FAILED_AUTH_PER_IP_PER_MINUTE: Type.Integer({ minimum: 1, default: 30 }),
+  /** Refused HTTP Basic logins per account (its email), across every replica, in RATE_LIMIT_FAILED_LOGIN_WINDOW_SECONDS. */
+  RATE_LIMIT_FAILED_LOGINS_PER_ACCOUNT: Type.Integer({ minimum: 1, default: 10 }),
+  RATE_LIMIT_FAILED_LOGIN_WINDOW_SECONDS: Type.Integer({ minimum: 1, default: 900 }),
   /** Public authorisation checks (`/api/v1/authorisations/{jti}`, `/.well-known/jwks.json`) per client IP. */
   RATE_LIMIT_AUTHORISATION_CHECKS_PER_IP_PER_MINUTE: Type.Integer({ minimum: 1, default: 120 }),
   /** Trust X-Forwarded-For/Host/Proto from a load balancer in front (one hop) for the client's address. */

@@ -55,6 +55,8 @@ export const WebhookServiceConfig = Type.Object({
   WEBHOOK_LOST_AFTER_MS: positiveMs(30 * 60_000),
   /** How often the delivery log is swept for such deliveries. */
   WEBHOOK_LOST_SWEEP_INTERVAL_MS: positiveMs(5 * 60_000),
+  /** Endpoints one operator may hold: every one of them multiplies each of its events into a delivery. */
+  WEBHOOK_MAX_ENDPOINTS_PER_OPERATOR: Type.Integer({ minimum: 1, default: 20 }),
   ALLOW_HTTP_WEBHOOKS: Type.Boolean({ default: false }),
   /**
    * Development only: lets endpoints point at loopback addresses (127.0.0.0/8, ::1). Every other

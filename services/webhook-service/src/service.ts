@@ -57,6 +57,7 @@ export function createWebhookService(resources: ServiceResources<WebhookServiceC
       allowHttp: config.ALLOW_HTTP_WEBHOOKS,
       allowLoopbackTargets: config.ALLOW_LOOPBACK_WEBHOOK_TARGETS,
       lostAfterMs: config.WEBHOOK_LOST_AFTER_MS,
+      maxEndpointsPerOperator: config.WEBHOOK_MAX_ENDPOINTS_PER_OPERATOR,
     },
     now,
   };

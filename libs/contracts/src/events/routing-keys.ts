@@ -7,6 +7,7 @@ export const RoutingKeys = {
   operatorRegistered: 'operator.registered',
   operatorUpdated: 'operator.updated',
   operatorPasswordChanged: 'operator.password_changed',
+  operatorCredentialsChanged: 'operator.credentials_changed',
   apiKeyRevoked: 'api_key.revoked',
   flightRequestSubmitted: 'flight_request.submitted',
   flightRequestStatusChanged: 'flight_request.status_changed',

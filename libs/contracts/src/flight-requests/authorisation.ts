@@ -1,7 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Double, Int32, Int64, Nullable, UtcTimestamp, Uuid } from '../schema-helpers.js';
 import { FindingRecord, FlightAreaSummary } from './requests.js';
-import { FlightRequestStatus } from './status.js';
 
 /**
  * The signed authorisation of an Approved flight request: a compact JWS
@@ -59,21 +58,14 @@ export type AuthorisationRecord = Static<typeof AuthorisationRecord>;
 export const AUTHORISATION_STATES = ['valid', 'revoked', 'expired'] as const;
 export type AuthorisationState = (typeof AUTHORISATION_STATES)[number];
 
-/** GET /api/authorisations/{jti}: public, what a verifier needs beyond the signature. */
+/**
+ * GET /api/authorisations/{jti}: public, what a verifier needs beyond the signature, and nothing more:
+ * whoever holds an id learns no reason, no date and nothing of the operator from it.
+ */
 export const AuthorisationStatusRecord = Type.Object(
   {
     jti: Type.String(),
     status: Type.Union(AUTHORISATION_STATES.map((state) => Type.Literal(state))),
-    expires_at: Type.String({ format: 'date-time' }),
-    revocation: Type.Union([
-      Type.Object({
-        status: FlightRequestStatus,
-        reason: Nullable(Type.String()),
-        at: Type.String({ format: 'date-time' }),
-        zone_id: Nullable(Type.String({ description: 'the zone that rescinded it (Rescinded only)' })),
-      }),
-      Type.Null(),
-    ]),
   },
   { $id: 'AuthorisationStatusRecord' },
 );

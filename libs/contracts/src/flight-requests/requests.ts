@@ -60,7 +60,7 @@ export const FlightRequestCreate = Type.Object(
         'GeoJSON FeatureCollection of 1..50 Polygon/MultiPolygon features (or Point with properties.radius_m 1..5000), at most 10,000 positions and 1,000 km² in all',
     }),
   },
-  { $id: 'FlightRequestCreate' },
+  { $id: 'FlightRequestCreate', additionalProperties: false },
 );
 export type FlightRequestCreate = Static<typeof FlightRequestCreate>;
 
@@ -179,5 +179,5 @@ export const FlightRequestListQuery = Type.Object({
 export type FlightRequestListQuery = Static<typeof FlightRequestListQuery>;
 
 /** DELETE /api/flight-requests/{uuid} */
-export const CancelBody = Type.Object({ reason: RequiredFreeText({ maxLength: 500 }) }, { $id: 'CancelBody' });
+export const CancelBody = Type.Object({ reason: RequiredFreeText({ maxLength: 500 }) }, { $id: 'CancelBody', additionalProperties: false });
 export type CancelBody = Static<typeof CancelBody>;

@@ -70,6 +70,6 @@ export const ReviewDecision = Type.Object(
     }),
     reason: RequiredFreeText({ maxLength: 1000 }),
   },
-  { $id: 'ReviewDecision' },
+  { $id: 'ReviewDecision', additionalProperties: false },
 );
 export type ReviewDecision = Static<typeof ReviewDecision>;

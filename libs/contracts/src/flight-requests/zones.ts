@@ -29,6 +29,7 @@ const ZoneSchedule = Type.Unsafe<{ start: string; end: string } | null>({
     end: Type.String({ format: 'date-time', examples: ['2026-06-20T23:00:00+00:00'] }),
   },
   required: ['start', 'end'],
+  additionalProperties: false,
   description: 'the zone applies only between start and end (ISO 8601 with offset); null: always',
 });
 
@@ -64,7 +65,7 @@ export const GeoZoneFields = Type.Object(zoneFieldSchemas);
 export type GeoZoneFields = Static<typeof GeoZoneFields>;
 
 /** POST /api/zones and PUT /api/zones/{id}. */
-export const GeoZoneInput = Type.Object({ ...zoneFieldSchemas, geometry: ZoneGeometry }, { $id: 'GeoZoneInput' });
+export const GeoZoneInput = Type.Object({ ...zoneFieldSchemas, geometry: ZoneGeometry }, { $id: 'GeoZoneInput', additionalProperties: false });
 export type GeoZoneInput = Static<typeof GeoZoneInput>;
 
 /** A stored zone (inside `data`). */
@@ -86,19 +87,25 @@ export type GeoZoneRecord = Static<typeof GeoZoneRecord>;
 export const ZONE_IMPORT_MAX_FEATURES = 5000;
 
 /** The zone fields of one imported feature, with an optional `id` that upserts that zone. */
-export const ZoneImportProperties = Type.Object({
-  id: Type.Optional(Type.String({ pattern: ZONE_ID_PATTERN })),
-  ...zoneFieldSchemas,
-});
+export const ZoneImportProperties = Type.Object(
+  {
+    id: Type.Optional(Type.String({ pattern: ZONE_ID_PATTERN })),
+    ...zoneFieldSchemas,
+  },
+  { additionalProperties: false },
+);
 export type ZoneImportProperties = Static<typeof ZoneImportProperties>;
 
 /** One feature of an import: the zone's fields in `properties`, its area in `geometry`. */
-export const ZoneImportFeature = Type.Object({
-  type: Type.Literal('Feature'),
-  id: Type.Optional(Type.String({ pattern: ZONE_ID_PATTERN })),
-  properties: ZoneImportProperties,
-  geometry: ZoneGeometry,
-});
+export const ZoneImportFeature = Type.Object(
+  {
+    type: Type.Literal('Feature'),
+    id: Type.Optional(Type.String({ pattern: ZONE_ID_PATTERN })),
+    properties: ZoneImportProperties,
+    geometry: ZoneGeometry,
+  },
+  { additionalProperties: false },
+);
 
 /**
  * POST /api/zones/import: a FeatureCollection whose features' `properties` hold
@@ -107,8 +114,9 @@ export const ZoneImportFeature = Type.Object({
 export const ZoneImport = Type.Object(
   {
     type: Type.Literal('FeatureCollection'),
+    name: Type.Optional(Type.String({ maxLength: 200, description: 'a label of the collection; not stored' })),
     features: Type.Array(ZoneImportFeature, { minItems: 1, maxItems: ZONE_IMPORT_MAX_FEATURES }),
   },
-  { $id: 'ZoneImport' },
+  { $id: 'ZoneImport', additionalProperties: false },
 );
 export type ZoneImport = Static<typeof ZoneImport>;

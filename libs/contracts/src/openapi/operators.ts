@@ -85,7 +85,10 @@ export const operatorPaths: Record<string, PathItem> = {
         'With the operator\'s own key or an admin key; the registration rules apply, the CTR rule to the record as it ' +
         'would be after the change. Fields not sent stay as they are; a change emits `operator.updated`. ' +
         'A new `password` (8..256 characters) needs `current_password` (a wrong one is 422 on `current_password`), ' +
-        'keeps every API key issued before valid and emits `operator.password_changed`. Read-only fields (`uuid`, ' +
+        'keeps every API key issued before valid and emits `operator.password_changed`. An operator changes its login ' +
+        '`email` or its `password` only with its email and password in HTTP Basic (`Authorization`) beside its key: ' +
+        'without them 403, wrong ones 401; the change emits `operator.credentials_changed`, a notice to the email the ' +
+        'account had. Read-only fields (`uuid`, ' +
         '`created_at`, `updated_at`) and unknown fields are refused with 422 naming each of them.',
       requestBody: { required: true, content: json(OperatorUpdate) },
       responses: {
@@ -132,7 +135,9 @@ export const operatorPaths: Record<string, PathItem> = {
       operationId: 'revokeOperatorApiKey',
       summary: 'Revoke one of the operator\'s API keys',
       description:
-        'HTTP Basic, the operator\'s own key, or an admin key. The key stops working at every gateway within seconds. ' +
+        'HTTP Basic, an admin key, or the key itself (a key revokes only itself: another of the operator\'s keys ' +
+        'needs HTTP Basic, else 403; revoked so, the operator gets an `operator.credentials_changed` notice). The key ' +
+        'stops working at every gateway within seconds. ' +
         'Revoking a revoked key changes nothing (204).',
       security: basicOrKey,
       responses: { '204': response('Revoked.'), '401': basicRefused, '403': forbidden, '404': notFound },

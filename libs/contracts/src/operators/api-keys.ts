@@ -17,7 +17,7 @@ const KeyName = Nullable(Line({ maxLength: 100, description: 'null, empty or bla
 /** POST /api/operators/{uuid}/api-keys (HTTP Basic: operator email + password). */
 export const OperatorApiKeyCreate = Type.Object(
   { name: Type.Optional(KeyName) },
-  { $id: 'OperatorApiKeyCreate' },
+  { $id: 'OperatorApiKeyCreate', additionalProperties: false },
 );
 export type OperatorApiKeyCreate = Static<typeof OperatorApiKeyCreate>;
 
@@ -30,7 +30,7 @@ export const StaffApiKeyCreate = Type.Object(
       RequiredLine({ maxLength: 100, description: 'required for reviewer keys, not allowed for admin keys' }),
     ),
   },
-  { $id: 'StaffApiKeyCreate' },
+  { $id: 'StaffApiKeyCreate', additionalProperties: false },
 );
 export type StaffApiKeyCreate = Static<typeof StaffApiKeyCreate>;
 

@@ -35,7 +35,7 @@ export const OperatorCreate = Type.Object(
     ),
     timezone: Type.Optional(timezone),
   },
-  { $id: 'OperatorCreate' },
+  { $id: 'OperatorCreate', additionalProperties: false },
 );
 export type OperatorCreate = Static<typeof OperatorCreate>;
 

@@ -21,7 +21,7 @@ const WebhookUrl = Type.String({
   description: 'Absolute https URL (http only where the deployment allows it); no credentials; no private addresses.',
 });
 
-const WebhookEvents = Type.Array(SubscribableKind, { minItems: 1, uniqueItems: true });
+const WebhookEvents = Type.Array(SubscribableKind, { minItems: 1, maxItems: WEBHOOK_EVENT_KINDS.length, uniqueItems: true });
 
 const WebhookDescription = Nullable(FreeText({ maxLength: WEBHOOK_DESCRIPTION_MAX_LENGTH }));
 
@@ -32,7 +32,7 @@ export const WebhookEndpointCreate = Type.Object(
     events: WebhookEvents,
     description: Type.Optional(WebhookDescription),
   },
-  { $id: 'WebhookEndpointCreate' },
+  { $id: 'WebhookEndpointCreate', additionalProperties: false },
 );
 export type WebhookEndpointCreate = Static<typeof WebhookEndpointCreate>;
 
@@ -44,7 +44,7 @@ export const WebhookEndpointUpdate = Type.Object(
     enabled: Type.Optional(Type.Boolean()),
     description: Type.Optional(WebhookDescription),
   },
-  { $id: 'WebhookEndpointUpdate', minProperties: 1 },
+  { $id: 'WebhookEndpointUpdate', additionalProperties: false, minProperties: 1 },
 );
 export type WebhookEndpointUpdate = Static<typeof WebhookEndpointUpdate>;
 

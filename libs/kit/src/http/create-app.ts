@@ -24,7 +24,7 @@ export interface ServiceAppOptions {
 /**
  * The common shape of every service's koa app: request id and access log,
  * metrics, the error mapping, operations endpoints (no token: probes and
- * Prometheus reach them inside the cluster), then JSON body, internal token
+ * Prometheus reach them inside the cluster), then internal token, JSON body
  * and the service's own routes.
  */
 export function createServiceApp(options: ServiceAppOptions): Koa {
@@ -36,8 +36,9 @@ export function createServiceApp(options: ServiceAppOptions): Koa {
   app.use(httpMetrics(options.registry));
   app.use(errorMiddleware());
   app.use(operations.routes());
-  app.use(jsonBody(options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES));
+  // The caller is known before its body is read: a route's body rule may refuse a role outright.
   app.use(requireInternalToken(options.verifier));
+  app.use(jsonBody(options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES));
   for (const router of options.routers) app.use(router.routes());
   app.use(methodRules());
   return app;

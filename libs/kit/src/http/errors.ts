@@ -18,6 +18,7 @@ export function errorMiddleware(): Middleware {
       const error = toAppError(caught);
       if (error.status >= 500) ctx.state.log?.error({ err: caught }, 'request failed');
       if (error instanceof TooManyRequestsError) ctx.set('Retry-After', String(error.retryAfterSeconds));
+      if (error instanceof ServiceUnavailableError && error.retryAfterSeconds !== undefined) ctx.set('Retry-After', String(error.retryAfterSeconds));
       ctx.status = error.status;
       ctx.body = error.body();
     }

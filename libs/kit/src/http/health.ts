@@ -7,8 +7,11 @@ export interface ReadinessCheck {
   ready: () => boolean | Promise<boolean>;
 }
 
-/** `/healthz` (the process answers), `/readyz` (its dependencies answer), `/metrics`. */
-export function operationsRouter(registry: Registry, checks: ReadinessCheck[]): Router {
+/**
+ * `/healthz` (the process answers), `/readyz` (its dependencies answer) and, unless the process
+ * serves its metrics on a listener of their own (`metricsOnly`), `/metrics`.
+ */
+export function operationsRouter(registry: Registry, checks: ReadinessCheck[], options: { metrics: boolean } = { metrics: true }): Router {
   const router = new Router();
   router.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' };
@@ -21,9 +24,18 @@ export function operationsRouter(registry: Registry, checks: ReadinessCheck[]): 
     ctx.status = ready ? 200 : 503;
     ctx.body = { status: ready ? 'ready' : 'not ready', checks: Object.fromEntries(results) };
   });
-  router.get('/metrics', async (ctx) => {
+  if (options.metrics) router.get('/metrics', metricsHandler(registry));
+  return router;
+}
+
+function metricsHandler(registry: Registry) {
+  return async (ctx: { type: string; body: unknown }) => {
     ctx.type = registry.contentType;
     ctx.body = await registry.metrics();
-  });
-  return router;
+  };
+}
+
+/** A router answering `/metrics` alone: for a listener on an internal port, where a public one must not show them. */
+export function metricsOnly(registry: Registry): Router {
+  return new Router().get('/metrics', metricsHandler(registry));
 }

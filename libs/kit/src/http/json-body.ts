@@ -1,12 +1,32 @@
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import getRawBody from 'raw-body';
-import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '../errors.js';
+import type { Principal, Role } from '@dfc/contracts';
+import {
+  BadRequestError,
+  ForbiddenError,
+  PayloadTooLargeError,
+  ServiceUnavailableError,
+  UnauthenticatedError,
+  UnsupportedMediaTypeError,
+  ValidationError,
+} from '../errors.js';
+import { BodyBudget, parsedHeapBytes, processBodyBudget, RAW_BYTES_PER_BODY_BYTE } from './body-budget.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js';
 
 export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
 
-/** One limit for every route, or one per route (e.g. a bulk import allowed more than the rest). */
-export type BodyLimit = number | ((method: string, path: string) => number);
+/** A route's own rule for its body: its size limit, and the roles that may send one at all. */
+export interface BodyRule {
+  limitBytes: number;
+  /** Checked before a byte is read; absent: any caller the route's own guards let through. */
+  roles?: readonly Role[];
+}
+
+/** One limit for every route, or one rule per route (e.g. a bulk import, admins only, allowed more than the rest). */
+export type BodyLimit = number | ((method: string, path: string) => number | BodyRule);
+
+/** How long a client refused for want of room is told to wait before it tries again. */
+const BUSY_RETRY_AFTER_SECONDS = 1;
 
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -15,24 +35,53 @@ const UTF8_CHARSETS = new Set(['', 'utf-8', 'utf8']);
 
 /**
  * Reads a JSON object body into `ctx.state.body`, or `{}` when there is none.
- * The order of the checks is the order of the documented statuses: too large
- * (413), not JSON or not UTF-8 by its charset (415), bytes that are not UTF-8,
- * nested too deeply or not parseable (400), not an object or a text no store
- * keeps faithfully (422). The depth is checked on the raw text, before anything recurses.
+ * The order of the checks is the order of the documented statuses: a role the
+ * route takes no body from (403, before anything is read), too large (413), not
+ * JSON or not UTF-8 by its charset (415), no room in the process's body budget
+ * now (503 with Retry-After), bytes that are not UTF-8, nested too deeply or not
+ * parseable (400), not an object or a text no store keeps faithfully (422). The
+ * depth and the parse's cost are found on the raw text, before anything is built.
  */
-export function jsonBody(limit: BodyLimit = DEFAULT_BODY_LIMIT_BYTES): Middleware {
+export function jsonBody(limit: BodyLimit = DEFAULT_BODY_LIMIT_BYTES, budget?: BodyBudget): Middleware {
   return async (ctx, next) => {
     ctx.state.body = {};
     if (!METHODS_WITH_BODY.has(ctx.method) || !hasBody(ctx.req.headers)) return next();
-    const limitBytes = typeof limit === 'number' ? limit : limit(ctx.method, ctx.path);
-    if (Number(ctx.get('Content-Length') || 0) > limitBytes) throw new PayloadTooLargeError();
+    const rule = ruleOf(limit, ctx.method, ctx.path);
+    if (rule.roles !== undefined) refuseRole(ctx.state.principal as Principal | undefined, rule.roles);
+    const declared = Number(ctx.get('Content-Length') || 0);
+    if (declared > rule.limitBytes) throw new PayloadTooLargeError();
     if (!ctx.is('application/json', '+json')) throw new UnsupportedMediaTypeError();
     if (!UTF8_CHARSETS.has(ctx.request.charset.toLowerCase())) throw new UnsupportedMediaTypeError('Request body must be JSON in UTF-8 (charset=utf-8).');
-    const text = await readText(ctx.req, limitBytes);
+    const room = budget ?? processBodyBudget();
+    // A streamed body may grow to the limit; a declared one cannot exceed what it declared.
+    reserve(ctx, room, RAW_BYTES_PER_BODY_BYTE * (declared > 0 ? declared : rule.limitBytes));
+    const text = await readText(ctx.req, rule.limitBytes);
     // Bytes were declared or streamed, so they must be JSON: whitespace alone is not.
-    if (text.length > 0) ctx.state.body = parseObject(text);
+    if (text.length > 0) {
+      reserve(ctx, room, parsedHeapBytes(text));
+      ctx.state.body = parseObject(text);
+    }
     return next();
   };
+}
+
+function ruleOf(limit: BodyLimit, method: string, path: string): BodyRule {
+  if (typeof limit === 'number') return { limitBytes: limit };
+  const rule = limit(method, path);
+  return typeof rule === 'number' ? { limitBytes: rule } : rule;
+}
+
+function refuseRole(principal: Principal | undefined, roles: readonly Role[]): void {
+  if (principal === undefined) throw new UnauthenticatedError();
+  if (!roles.includes(principal.role)) throw new ForbiddenError();
+}
+
+/** Holds `bytes` of the budget until the answer has gone out (or the connection is gone). */
+function reserve(ctx: Context, budget: BodyBudget, bytes: number): void {
+  if (!budget.admits(bytes)) throw new PayloadTooLargeError('Request body is too large to be read by this server.');
+  const release = budget.tryReserve(bytes);
+  if (release === undefined) throw new ServiceUnavailableError('Too many request bodies are being read; try again shortly.', BUSY_RETRY_AFTER_SECONDS);
+  ctx.res.once('close', release);
 }
 
 function hasBody(headers: Record<string, string | string[] | undefined>): boolean {
@@ -111,4 +160,18 @@ function refuseUnfaithfulString(text: string, path: string): void {
 
 function join(path: string, key: string): string {
   return path === '' ? key : `${path}.${key}`;
+}
+
+/**
+ * Route guard for a write that takes no body (a delete, a rotation, a redelivery): every field a
+ * body names is refused in one 422 rather than ignored, as the routes with a schema refuse theirs.
+ */
+export function noBodyFields(): Middleware {
+  return async (ctx, next) => {
+    const fields = Object.keys((ctx.state.body ?? {}) as Record<string, unknown>);
+    if (fields.length > 0) {
+      throw new ValidationError(Object.fromEntries(fields.map((field) => [field, [`The ${field.replace(/_/g, ' ')} field is prohibited.`]])));
+    }
+    return next();
+  };
 }

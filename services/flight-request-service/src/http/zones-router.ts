@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import { paginate } from '@dfc/kit/pagination';
-import { publicPath, requireRole, resourceLocation, type KitState } from '@dfc/kit/http';
+import { noBodyFields, publicPath, requireRole, resourceLocation, type KitState } from '@dfc/kit/http';
 import { queryValidator } from '@dfc/kit/validation';
 import { ZoneListQuery, type GeoZoneRecord, toOffsetTimestamp } from '@dfc/contracts';
 import type { ZoneDoc } from '../store/zone-store.js';
@@ -45,7 +45,7 @@ export function zonesRouter(deps: UseCaseDeps): Router<KitState> {
     ctx.body = { data: zoneRecord(await replaceZone(deps, ctx.params['id'] ?? '', ctx.state.body, ctx.state.requestId)) };
   });
 
-  router.delete('/:id', async (ctx) => {
+  router.delete('/:id', noBodyFields(), async (ctx) => {
     await deleteZone(deps, ctx.params['id'] ?? '', ctx.state.requestId);
     ctx.status = 204;
   });

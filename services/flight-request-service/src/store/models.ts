@@ -1,6 +1,7 @@
 import type { Connection } from 'mongoose';
 import { airspaceCellModel } from './airspace-ledger-model.js';
 import { flightRequestModel } from './flight-request-model.js';
+import { idempotencyKeyModel } from './idempotency-key-store.js';
 import { operatorProjectionModel } from './operator-model.js';
 import { reviewQueueModel } from './review-item-model.js';
 import { zoneModel } from './zone-model.js';
@@ -9,6 +10,7 @@ import { zoneModel } from './zone-model.js';
 export function registerModels(connection: Connection): void {
   flightRequestModel(connection);
   airspaceCellModel(connection);
+  idempotencyKeyModel(connection);
   reviewQueueModel(connection);
   operatorProjectionModel(connection);
   zoneModel(connection);

@@ -6,6 +6,7 @@ import type { FlightRequestMetrics } from '../metrics.js';
 import type { AirspaceLedgerStore } from '../store/airspace-ledger-store.js';
 import type { FlightRequestStore } from '../store/flight-request-store.js';
 import type { OperatorFacts } from '../store/operator-registry.js';
+import type { IdempotencyKeyStore } from '../store/idempotency-key-store.js';
 import type { OperatorStore } from '../store/operator-store.js';
 import type { ReviewQueueStore } from '../store/review-queue-store.js';
 import type { ZoneStore } from '../store/zone-store.js';
@@ -20,6 +21,8 @@ export interface UseCaseDeps {
   operators: OperatorStore;
   /** The operator's current facts, read at decision time. */
   operatorFacts: OperatorFacts;
+  /** Which request each operator's Idempotency-Key names. */
+  idempotencyKeys: IdempotencyKeyStore;
   zones: ZoneStore;
   zoneIndex: ZoneIndex;
   /** Keeps zoneIndex equal to the zones collection (events, periodic reload). */

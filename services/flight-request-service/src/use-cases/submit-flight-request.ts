@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ConflictError, ValidationError } from '@dfc/kit/errors';
 import { isDuplicateKey } from '@dfc/kit/db';
 import type { Principal } from '@dfc/contracts';
-import { bodyDigest, checkIdempotencyKey, checkReplay, idempotentUuid } from '../domain/idempotency/idempotency.js';
+import { bodyDigest, checkIdempotencyKey, checkReplay, idempotencyRef } from '../domain/idempotency/idempotency.js';
 import { submit } from '../domain/flight-request/changes.js';
 import type { FlightRequest } from '../domain/flight-request/flight-request.js';
 import { checkSubmission, type ValidSubmission } from '../domain/submission/check-submission.js';
@@ -27,8 +27,8 @@ export interface SubmitCommand {
  * screening would approve must first reserve its airspace: it is stored as
  * Screening, claims the ledger, and is then written Approved, or Pending for
  * the deconfliction review when another operator's flight took the airspace
- * first. Two retries with one Idempotency-Key race for one uuid: the loser
- * answers with the winner's request.
+ * first. A key's first use claims a random uuid for it; two retries with one
+ * key race for that uuid: the loser answers with the winner's request.
  */
 export async function submitFlightRequest(deps: UseCaseDeps, command: SubmitCommand): Promise<FlightRequest> {
   const now = deps.now();
@@ -40,7 +40,7 @@ export async function submitFlightRequest(deps: UseCaseDeps, command: SubmitComm
   const operator = await deps.operatorFacts.current(submission.operator_uuid, command.credentials);
   if (!operator) throw ValidationError.of('operator_uuid', 'The selected operator uuid is invalid.');
 
-  const idempotency = command.idempotencyKey === undefined ? null : keyed(submission, command.idempotencyKey, command.body);
+  const idempotency = command.idempotencyKey === undefined ? null : await keyed(deps, submission, command.idempotencyKey, command.body, now);
   if (idempotency) {
     const earlier = await deps.requests.find(idempotency.uuid);
     if (earlier) return replay(earlier, idempotency.body_sha256, now);
@@ -93,9 +93,13 @@ async function approveWithReservation(
   throw new ConflictError('The submission took too long to reserve its airspace and was withdrawn; submit it again.');
 }
 
-function keyed(submission: ValidSubmission, key: string, body: unknown) {
+/** The request uuid the operator's key names: claimed now with a random one, or the one an earlier use claimed (same body, within the window). */
+async function keyed(deps: UseCaseDeps, submission: ValidSubmission, key: string, body: unknown, now: Date) {
   checkIdempotencyKey(key);
-  return { key, uuid: idempotentUuid(submission.operator_uuid, key), body_sha256: bodyDigest(body) };
+  const body_sha256 = bodyDigest(body);
+  const claim = await deps.idempotencyKeys.claim(idempotencyRef(submission.operator_uuid, key), { request_uuid: randomUUID(), body_sha256, created_at: now });
+  checkReplay(claim, body_sha256, now);
+  return { key, uuid: claim.request_uuid, body_sha256 };
 }
 
 function replay(earlier: FlightRequest, digest: string, now: Date): FlightRequest {

@@ -303,10 +303,32 @@ describe('POST /api/flight-requests', () => {
       const key = `old-${randomUUID()}`;
       const body = submission(operatorUuid);
       const first = await submit(body, undefined, { 'Idempotency-Key': key });
-      await t.service.deps.requests.change(first.body.data.uuid, () => ({ set: { created_at: new Date(Date.now() - 25 * HOUR) } }));
+      await unrecorded(() => t.service.deps.idempotencyKeys.model.updateOne({ request_uuid: first.body.data.uuid }, { $set: { created_at: new Date(Date.now() - 25 * HOUR) } }));
       const response = await submit(body, undefined, { 'Idempotency-Key': key });
       expect(response.status).to.equal(409);
       expect(response.body.message).to.contain('expired');
+    });
+
+    it('when two operators use one guessable key, then each request gets a random uuid that nobody could derive from the key', async () => {
+      const otherOperator = await t.seedOperator();
+      const first = await submit(submission(operatorUuid), undefined, { 'Idempotency-Key': 'order-42' });
+      const second = await submit(submission(otherOperator), operatorPrincipal(otherOperator), { 'Idempotency-Key': 'order-42' });
+      expect(first.status).to.equal(201);
+      expect(second.status).to.equal(201);
+      for (const uuid of [first.body.data.uuid, second.body.data.uuid]) expect(uuid).to.match(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      expect(first.body.data.uuid).to.not.equal(second.body.data.uuid);
+    });
+
+    it('when the retry sends the same body with its keys in another order and its numbers written otherwise, then it is a replay', async () => {
+      const key = `canonical-${randomUUID()}`;
+      const body = submission(operatorUuid);
+      const first = await submit(body, undefined, { 'Idempotency-Key': key });
+      const reordered = Object.fromEntries(Object.entries(body).reverse());
+      const text = JSON.stringify(reordered).replace(`"max_altitude":${body.max_altitude}`, `"max_altitude":${body.max_altitude}.0e0`);
+      expect(text).to.contain('.0e0');
+      const second = await t.call('POST', '/api/flight-requests', { as: operatorPrincipal(operatorUuid), body: text, headers: { 'Idempotency-Key': key } });
+      expect(second.status).to.equal(201);
+      expect(second.body.data.uuid).to.equal(first.body.data.uuid);
     });
 
     it('when the key is longer than 255 characters, then 422', async () => {

@@ -1,4 +1,6 @@
+import { connect } from 'node:net';
 import { expect } from 'chai';
+import { InternalTokenSigner } from '@dfc/kit/http';
 import { waitFor, unrecorded } from '@dfc/kit/testing';
 import { admin, operatorPrincipal, reviewerPrincipal, startTestService, type TestService } from '../support/test-service.js';
 import { square } from '../support/fixtures.js';
@@ -29,6 +31,28 @@ describe('zones API', () => {
         }
       });
     }
+  });
+
+  describe('POST /api/zones/import by an operator declaring 3 MiB', () => {
+    it('when only the headers have arrived, then 403 at once: the body is never read', async () => {
+      const token = await new InternalTokenSigner(t.shared.keys.privateKeyPem).sign(operatorPrincipal('00000000-0000-4000-8000-000000000001'));
+      const { hostname, port } = new URL(t.url);
+      let answer = '';
+      const socket = connect(Number(port), hostname, () =>
+        socket.write(
+          `POST /api/zones/import HTTP/1.1\r\nHost: ${hostname}\r\nX-Internal-Token: ${token}\r\n` +
+            `Content-Type: application/json\r\nContent-Length: ${3 * 1024 * 1024}\r\n\r\n{"type":`,
+        ),
+      );
+      socket.setEncoding('utf8');
+      socket.on('data', (chunk: string) => (answer += chunk));
+      try {
+        await waitFor(() => answer.includes('\r\n\r\n'), 2_000);
+        expect(answer.split('\r\n')[0]).to.equal('HTTP/1.1 403 Forbidden');
+      } finally {
+        socket.destroy();
+      }
+    });
   });
 
   describe('CRUD', () => {

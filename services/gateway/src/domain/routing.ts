@@ -1,3 +1,5 @@
+import type { Role } from '@dfc/contracts';
+
 /**
  * The gateway's routing table (docs/architecture.md, "Gateway routing"), as
  * pure functions of method and path so the rules can be read and tested alone.
@@ -13,6 +15,8 @@ export interface ProxyRoute {
   /** Which per-IP budget a public route draws on: each has its own (PRODUCT.md, rate limits). */
   publicKind: PublicRouteKind | undefined;
   bodyLimitBytes: number;
+  /** The only roles the route serves, checked before a body is read; undefined: the service decides. */
+  roles: readonly Role[] | undefined;
 }
 
 /** Registration (`POST /api/operators`), or an operator's keys managed with HTTP Basic. */
@@ -35,6 +39,9 @@ const PREFIXES: ReadonlyArray<readonly [string, UpstreamName]> = [
   ['/api/authorisations', 'flight-request-service'],
   [JWKS_PATH, 'flight-request-service'],
 ];
+
+/** The one route whose bodies may be large is an admin's (the flight-request-service says so too): nobody else's body is read. */
+const ADMIN_ONLY: readonly Role[] = ['admin'];
 
 const VERSION_PREFIX = '/api/v1';
 /** Key issuance, listing and revocation: the operator-service checks HTTP Basic there. */
@@ -63,12 +70,14 @@ export function resolveProxyRoute(method: string, path: string): ProxyRoute | un
   if (!entry) return undefined;
   const [label, upstream] = entry;
   const publicKind = publicKindOf(method, path);
+  const isZoneImport = method === 'POST' && path === '/api/zones/import';
   return {
     upstream,
     label,
     public: publicKind !== undefined,
     publicKind,
-    bodyLimitBytes: method === 'POST' && path === '/api/zones/import' ? ZONE_IMPORT_BODY_LIMIT_BYTES : DEFAULT_BODY_LIMIT_BYTES,
+    bodyLimitBytes: isZoneImport ? ZONE_IMPORT_BODY_LIMIT_BYTES : DEFAULT_BODY_LIMIT_BYTES,
+    roles: isZoneImport ? ADMIN_ONLY : undefined,
   };
 }
 

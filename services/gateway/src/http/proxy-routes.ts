@@ -1,15 +1,16 @@
 import type { Context, Middleware } from 'koa';
 import type { Principal } from '@dfc/contracts';
-import { UnauthenticatedError } from '@dfc/kit/errors';
+import { ForbiddenError, UnauthenticatedError } from '@dfc/kit/errors';
 import { resolveProxyRoute, type ProxyRoute } from '../domain/routing.js';
 import type { InternalTokenCache } from '../store/token-cache.js';
 import type { Upstreams } from '../upstream/proxy.js';
 import { ANONYMOUS, identifyCaller, type CallerIdentification } from '../use-cases/identify-caller.js';
 import type { RateLimits } from './rate-limit.js';
-import { readForwardedBody } from './request-body.js';
+import { readForwardedBody, type BodyReaders } from './request-body.js';
 
 export interface ProxyRouteDeps extends CallerIdentification {
   rateLimits: RateLimits;
+  bodyReaders: BodyReaders;
   tokens: InternalTokenCache;
   upstreams: Upstreams;
   /** Whether X-Forwarded-* of the client come from a trusted load balancer. */
@@ -18,8 +19,9 @@ export interface ProxyRouteDeps extends CallerIdentification {
 
 /**
  * Every API call the gateway passes on, in the order of the documented
- * statuses: no such route 404 → who calls 401 (429 past too many failures; OPTIONS skips both) → too many calls 429 → body
- * rules 413/415/400 → the service's own answer (or 503 when it does not).
+ * statuses: no such route 404 → who calls 401 (429 past too many failures; OPTIONS skips both) → too many calls 429 → a
+ * role the route does not serve 403, before its body is read → body rules 413/415/503/400 → the service's own answer (or
+ * 503 when it does not).
  */
 export function proxyRoutes(deps: ProxyRouteDeps): Middleware {
   return async (ctx, next) => {
@@ -30,10 +32,26 @@ export function proxyRoutes(deps: ProxyRouteDeps): Middleware {
     // browser's preflight carries none). The service answers 204 with its route's Allow.
     const principal = ctx.method === 'OPTIONS' ? ANONYMOUS : await identifyCallerWithinLimits(ctx, route, deps);
     if (ctx.method !== 'OPTIONS') await deps.rateLimits.enforce(ctx, route, principal);
-    const body = await readForwardedBody(ctx, route);
+    if (ctx.method !== 'OPTIONS' && route.roles !== undefined && !route.roles.includes(principal.role)) throw new ForbiddenError();
+    const login = ctx.method === 'OPTIONS' ? undefined : basicLoginOf(ctx.get('Authorization'));
+    if (login !== undefined) await deps.rateLimits.refuseBlockedLogin(ctx, login);
+    const body = await readForwardedBody(ctx, route, deps.bodyReaders);
     const headers = upstreamHeaders(ctx, await deps.tokens.tokenFor(principal), body, deps.trustProxy);
     await deps.upstreams.forward(ctx, { upstream: route.upstream, headers, body });
+    // The operator-service alone knows whether the password was right; its 401 is the failed login.
+    if (login !== undefined && ctx.status === 401) {
+      await deps.rateLimits.countFailedLogin(ctx, login).catch((error: unknown) => ctx.state.log?.warn({ err: error }, 'failed login not counted'));
+    }
   };
+}
+
+/** The email of an `Authorization: Basic` header, or undefined without one (a header that does not decode counts under its raw text). */
+function basicLoginOf(authorization: string): string | undefined {
+  const match = /^Basic\s+(\S*)/i.exec(authorization);
+  if (!match) return undefined;
+  const decoded = Buffer.from(match[1] ?? '', 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  return colon > 0 ? decoded.slice(0, colon) : decoded;
 }
 
 async function identifyCallerWithinLimits(ctx: Context, route: ProxyRoute, deps: ProxyRouteDeps): Promise<Principal> {

@@ -1,23 +1,30 @@
+import { hash } from 'node:crypto';
 import type { Context } from 'koa';
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Principal } from '@dfc/contracts';
 import { TooManyRequestsError } from '@dfc/kit/errors';
 import type { ProxyRoute, PublicRouteKind } from '../domain/routing.js';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import type { SharedLimitStore } from '../store/limit-store.js';
 
 export interface RateLimitSettings {
   perKeyPerMinute: number;
   /** Per client IP, for registrations and for key management, each its own budget. */
   publicPerIpPerMinute: number;
   failedAuthPerIpPerMinute: number;
+  /** Failed HTTP Basic logins per account (its email) before further attempts on it get 429, in `failedLoginWindowSeconds`. */
+  failedLoginsPerAccount: number;
+  failedLoginWindowSeconds: number;
   /** Per client IP, for the public authorisation status and JWKS. */
   authorisationChecksPerIpPerMinute: number;
 }
 
 /**
- * Fixed one-minute windows, counted IN MEMORY PER REPLICA: with N gateway
- * replicas a client may get up to N times the limit. That is the accepted
- * trade for a hot path without a network hop; a shared store (e.g. Redis via
- * rate-limiter-flexible's RateLimiterRedis) is the change if it must be global.
+ * Calls are counted in fixed one-minute windows IN MEMORY PER REPLICA: with N
+ * gateway replicas a client may get up to N times the limit, the accepted trade
+ * for a hot path without a network hop. Failures are counted on the shared store
+ * (every replica's counters in the database), which the call limits can move
+ * onto by the same `SharedLimitStore.limiter`: guessing is not multiplied by N.
  *
  * API routes are limited per key. The public routes are limited per client IP,
  * the only identity they have, with one budget for registrations and another
@@ -29,16 +36,39 @@ export interface RateLimitSettings {
 export class RateLimits {
   private readonly perKey: RateLimiterMemory;
   private readonly publicPerIp: Record<PublicRouteKind, RateLimiterMemory>;
-  private readonly failedAuthPerIp: RateLimiterMemory;
+  private readonly failedAuthPerIp: RateLimiterAbstract;
+  private readonly failedLoginsPerAccount: RateLimiterAbstract;
 
-  constructor(settings: RateLimitSettings) {
+  /** With `shared`, failures are counted across every replica (the shared store); without it, in this replica. */
+  constructor(settings: RateLimitSettings, shared?: SharedLimitStore) {
     this.perKey = new RateLimiterMemory({ keyPrefix: 'key', points: settings.perKeyPerMinute, duration: 60 });
     this.publicPerIp = {
       registration: new RateLimiterMemory({ keyPrefix: 'registration', points: settings.publicPerIpPerMinute, duration: 60 }),
       'api-keys': new RateLimiterMemory({ keyPrefix: 'api-keys', points: settings.publicPerIpPerMinute, duration: 60 }),
       authorisations: new RateLimiterMemory({ keyPrefix: 'authorisations', points: settings.authorisationChecksPerIpPerMinute, duration: 60 }),
     };
-    this.failedAuthPerIp = new RateLimiterMemory({ keyPrefix: 'auth', points: settings.failedAuthPerIpPerMinute, duration: 60 });
+    const failures = (keyPrefix: string, points: number, durationSeconds: number): RateLimiterAbstract =>
+      shared ? shared.limiter({ keyPrefix, points, durationSeconds }) : new RateLimiterMemory({ keyPrefix, points, duration: durationSeconds });
+    this.failedAuthPerIp = failures('auth', settings.failedAuthPerIpPerMinute, 60);
+    this.failedLoginsPerAccount = failures('login', settings.failedLoginsPerAccount, settings.failedLoginWindowSeconds);
+  }
+
+  /**
+   * Before an HTTP Basic login reaches the operator-service: 429 with Retry-After while its account
+   * or its address is over its failures. Only logins are refused so: the account's API keys, which
+   * carry no password, keep working for its owner while someone guesses its password.
+   */
+  async refuseBlockedLogin(ctx: Context, email: string): Promise<void> {
+    const [account, address] = await Promise.all([this.failedLoginsPerAccount.get(accountOf(email)), this.failedAuthPerIp.get(ctx.ip)]);
+    const blocked = [[account, this.failedLoginsPerAccount], [address, this.failedAuthPerIp]] as const;
+    for (const [result, limiter] of blocked) {
+      if (result !== null && result.consumedPoints >= limiter.points) throw new TooManyRequestsError(Math.max(1, Math.ceil(result.msBeforeNext / 1000)));
+    }
+  }
+
+  /** Counts a login the operator-service refused, against its account and its address; the answer already went out as 401. */
+  async countFailedLogin(ctx: Context, email: string): Promise<void> {
+    await Promise.all([this.failedLoginsPerAccount.penalty(accountOf(email)), this.failedAuthPerIp.penalty(ctx.ip)]);
   }
 
   /** Counts one failed authentication; 429 with Retry-After once the IP is over its limit. */
@@ -65,6 +95,11 @@ export class RateLimits {
       throw tooManyOr(refusal);
     }
   }
+}
+
+/** An account's counter is named by a digest of its email as the operator-service compares it: the store never holds the address. */
+function accountOf(email: string): string {
+  return hash('sha256', email.trim().toLowerCase(), 'base64url');
 }
 
 /** rate-limiter-flexible rejects with its result when over the limit, with an Error when it failed. */

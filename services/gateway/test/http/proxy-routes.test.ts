@@ -1,7 +1,7 @@
 import { request, type IncomingHttpHeaders } from 'node:http';
 import { expect } from 'chai';
 import { waitFor } from '@dfc/kit/testing';
-import { grantOperatorKey, startTestGateway, type TestGateway } from '../support/gateway.js';
+import { grantOperatorKey, newApiKey, startTestGateway, type TestGateway } from '../support/gateway.js';
 import { json } from '../support/stub-upstream.js';
 
 /** A call through node:http, which (unlike fetch) sends any header it is given, hop-by-hop ones too. */
@@ -70,9 +70,15 @@ describe('gateway proxying', () => {
   });
 
   describe('GET /metrics', () => {
+    it('when asked on the public port, then 404: the metrics are on the internal listener alone', async () => {
+      const response = await fetch(`${gateway.url}/metrics`);
+      expect(response.status).to.equal(404);
+      expect(await response.json()).to.deep.equal({ message: 'Not Found.' });
+    });
+
     it('when calls were proxied, then the latency histogram labels them by table prefix, not by raw path', async () => {
       await call('/api/zones/9b2f6c1e-3d4a-4f5b-8c6d-7e8f9a0b1c2d');
-      const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
+      const metrics = await (await fetch(`${gateway.metricsUrl}/metrics`)).text();
       expect(metrics).to.match(/http_request_duration_seconds_count\{[^}]*route="\/api\/zones\/\*"[^}]*status="200"/);
       expect(metrics).to.not.include('9b2f6c1e-3d4a-4f5b-8c6d-7e8f9a0b1c2d');
     });
@@ -266,9 +272,11 @@ describe('gateway proxying', () => {
       expect(gateway.flights.calls).to.have.length(0);
     });
 
-    it('when a zone import is between 1 and 16 MiB, then it is passed on', async () => {
+    it('when an admin’s zone import is between 1 and 16 MiB, then it is passed on', async () => {
+      const { key, keyId } = newApiKey();
+      gateway.validKeys.set(key, { sub: 'admin', role: 'admin', key_id: keyId });
       const body = JSON.stringify({ type: 'FeatureCollection', features: [], padding: 'x'.repeat(2 * 1024 * 1024) });
-      const response = await call('/api/zones/import', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      const response = await call('/api/zones/import', { method: 'POST', headers: { 'content-type': 'application/json', 'X-API-Key': key }, body });
       expect(response.status).to.equal(200);
       expect(gateway.flights.calls[0]?.body).to.have.length(body.length);
     });
@@ -331,7 +339,7 @@ describe('gateway proxying', () => {
       expect(await pending).to.be.instanceOf(Error);
       expect(await waitFor(() => closedUnanswered, 2_000)).to.equal(true);
       const countedAs = async (status: string) =>
-        new RegExp(`http_request_duration_seconds_count\\{[^}]*route="/api/flight-requests/\\*"[^}]*status="${status}"`).test(await (await fetch(`${left.url}/metrics`)).text());
+        new RegExp(`http_request_duration_seconds_count\\{[^}]*route="/api/flight-requests/\\*"[^}]*status="${status}"`).test(await (await fetch(`${left.metricsUrl}/metrics`)).text());
       expect(await waitFor(() => countedAs('499'), 2_000)).to.equal(true);
       expect(await countedAs('503')).to.equal(false);
       await left.closeAll();

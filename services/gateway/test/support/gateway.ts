@@ -1,13 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { buildOpenApiDocument, type Principal } from '@dfc/contracts';
 import { createLogger } from '@dfc/kit/logging';
-import { createMetricsRegistry, InternalTokenSigner, InternalTokenVerifier } from '@dfc/kit/http';
+import { BodyBudget, createMetricsRegistry, InternalTokenSigner, InternalTokenVerifier, processBodyBudget } from '@dfc/kit/http';
 import { generateTokenKeys, listen, type Listening } from '@dfc/kit/testing';
 import type { HttpServerLimits } from '@dfc/kit/http';
-import { buildApp } from '../../src/app.js';
+import { buildApp, buildMetricsApp } from '../../src/app.js';
 import { publicOriginResolver } from '../../src/domain/public-origin.js';
 import { RateLimits, type RateLimitSettings } from '../../src/http/rate-limit.js';
+import { BodyReaders } from '../../src/http/request-body.js';
 import { KeyCache } from '../../src/store/key-cache.js';
+import type { SharedLimitStore } from '../../src/store/limit-store.js';
 import { InternalTokenCache } from '../../src/store/token-cache.js';
 import { operatorServiceKeyVerifier } from '../../src/upstream/key-verification.js';
 import { Upstreams } from '../../src/upstream/proxy.js';
@@ -28,6 +30,8 @@ export interface TestGateway extends Listening {
   validKeys: Map<string, Principal>;
   verifier: InternalTokenVerifier;
   keys: KeyCache;
+  /** The internal listener serving /metrics (METRICS_PORT in production). */
+  metricsUrl: string;
   /** How many verify calls the stub operator-service received. */
   verifyCalls(): number;
   closeAll(): Promise<void>;
@@ -43,6 +47,10 @@ export interface TestGatewayOptions {
   publicBaseUrl?: string;
   allowedHosts?: string;
   corsAllowedOrigins?: string;
+  /** The shared store of failure counters; default: each limit in memory. */
+  limitStore?: SharedLimitStore;
+  /** The bytes of bodies in flight the gateway may hold; default: the process's share of its heap. */
+  bodyBudgetBytes?: number;
 }
 
 /**
@@ -78,13 +86,18 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     timeoutMs: options.timeoutMs ?? 5_000,
     maxSockets: 16,
   });
+  const registry = createMetricsRegistry('gateway');
   const app = buildApp({
     log,
-    registry: createMetricsRegistry('gateway'),
+    registry,
     openApiDocument: buildOpenApiDocument(),
     keys,
     verify: operatorServiceKeyVerifier(upstreams, tokens, 2_000, log),
-    rateLimits: new RateLimits({ perKeyPerMinute: 600, publicPerIpPerMinute: 20, failedAuthPerIpPerMinute: 30, authorisationChecksPerIpPerMinute: 120, ...options.rateLimits }),
+    rateLimits: new RateLimits(
+      { perKeyPerMinute: 600, publicPerIpPerMinute: 20, failedAuthPerIpPerMinute: 30, failedLoginsPerAccount: 10, failedLoginWindowSeconds: 900, authorisationChecksPerIpPerMinute: 120, ...options.rateLimits },
+      options.limitStore,
+    ),
+    bodyReaders: new BodyReaders(options.bodyBudgetBytes === undefined ? processBodyBudget() : new BodyBudget(options.bodyBudgetBytes)),
     tokens,
     upstreams,
     trustProxy: options.trustProxy ?? false,
@@ -94,8 +107,10 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     corsAllowedOrigins: options.corsAllowedOrigins ?? '',
   });
   const listening = await listen(app, options.serverLimits);
+  const metrics = await listen(buildMetricsApp(registry));
   return {
     ...listening,
+    metricsUrl: metrics.url,
     operators,
     flights,
     webhooks,
@@ -105,6 +120,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     verifyCalls: () => operators.calls.filter((call) => call.url === '/internal/api-keys/verify').length,
     closeAll: async () => {
       await listening.close();
+      await metrics.close();
       await upstreams.close();
       await Promise.all([operators.close(), flights.close(), webhooks.close()]);
     },

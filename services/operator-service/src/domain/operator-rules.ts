@@ -11,6 +11,8 @@ export const OperatorMessages = {
   currentPasswordRequired: 'The current password field is required when password is present.',
   currentPasswordProhibited: 'The current password field is prohibited unless password is present.',
   currentPasswordIncorrect: 'The password is incorrect.',
+  credentialsNeedBasic: "Changing the login email or the password needs the operator's email and password (HTTP Basic) besides the API key.",
+  revocationNeedsBasic: "Revoking another of the operator's keys needs the operator's email and password (HTTP Basic); a key may revoke itself.",
 } as const;
 
 /** "The created at field cannot be changed." */

@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import { paginate } from '@dfc/kit/pagination';
-import { publicPath, requireRole, type KitState } from '@dfc/kit/http';
+import { noBodyFields, publicPath, requireRole, type KitState } from '@dfc/kit/http';
 import { queryValidator } from '@dfc/kit/validation';
 import { ApiKeyListQuery, OperatorApiKeyListQuery } from '@dfc/contracts';
 import { issueOperatorKey, issueStaffKey } from '../use-cases/issue-api-key.js';
@@ -36,7 +36,7 @@ export function apiKeysRouter(deps: UseCaseDeps): Router<KitState> {
     ctx.body = paginate(page.items.map(apiKeyResource), page.total, query, publicPath(ctx), { status: query.status });
   });
 
-  router.delete(`${operatorKeys}/:id`, challengeBasic, async (ctx) => {
+  router.delete(`${operatorKeys}/:id`, challengeBasic, noBodyFields(), async (ctx) => {
     const credentials = basicCredentials(ctx.get('Authorization'));
     await revokeOperatorKey(deps, ctx.params['uuid'] ?? '', ctx.params['id'] ?? '', credentials, callerOf(ctx.state));
     ctx.status = 204;
@@ -55,7 +55,7 @@ export function apiKeysRouter(deps: UseCaseDeps): Router<KitState> {
     ctx.body = paginate(page.items.map(apiKeyResource), page.total, query, publicPath(ctx), { status, role, operator_uuid, authority });
   });
 
-  router.delete('/api/api-keys/:id', requireKey, requireRole('admin'), async (ctx) => {
+  router.delete('/api/api-keys/:id', requireKey, requireRole('admin'), noBodyFields(), async (ctx) => {
     await revokeAnyKey(deps, ctx.params['id'] ?? '', callerOf(ctx.state));
     ctx.status = 204;
   });

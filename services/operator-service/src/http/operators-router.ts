@@ -4,7 +4,7 @@ import { getOperator } from '../use-cases/get-operator.js';
 import { registerOperator } from '../use-cases/register-operator.js';
 import { updateOperator } from '../use-cases/update-operator.js';
 import type { UseCaseDeps } from '../use-cases/deps.js';
-import { callerOf } from './auth.js';
+import { basicCredentials, callerOf, challengeBasic } from './auth.js';
 import { operatorResource } from './resources.js';
 
 /** Spec §4.1, §4.2 and PRODUCT.md's PATCH. Registration is public; reads and changes check the principal. */
@@ -23,8 +23,9 @@ export function operatorsRouter(deps: UseCaseDeps): Router<KitState> {
     ctx.body = { data: operatorResource(operator) };
   });
 
-  router.patch('/api/operators/:uuid', async (ctx) => {
-    const operator = await updateOperator(deps, ctx.params['uuid'] ?? '', ctx.state.body, callerOf(ctx.state));
+  router.patch('/api/operators/:uuid', challengeBasic, async (ctx) => {
+    const credentials = basicCredentials(ctx.get('Authorization'));
+    const operator = await updateOperator(deps, ctx.params['uuid'] ?? '', ctx.state.body, callerOf(ctx.state), credentials);
     ctx.body = { data: operatorResource(operator) };
   });
 

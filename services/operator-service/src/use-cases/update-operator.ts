@@ -1,12 +1,13 @@
-import { hasErrors, mergeFieldErrors, NotFoundError, ValidationError, type FieldErrors } from '@dfc/kit/errors';
+import { ForbiddenError, hasErrors, mergeFieldErrors, NotFoundError, UnauthenticatedError, ValidationError, type FieldErrors } from '@dfc/kit/errors';
 import type { Change } from '@dfc/kit/outbox';
 import type { EventEnvelope, OperatorUpdate } from '@dfc/contracts';
 import { assertIsOperatorOrAdmin } from '../domain/access.js';
 import { operatorUuidFrom } from '../domain/ids.js';
 import { checkUpdate, OperatorMessages, type CheckedInput } from '../domain/operator-rules.js';
-import { operatorPasswordChanged, operatorUpdated } from '../domain/events/operator-events.js';
+import { operatorCredentialsChanged, operatorPasswordChanged, operatorUpdated } from '../domain/events/operator-events.js';
 import type { OperatorDocument } from '../store/operator-store.js';
-import type { Caller, UseCaseDeps } from './deps.js';
+import { authenticateOperator } from './authenticate-operator.js';
+import type { BasicCredentials, Caller, UseCaseDeps } from './deps.js';
 
 /** The contact fields a PATCH may change (the password is changed apart, as its hash). */
 const CONTACT_FIELDS = [
@@ -25,15 +26,27 @@ type OperatorChanges = Partial<Omit<OperatorDocument, '_id' | 'version'>>;
 /**
  * PATCH /api/operators/{uuid}: the operator itself or an admin changes contact
  * fields under the registration rules (the CTR rule judged on the result),
- * and the password when the current one comes with it. The decision is made
- * on the current record and written only onto that version, so two racing
- * changes cannot combine into a record that breaks a rule.
+ * and the password when the current one comes with it. The login email and the
+ * password are the account itself: an operator changes them only with its email
+ * and password (HTTP Basic) beside its key, so a leaked key cannot take the
+ * account over, and the change sends the owner a notice at the email it had. The
+ * decision is made on the current record and written only onto that version, so
+ * two racing changes cannot combine into a record that breaks a rule.
  */
-export async function updateOperator(deps: UseCaseDeps, uuidText: string, body: unknown, caller: Caller): Promise<OperatorDocument> {
+export async function updateOperator(
+  deps: UseCaseDeps,
+  uuidText: string,
+  body: unknown,
+  caller: Caller,
+  credentials: BasicCredentials | undefined,
+): Promise<OperatorDocument> {
   const uuid = operatorUuidFrom(uuidText);
   assertIsOperatorOrAdmin(caller.principal, uuid ?? uuidText);
   if (!uuid) throw new NotFoundError();
-  return deps.operators.change(uuid, (current) => decideUpdate(deps, current, body, caller));
+  // Credentials, when sent, are always checked, and must be this operator's.
+  const proven = credentials !== undefined && (await authenticateOperator(deps, credentials))._id === uuid;
+  if (credentials !== undefined && !proven) throw new UnauthenticatedError();
+  return deps.operators.change(uuid, (current) => decideUpdate(deps, current, body, caller, proven));
 }
 
 /** Check every rule at once → what really changes → its events. Null when nothing changes (no write, no event). */
@@ -42,6 +55,7 @@ async function decideUpdate(
   current: OperatorDocument,
   body: unknown,
   caller: Caller,
+  proven: boolean,
 ): Promise<Change<OperatorDocument> | null> {
   const checked = checkUpdate(body, current);
   const errors: FieldErrors = mergeFieldErrors(
@@ -53,9 +67,14 @@ async function decideUpdate(
 
   const contact = contactChanges(checked.value, current, checked.normalisedEmail);
   const newPassword = checked.value.password;
+  const credentialChanges = [...('email' in contact ? (['email'] as const) : []), ...(newPassword !== undefined ? (['password'] as const) : [])];
+  if (credentialChanges.length > 0 && caller.principal.role === 'operator' && !proven) {
+    throw new ForbiddenError(OperatorMessages.credentialsNeedBasic);
+  }
   const events: EventEnvelope[] = [];
   if (Object.keys(contact).length > 0) events.push(operatorUpdated({ ...current, ...contact }, caller.requestId));
   if (newPassword !== undefined) events.push(operatorPasswordChanged(current._id, caller.requestId));
+  if (credentialChanges.length > 0) events.push(operatorCredentialsChanged(current._id, credentialChanges, current.email, null, caller.requestId));
   if (events.length === 0) return null;
 
   const passwordHash = newPassword === undefined ? {} : { password_hash: await deps.passwords.hash(newPassword) };

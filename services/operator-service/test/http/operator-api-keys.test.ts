@@ -22,7 +22,7 @@ describe('/api/operators/{uuid}/api-keys', () => {
 
   before(async () => {
     service = await startService();
-    events = await captureEvents(service.amqpUrl, service.exchange, [RoutingKeys.apiKeyRevoked]);
+    events = await captureEvents(service.amqpUrl, service.exchange, [RoutingKeys.apiKeyRevoked, RoutingKeys.operatorCredentialsChanged]);
   });
 
   after(async () => {
@@ -284,11 +284,31 @@ describe('/api/operators/{uuid}/api-keys', () => {
       expect(listed.body.data[0].revoked_at).to.match(/\+00:00$/);
     });
 
-    it('when the operator revokes with its own key, then 204', async () => {
+    it('when a key revokes itself, then 204 and no notice (its holder did it)', async () => {
       const operator = await registerOperator(service);
       const issued = await issueKey(service, operator);
-      const reply = await service.call('DELETE', `${keysPath(operator.uuid)}/${issued.id}`, { as: operatorPrincipal(operator.uuid) });
+      const reply = await service.call('DELETE', `${keysPath(operator.uuid)}/${issued.id}`, { as: { ...operatorPrincipal(operator.uuid), key_id: issued.id } });
       expect(reply.status).to.equal(204);
+      await events.next((candidate) => candidate.type === RoutingKeys.apiKeyRevoked && (candidate.data as { key_id?: string }).key_id === issued.id);
+      expect(events.events.filter((candidate) => candidate.type === RoutingKeys.operatorCredentialsChanged && candidate.operator_uuid === operator.uuid)).to.have.length(0);
+    });
+
+    it('when a key alone revokes a sibling key, then 403 naming HTTP Basic, and the sibling keeps working', async () => {
+      const operator = await registerOperator(service);
+      const [holder, sibling] = [await issueKey(service, operator), await issueKey(service, operator)];
+      const reply = await service.call('DELETE', `${keysPath(operator.uuid)}/${sibling.id}`, { as: { ...operatorPrincipal(operator.uuid), key_id: holder.id } });
+      expect(reply.status).to.equal(403);
+      expect(reply.body.message).to.contain('HTTP Basic');
+      expect((await service.call('POST', '/internal/api-keys/verify', { as: system, body: { key: sibling.key } })).status).to.equal(200);
+    });
+
+    it('when the sibling is revoked with email and password, then 204 and the owner gets a notice at its email', async () => {
+      const operator = await registerOperator(service);
+      const sibling = await issueKey(service, operator);
+      const reply = await service.call('DELETE', `${keysPath(operator.uuid)}/${sibling.id}`, { headers: basic(operator.email, operator.password) });
+      expect(reply.status).to.equal(204);
+      const notice = await events.next((candidate) => candidate.type === RoutingKeys.operatorCredentialsChanged && candidate.operator_uuid === operator.uuid);
+      expect(notice.data).to.deep.equal({ uuid: operator.uuid, changes: ['api_key_revoked'], notify_email: operator.email, key_id: sibling.id });
     });
 
     it('when the key is revoked twice, then 204 both times and only one event', async () => {
@@ -297,9 +317,10 @@ describe('/api/operators/{uuid}/api-keys', () => {
       const path = `${keysPath(operator.uuid)}/${issued.id}`;
       expect((await service.call('DELETE', path, { as: admin })).status).to.equal(204);
       expect((await service.call('DELETE', path, { as: admin })).status).to.equal(204);
-      await events.next((candidate) => (candidate.data as { key_id?: string }).key_id === issued.id);
+      const revokedEvents = () => events.events.filter((candidate) => candidate.type === RoutingKeys.apiKeyRevoked && (candidate.data as { key_id?: string }).key_id === issued.id);
+      await events.next((candidate) => candidate.type === RoutingKeys.apiKeyRevoked && (candidate.data as { key_id?: string }).key_id === issued.id);
       await new Promise((resolve) => setTimeout(resolve, 300));
-      expect(events.events.filter((candidate) => (candidate.data as { key_id?: string }).key_id === issued.id)).to.have.length(1);
+      expect(revokedEvents()).to.have.length(1);
     });
 
     it('when the key belongs to another operator, then 404 and it keeps working', async () => {

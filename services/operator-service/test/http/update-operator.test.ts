@@ -21,7 +21,7 @@ describe('PATCH /api/operators/{uuid}', () => {
 
   before(async () => {
     service = await startService();
-    events = await captureEvents(service.amqpUrl, service.exchange, [RoutingKeys.operatorUpdated, RoutingKeys.operatorPasswordChanged]);
+    events = await captureEvents(service.amqpUrl, service.exchange, [RoutingKeys.operatorUpdated, RoutingKeys.operatorPasswordChanged, RoutingKeys.operatorCredentialsChanged]);
   });
 
   after(async () => {
@@ -31,6 +31,9 @@ describe('PATCH /api/operators/{uuid}', () => {
 
   const patch = (uuid: string, body: unknown, as = operatorPrincipal(uuid)) =>
     service.call('PATCH', `/api/operators/${uuid}`, { as, body });
+  /** A change of the login email or password: the operator's key and its email and password. */
+  const patchWithLogin = (operator: { uuid: string; email: string; password: string }, body: unknown) =>
+    service.call('PATCH', `/api/operators/${operator.uuid}`, { as: operatorPrincipal(operator.uuid), body, headers: basic(operator.email, operator.password) });
 
   it('when the operator changes contact fields, then 200 with the changed record and a later updated_at', async () => {
     const operator = await registerOperator(service);
@@ -156,7 +159,7 @@ describe('PATCH /api/operators/{uuid}', () => {
 
   it('when the operator changes only the case of its own email, then 200 and it logs in with the new one', async () => {
     const operator = await registerOperator(service);
-    const reply = await patch(operator.uuid, { email: operator.email.toUpperCase() });
+    const reply = await patchWithLogin(operator, { email: operator.email.toUpperCase() });
     expect(reply.status).to.equal(200);
     expect(reply.body.data.email).to.equal(operator.email.toUpperCase());
     const issued = await service.call('POST', `/api/operators/${operator.uuid}/api-keys`, {
@@ -168,9 +171,46 @@ describe('PATCH /api/operators/{uuid}', () => {
 
   it('when the email changes, then the old one is free for a new registration', async () => {
     const operator = await registerOperator(service);
-    await patch(operator.uuid, { email: `moved-${operator.email}` });
+    expect((await patchWithLogin(operator, { email: `moved-${operator.email}` })).status).to.equal(200);
     const reply = await service.call('POST', '/api/operators', { body: registration({ email: operator.email }) });
     expect(reply.status).to.equal(201);
+  });
+
+  describe('a leaked key alone', () => {
+    it('when it changes the login email or the password, then 403 naming HTTP Basic, and nothing changes', async () => {
+      const operator = await registerOperator(service);
+      for (const body of [{ email: `thief-${operator.email}` }, { password: 'the thief password', current_password: operator.password }]) {
+        const reply = await patch(operator.uuid, body);
+        expect(reply.status, JSON.stringify(body)).to.equal(403);
+        expect(reply.body.message).to.contain('HTTP Basic');
+      }
+      const read = await service.call('GET', `/api/operators/${operator.uuid}`, { as: admin });
+      expect(read.body.data.email).to.equal(operator.email);
+    });
+
+    it('when wrong email and password come with it, then 401 with a Basic challenge', async () => {
+      const operator = await registerOperator(service);
+      const reply = await service.call('PATCH', `/api/operators/${operator.uuid}`, {
+        as: operatorPrincipal(operator.uuid),
+        body: { email: `thief-${operator.email}` },
+        headers: basic(operator.email, 'a guessed password'),
+      });
+      expect(reply.status).to.equal(401);
+      expect(reply.headers.get('www-authenticate')).to.equal('Basic realm="dfc"');
+    });
+
+    it('when the owner changes its email with email and password, then 200 and a notice goes to the email it had', async () => {
+      const operator = await registerOperator(service);
+      const moved = `moved-${operator.email}`;
+      expect((await patchWithLogin(operator, { email: moved })).status).to.equal(200);
+      const notice = await events.next((candidate) => candidate.type === RoutingKeys.operatorCredentialsChanged && candidate.operator_uuid === operator.uuid);
+      expect(notice.data).to.deep.equal({ uuid: operator.uuid, changes: ['email'], notify_email: operator.email, key_id: null });
+    });
+
+    it('when contact fields other than the email change, then the key alone is enough', async () => {
+      const operator = await registerOperator(service);
+      expect((await patch(operator.uuid, { phone: '+49 3', email: operator.email })).status).to.equal(200);
+    });
   });
 
   describe('password change', () => {
@@ -181,7 +221,7 @@ describe('PATCH /api/operators/{uuid}', () => {
 
     it('when the current password comes with it, then 200, the new password logs in, the old one no longer does', async () => {
       const operator = await registerOperator(service);
-      const reply = await patch(operator.uuid, { password: newPassword, current_password: operator.password });
+      const reply = await patchWithLogin(operator, { password: newPassword, current_password: operator.password });
       expect(reply.status).to.equal(200);
       expect(reply.body.data).to.not.have.any.keys('password', 'password_hash', 'current_password');
       expect((await issueWith(operator, newPassword)).status).to.equal(201);
@@ -191,13 +231,13 @@ describe('PATCH /api/operators/{uuid}', () => {
     it('then every API key issued before stays valid', async () => {
       const operator = await registerOperator(service);
       const keys = [await issueKey(service, operator), await issueKey(service, operator)];
-      expect((await patch(operator.uuid, { password: newPassword, current_password: operator.password })).status).to.equal(200);
+      expect((await patchWithLogin(operator, { password: newPassword, current_password: operator.password })).status).to.equal(200);
       for (const { key } of keys) expect((await verify(key)).status).to.equal(200);
     });
 
     it('then operator.password_changed arrives on the broker with nothing secret in it', async () => {
       const operator = await registerOperator(service);
-      await patch(operator.uuid, { password: newPassword, current_password: operator.password });
+      await patchWithLogin(operator, { password: newPassword, current_password: operator.password });
       const event = await events.next(
         (candidate) => candidate.type === RoutingKeys.operatorPasswordChanged && candidate.operator_uuid === operator.uuid,
       );
@@ -207,7 +247,7 @@ describe('PATCH /api/operators/{uuid}', () => {
 
     it('when contact fields change with it, then operator.updated is emitted too, from the same change', async () => {
       const operator = await registerOperator(service);
-      const reply = await patch(operator.uuid, { phone: '+49 1', password: newPassword, current_password: operator.password });
+      const reply = await patchWithLogin(operator, { phone: '+49 1', password: newPassword, current_password: operator.password });
       expect(reply.status).to.equal(200);
       const updated = await events.next((candidate) => candidate.type === RoutingKeys.operatorUpdated && candidate.operator_uuid === operator.uuid);
       expect(updated.data).to.include({ uuid: operator.uuid });
@@ -216,7 +256,7 @@ describe('PATCH /api/operators/{uuid}', () => {
 
     it('when the current password is wrong, then 422 on current_password and the old password still works', async () => {
       const operator = await registerOperator(service);
-      const reply = await patch(operator.uuid, { password: newPassword, current_password: 'not the password' });
+      const reply = await patchWithLogin(operator, { password: newPassword, current_password: 'not the password' });
       expect(reply.status).to.equal(422);
       expect(reply.body.errors).to.deep.equal({ current_password: ['The password is incorrect.'] });
       expect((await issueWith(operator, operator.password)).status).to.equal(201);

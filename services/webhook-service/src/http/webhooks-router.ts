@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import { paginate } from '@dfc/kit/pagination';
 import type { Context } from 'koa';
-import { publicPath, requireRole, resourceLocation, type KitState } from '@dfc/kit/http';
+import { noBodyFields, publicPath, requireRole, resourceLocation, type KitState } from '@dfc/kit/http';
 import { queryValidator } from '@dfc/kit/validation';
 import { DeliveryListQuery, WebhookListQuery, WebhookScopeQuery } from '@dfc/contracts';
 import { ownerScope, type OwnerScope } from '../domain/owner-scope.js';
@@ -50,16 +50,16 @@ export function webhooksRouter(deps: WebhookDeps): Router {
     ctx.body = { data: renderEndpoint(await updateEndpoint(deps, param(ctx, 'id'), scopeOf(ctx), ctx.state.body)) };
   });
 
-  router.delete('/:id', async (ctx: WebhookContext) => {
+  router.delete('/:id', noBodyFields(), async (ctx: WebhookContext) => {
     await deleteEndpoint(deps, param(ctx, 'id'), scopeOf(ctx));
     ctx.status = 204;
   });
 
-  router.post('/:id/rotate-secret', async (ctx: WebhookContext) => {
+  router.post('/:id/rotate-secret', noBodyFields(), async (ctx: WebhookContext) => {
     ctx.body = { data: renderEndpointWithSecret(await rotateSecret(deps, param(ctx, 'id'), scopeOf(ctx))) };
   });
 
-  router.post('/:id/test', async (ctx: WebhookContext) => {
+  router.post('/:id/test', noBodyFields(), async (ctx: WebhookContext) => {
     ctx.status = 202;
     ctx.body = { data: renderDelivery(await sendTestPing(deps, param(ctx, 'id'), scopeOf(ctx))) };
   });
@@ -74,7 +74,7 @@ export function webhooksRouter(deps: WebhookDeps): Router {
     });
   });
 
-  router.post('/:id/deliveries/:deliveryId/redeliver', async (ctx: WebhookContext) => {
+  router.post('/:id/deliveries/:deliveryId/redeliver', noBodyFields(), async (ctx: WebhookContext) => {
     ctx.status = 202;
     ctx.body = { data: renderDelivery(await redeliver(deps, param(ctx, 'id'), param(ctx, 'deliveryId'), scopeOf(ctx))) };
   });

@@ -1,8 +1,9 @@
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
-import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-filtering-agent';
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { isIP, type LookupFunction } from 'node:net';
 import { WEBHOOK_RESPONSE_EXCERPT_BYTES } from '@dfc/contracts';
-import { LOOPBACK_RANGES } from '../domain/endpoint-url.js';
+import { mayConnectTo } from '../domain/endpoint-url.js';
 
 export interface SendResult {
   /** Null when no answer came: refused, timed out, blocked, TLS failure. */
@@ -23,27 +24,27 @@ export interface SenderOptions {
 /** Beyond this much of an answer the connection is dropped rather than read on. */
 const MAX_RESPONSE_BYTES = 64 * 1024;
 
+/** The words of a refused target, recognised again when the refusal comes back as a request error. */
+const REFUSED_TARGET = 'is not a public address';
+
 /**
- * POSTs one webhook. The agents resolve the host name and refuse private,
- * loopback (unless allowed for development), link-local and metadata addresses AFTER resolution (no DNS
- * rebinding around a check made earlier); redirects are never followed
- * (node:http does not); the whole exchange is bounded by the timeout; it
- * never throws, every problem becomes a failed result for the log.
+ * POSTs one webhook. Every address a connection would use is judged by the
+ * rule registration applies to a URL's literal address (`mayConnectTo`): a
+ * literal host before the request is made, a host name's addresses as DNS
+ * answers them, before a socket connects to any (no rebinding around a check
+ * made earlier). Redirects are never followed (node:http does not); the whole
+ * exchange is bounded by the timeout; it never throws, every problem becomes a
+ * failed result for the log.
  */
 export class WebhookSender {
-  private readonly httpAgent: RequestFilteringHttpAgent;
-  private readonly httpsAgent: RequestFilteringHttpsAgent;
+  private readonly httpAgent: HttpAgent;
+  private readonly httpsAgent: HttpsAgent;
+  private readonly lookup: LookupFunction;
 
   constructor(private readonly options: SenderOptions) {
-    const filtering = {
-      allowPrivateIPAddress: false,
-      allowMetaIPAddress: false,
-      allowIPAddressList: options.allowLoopbackTargets ? [...LOOPBACK_RANGES] : [],
-      keepAlive: true,
-      maxSockets: 256,
-    };
-    this.httpAgent = new RequestFilteringHttpAgent(filtering);
-    this.httpsAgent = new RequestFilteringHttpsAgent(filtering);
+    this.httpAgent = new HttpAgent({ keepAlive: true, maxSockets: 256 });
+    this.httpsAgent = new HttpsAgent({ keepAlive: true, maxSockets: 256 });
+    this.lookup = publicOnlyLookup((address) => mayConnectTo(address, options));
   }
 
   post(url: string, body: string, headers: Record<string, string>): Promise<SendResult> {
@@ -62,10 +63,16 @@ export class WebhookSender {
       const failed = (error: string) => finish({ statusCode: null, error, retryAfter: null, responseBody: null });
       let request: ReturnType<typeof httpRequest>;
       try {
+        const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+        if (isIP(host) !== 0 && !mayConnectTo(host, this.options)) {
+          failed(`Refused: the target ${host} ${REFUSED_TARGET}.`);
+          return;
+        }
         const isHttps = url.startsWith('https:');
         request = (isHttps ? httpsRequest : httpRequest)(url, {
           method: 'POST',
           agent: isHttps ? this.httpsAgent : this.httpAgent,
+          lookup: this.lookup,
           headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) },
         });
       } catch (error) {
@@ -121,9 +128,27 @@ function headerValue(value: string | string[] | undefined): string | null {
   return Array.isArray(value) ? (value[0] ?? null) : value;
 }
 
-/** The filtering agent's refusal and the usual socket errors, in words for the delivery log. */
+/**
+ * DNS as node would ask it, refusing the whole answer when any address in it may not be reached: a
+ * connection may try each address it was given, so one non-public among them is enough to refuse.
+ */
+function publicOnlyLookup(mayConnect: (address: string) => boolean): LookupFunction {
+  return (hostname, options, callback) => {
+    dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
+      if (error) return callback(error, '', 0);
+      const refused = addresses.find((entry) => !mayConnect(entry.address));
+      if (refused) return callback(new Error(`Refused: ${hostname} resolves to ${refused.address}, which ${REFUSED_TARGET}.`), '', 0);
+      if (options.all === true) return (callback as unknown as (error: null, addresses: LookupAddress[]) => void)(null, addresses);
+      const first = addresses[0];
+      if (!first) return callback(Object.assign(new Error(`${hostname} has no address.`), { code: 'ENOTFOUND' }), '', 0);
+      return callback(null, first.address, first.family);
+    });
+  };
+}
+
+/** A refused target and the usual socket errors, in words for the delivery log. */
 function describeNetworkError(error: Error & { code?: string }): string {
-  if (/is not allowed/.test(error.message)) return `Refused: the target resolves to a non-public address (${error.message})`;
+  if (error.message.includes(REFUSED_TARGET)) return error.message;
   if (error.code === 'ECONNREFUSED') return 'Connection refused.';
   if (error.code === 'ENOTFOUND') return 'The host name could not be resolved.';
   if (error.code === 'ECONNRESET') return 'The connection was reset.';

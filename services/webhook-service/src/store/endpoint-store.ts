@@ -61,6 +61,11 @@ export class EndpointStore {
     return { items, total };
   }
 
+  /** How many endpoints the operator holds, counted on the database: the cap holds across replicas. */
+  async countOwnedBy(operatorUuid: string): Promise<number> {
+    return countMatching(this.model, { operator_uuid: operatorUuid });
+  }
+
   async remove(id: string): Promise<boolean> {
     this.copies.delete(id);
     const result = await this.model.deleteOne({ _id: id }).exec();

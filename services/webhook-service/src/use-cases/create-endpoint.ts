@@ -12,10 +12,12 @@ export interface EndpointWithSecret {
   secret: string;
 }
 
-/** Validate → generate a secret → store it encrypted → hand the plaintext back once. */
+/** Validate → check the operator's cap → generate a secret → store it encrypted → hand the plaintext back once. */
 export async function createEndpoint(deps: WebhookDeps, scope: OwnerScope, input: unknown): Promise<EndpointWithSecret> {
   const fields = checkEndpointCreate(input, deps.policy);
   if (scope.operatorUuid === null) throw ValidationError.of('operator_uuid', 'The operator uuid field is required.');
+  const cap = deps.policy.maxEndpointsPerOperator;
+  if ((await deps.endpoints.countOwnedBy(scope.operatorUuid)) >= cap) throw overCap(cap);
   const now = deps.now();
   const id = randomUUID();
   const secret = generateSigningSecret();
@@ -34,5 +36,14 @@ export async function createEndpoint(deps: WebhookDeps, scope: OwnerScope, input
     created_at: now,
     updated_at: now,
   });
+  // Creations racing on other replicas may each have seen room: one that lands beyond the cap takes itself back.
+  if ((await deps.endpoints.countOwnedBy(scope.operatorUuid)) > cap) {
+    await deps.endpoints.remove(id);
+    throw overCap(cap);
+  }
   return { endpoint, secret };
+}
+
+function overCap(cap: number): ValidationError {
+  return ValidationError.of('endpoints', `An operator may hold at most ${cap} webhook endpoints (WEBHOOK_MAX_ENDPOINTS_PER_OPERATOR); delete one first.`);
 }

@@ -44,4 +44,6 @@ export interface WebhookPolicy {
   allowLoopbackTargets: boolean;
   /** A pending delivery due this long ago without its message arriving is put back (see recoverLostDeliveries). */
   lostAfterMs: number;
+  /** WEBHOOK_MAX_ENDPOINTS_PER_OPERATOR: the fan-out one operator's event may cause. */
+  maxEndpointsPerOperator: number;
 }

@@ -40,6 +40,21 @@ describe('webhook endpoints API (/api/webhooks)', () => {
       expect(raw?.['secrets'][0]).to.have.keys('ciphertext', 'iv', 'tag', 'created_at', 'expires_at');
     });
 
+    it('when an operator holds the most endpoints it may (20 by default), then another is 422 naming the cap, also when several race for the last places', async () => {
+      const carol = operator();
+      await Promise.all(Array.from({ length: 18 }, () => api(service.url, carol, 'POST', '/api/webhooks', { url, events: ['status_change'] })));
+      const racing = await Promise.all(Array.from({ length: 5 }, () => api(service.url, carol, 'POST', '/api/webhooks', { url, events: ['status_change'] })));
+      expect(racing.filter((answer) => answer.status === 201).length).to.be.at.most(2);
+      const held = await unrecorded(() => service.connection.db!.collection('webhook_endpoints').countDocuments({ operator_uuid: carol.operator_uuid }));
+      expect(held).to.be.at.most(20);
+      for (let i = held; i < 20; i += 1) expect((await api(service.url, carol, 'POST', '/api/webhooks', { url, events: ['status_change'] })).status).to.equal(201);
+      const refused = await api(service.url, carol, 'POST', '/api/webhooks', { url, events: ['status_change'] });
+      expect(refused.status).to.equal(422);
+      expect(refused.body.errors).to.deep.equal({
+        endpoints: ['An operator may hold at most 20 webhook endpoints (WEBHOOK_MAX_ENDPOINTS_PER_OPERATOR); delete one first.'],
+      });
+    });
+
     it('when read afterwards, then the secret is never shown again', async () => {
       const created = (await api(service.url, alice, 'POST', '/api/webhooks', { url, events: ['status_change'] })).body.data;
       const shown = await api(service.url, alice, 'GET', `/api/webhooks/${created.id}`);

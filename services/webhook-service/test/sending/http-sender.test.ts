@@ -77,4 +77,31 @@ describe('WebhookSender.post', () => {
     expect(result.statusCode).to.equal(null);
     expect(result.error).to.match(/^Invalid request: /);
   });
+
+  describe('targets judged by the registration rule', () => {
+    const strict = new WebhookSender({ timeoutMs: 2000, allowLoopbackTargets: false });
+    after(() => strict.close());
+
+    it('when the host name resolves to a loopback address and loopback is not allowed, then nothing is sent and the log names the address', async () => {
+      receiver = await startReceiver((response) => response.writeHead(204).end());
+      const url = receiver.url.replace('127.0.0.1', 'localhost');
+      const result = await strict.post(url, '{}', {});
+      expect(result.statusCode).to.equal(null);
+      expect(result.error).to.match(/^Refused: localhost resolves to (127\.0\.0\.1|::1), which is not a public address\.$/);
+      expect(receiver.received).to.have.length(0);
+    });
+
+    it('when the URL names an IPv6 form carrying the metadata address, then nothing is sent', async () => {
+      for (const host of ['[::a9fe:a9fe]', '[::ffff:a9fe:a9fe]', '[2002:a9fe:a9fe::1]', '[64:ff9b::a9fe:a9fe]']) {
+        const result = await strict.post(`http://${host}/hook`, '{}', {});
+        expect(result.error, host).to.match(/^Refused: the target .* is not a public address\.$/);
+      }
+    });
+
+    it('when loopback is allowed (development), then a host name resolving to loopback is reached', async () => {
+      receiver = await startReceiver((response) => response.writeHead(204).end());
+      const result = await sender.post(receiver.url.replace('127.0.0.1', 'localhost'), '{}', {});
+      expect(result.statusCode).to.equal(204);
+    });
+  });
 });

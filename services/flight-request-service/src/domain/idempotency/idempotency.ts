@@ -1,30 +1,30 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import canonicalize from 'canonicalize';
 import { ConflictError, ValidationError } from '@dfc/kit/errors';
 
 /** PRODUCT.md: the same key and body within 24 h return the first response. */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 
-/** Fixed namespace of the flight request uuids derived from idempotency keys. */
-const NAMESPACE = '6f1c3d52-8a4b-5e7f-9c0d-2b3a4e5f6a7b';
-
-/**
- * One document per key: the request's uuid is derived from the operator and
- * the key (UUIDv5), so the unique uuid index decides between concurrent
- * retries and no separate key store is needed.
- */
-export function idempotentUuid(operatorUuid: string, key: string): string {
-  const namespace = Buffer.from(NAMESPACE.replace(/-/g, ''), 'hex');
-  const hash = createHash('sha1').update(namespace).update(`${operatorUuid}:${key}`, 'utf8').digest();
-  const bytes = hash.subarray(0, 16);
-  bytes[6] = (bytes[6]! & 0x0f) | 0x50;
-  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
-  const hex = bytes.toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+/** Which request an operator's key names, the body it came with and when it was first used. */
+export interface IdempotencyClaim {
+  request_uuid: string;
+  body_sha256: string;
+  created_at: Date;
 }
 
+/**
+ * Where the claim of an operator's key is stored. The request it names gets a random uuid: a uuid
+ * derived from the operator and the key would let anyone who guesses a key (`order-42`) compute the
+ * request's id, and with it the public status of its authorisation.
+ */
+export function idempotencyRef(operatorUuid: string, key: string): string {
+  return createHash('sha256').update(JSON.stringify([operatorUuid, key]), 'utf8').digest('hex');
+}
+
+/** SHA-256 of the body in RFC 8785 canonical JSON: the same body with its keys in another order, or a number written otherwise, is the same body. */
 export function bodyDigest(body: unknown): string {
-  return createHash('sha256').update(JSON.stringify(body), 'utf8').digest('hex');
+  return createHash('sha256').update(canonicalize(body) ?? '', 'utf8').digest('hex');
 }
 
 export function checkIdempotencyKey(key: string): void {

@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import { GeoZoneFields, ZONE_TYPES } from '@dfc/contracts';
 import { schemaErrors } from '@dfc/kit/validation';
 import { type FieldErrors } from '@dfc/kit/errors';
@@ -12,6 +13,9 @@ import type { GeoZoneDraft } from './geo-zone.js';
  * all failing paths at once.
  */
 
+/** The zone fields and a geometry the geometry rules judge; nothing else. */
+const ZoneBodyShape = Type.Object({ ...GeoZoneFields.properties, geometry: Type.Optional(Type.Unknown()) }, { additionalProperties: false });
+
 export type ZoneCheck = { ok: true; zone: GeoZoneDraft } | { ok: false; errors: FieldErrors };
 
 /** POST /api/zones, PUT /api/zones/{id}: the fields and `geometry` in one body. */
@@ -20,7 +24,7 @@ export function checkZoneInput(input: unknown): ZoneCheck {
   return completeZoneCheck({
     fields: input,
     fieldsPath: '',
-    schemaFieldErrors: schemaErrors(GeoZoneFields, input),
+    schemaFieldErrors: schemaErrors(ZoneBodyShape, input),
     geometry: own(input, 'geometry'),
     geometryPath: 'geometry',
   });

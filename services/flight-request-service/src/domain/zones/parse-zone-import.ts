@@ -15,10 +15,14 @@ import type { GeoZoneDraft } from './geo-zone.js';
  * the geometry rules rather than a schema (hence `Unknown` here).
  */
 
-const ImportShape = Type.Object({
-  type: ZoneImport.properties.type,
-  features: Type.Array(Type.Object({ ...ZoneImportFeature.properties, geometry: Type.Optional(Type.Unknown()) }), { minItems: 1 }),
-});
+const ImportShape = Type.Object(
+  {
+    type: ZoneImport.properties.type,
+    name: ZoneImport.properties.name,
+    features: Type.Array(Type.Object({ ...ZoneImportFeature.properties, geometry: Type.Optional(Type.Unknown()) }, { additionalProperties: false }), { minItems: 1 }),
+  },
+  { additionalProperties: false },
+);
 
 export type ZoneImportEntry =
   | { index: number; id: string | null; ok: true; zone: GeoZoneDraft }

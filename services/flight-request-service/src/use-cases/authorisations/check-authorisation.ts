@@ -6,8 +6,8 @@ import type { UseCaseDeps } from '../deps.js';
 
 /**
  * GET /api/authorisations/{jti}: public, for whoever holds a token (a police
- * officer, an airport): valid, revoked (cancelled or rescinded, with the
- * reason) or expired. An unknown or malformed id is a 404.
+ * officer, an airport): valid, revoked (cancelled or rescinded) or expired,
+ * nothing else. An unknown or malformed id is a 404.
  */
 export async function checkAuthorisation(deps: UseCaseDeps, jti: string): Promise<AuthorisationStatusRecord> {
   const id = parseAuthorisationId(jti.toLowerCase());

@@ -1,4 +1,13 @@
-import { newEvent, RoutingKeys, type ApiKeyRevoked, type EventEnvelope, type OperatorChanged, type OperatorPasswordChanged } from '@dfc/contracts';
+import {
+  newEvent,
+  RoutingKeys,
+  type ApiKeyRevoked,
+  type CredentialChange,
+  type EventEnvelope,
+  type OperatorChanged,
+  type OperatorCredentialsChanged,
+  type OperatorPasswordChanged,
+} from '@dfc/contracts';
 
 /** The facts of an operator its events carry (the stored operator has them, among others). */
 interface OperatorFacts {
@@ -36,6 +45,17 @@ export function operatorUpdated(operator: OperatorFacts, requestId?: string): Ev
 /** Says only whose password changed: the event never carries the password or its hash. */
 export function operatorPasswordChanged(operatorUuid: string, requestId?: string): EventEnvelope<OperatorPasswordChanged> {
   return newEvent(RoutingKeys.operatorPasswordChanged, operatorUuid, { uuid: operatorUuid }, requestId);
+}
+
+/** The owner's notice of a sensitive change, addressed to the email the account had before it. */
+export function operatorCredentialsChanged(
+  operatorUuid: string,
+  changes: CredentialChange[],
+  notifyEmail: string,
+  keyId: string | null,
+  requestId?: string,
+): EventEnvelope<OperatorCredentialsChanged> {
+  return newEvent(RoutingKeys.operatorCredentialsChanged, operatorUuid, { uuid: operatorUuid, changes, notify_email: notifyEmail, key_id: keyId }, requestId);
 }
 
 export function apiKeyRevoked(keyId: string, operatorUuid: string | null, requestId?: string): EventEnvelope<ApiKeyRevoked> {
