@@ -98,7 +98,7 @@ const WEBHOOK_ENDPOINTS = 2;
 const SETTLE_SECONDS = 15;
 /** Deliveries in flight at most during the delivery phase, so the phase ends soon after the publishing does. */
 const WEBHOOK_BACKLOG = 200;
-/** The memory goal: an operator's limit, with room under the pods' 256 Mi request. */
+/** docs/performance.md, "Goals", says where each comes from; the RSS goal holds after the walkthrough and after the steady load. */
 const GOALS = { webhookMsPerDelivery: 0.6, commandsPerDelivery: 3, gatewayMsPerRead: 0.15, rssMiB: 160 } as const;
 const SERVICES: ServiceName[] = ['operator-service', 'flight-request-service', 'webhook-service', 'gateway'];
 const FLOWS = ['delivery', 'read', 'read-at-once', 'submission', 'list', 'cancel', 'import', 'steady'] as const;
