@@ -554,7 +554,8 @@ async function hostWebhookService(system: System): Promise<{ tally: CommandTally
     ALLOW_HTTP_WEBHOOKS: 'true',
     LOG_LEVEL,
   });
-  const opened = await withCommandMonitoring(() => openResources('webhook-service', config, createLogger('webhook-service', LOG_LEVEL)));
+  // Errors only: its connection's close at the end of the count is logged as a warning, and is expected.
+  const opened = await withCommandMonitoring(() => openResources('webhook-service', config, createLogger('webhook-service', 'error')));
   const tally = new CommandTally(opened.resources.connection.getClient());
   const service = createWebhookService(opened.resources);
   try {
