@@ -122,17 +122,6 @@ export async function untilQuiet(groups: ProcessGroup[], msPerSecond: number, li
   }
 }
 
-/**
- * The read and write system calls a process has made so far (/proc/<pid>/io:
- * read, readv, write, writev and their kin): each socket read or write is
- * one, so their count per unit says how a process batches its I/O whatever
- * the machine's load.
- */
-export function ioSyscalls(pid: number): { reads: number; writes: number } {
-  const io = readFileSync(`/proc/${pid}/io`, 'utf8');
-  return { reads: Number(/^syscr: (\d+)/m.exec(io)?.[1] ?? Number.NaN), writes: Number(/^syscw: (\d+)/m.exec(io)?.[1] ?? Number.NaN) };
-}
-
 /** Resident memory of a process, MiB (VmRSS). */
 export function rssMiB(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -149,75 +138,4 @@ export function peakRssMiB(pid: number): number {
 /** Starts the process's peak RSS over from its RSS now (proc(5), clear_refs "5"). */
 export function resetPeakRss(pid: number): void {
   writeFileSync(`/proc/${pid}/clear_refs`, '5');
-}
-
-/**
- * Where a process's resident memory lies, from /proc/<pid>/smaps: the node
- * binary's own pages (code and the ICU data it embeds, shared by every node
- * process on the machine), anonymous memory (the V8 heap, buffers, malloc's
- * large blocks), malloc's heap, and the shared libraries. MiB each.
- */
-export function rssByMapping(pid: number): Map<string, number> {
-  const kib = new Map<string, number>();
-  let mapping = '';
-  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
-    const header = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
-    if (header) {
-      mapping = mappingKind(header[1] ?? '');
-      continue;
-    }
-    const rss = /^Rss:\s+(\d+) kB/.exec(line);
-    if (rss) kib.set(mapping, (kib.get(mapping) ?? 0) + Number(rss[1]));
-  }
-  return new Map([...kib].map(([name, size]) => [name, size / 1024]));
-}
-
-function mappingKind(path: string): string {
-  if (path === '' || path.startsWith('[anon')) return 'anonymous';
-  if (path === '[heap]') return 'malloc heap';
-  if (path.endsWith('/node')) return 'node binary';
-  if (path.includes('.so')) return 'libraries';
-  return path.startsWith('[') ? 'other' : 'other files';
-}
-
-/** A histogram's observations so far (count) and their total (sum), by the value of one of its labels. */
-export interface HistogramTotals {
-  count: Map<string, number>;
-  seconds: Map<string, number>;
-}
-
-/** `<histogram>_count` and `<histogram>_sum` from a service's own /metrics, keyed by the label `by`. */
-async function histogramTotals(serviceUrl: string, histogram: string, by: string): Promise<HistogramTotals> {
-  const text = await (await fetch(`${serviceUrl}/metrics`)).text();
-  const totals: HistogramTotals = { count: new Map(), seconds: new Map() };
-  const series = new RegExp(`^${histogram}_(count|sum)\\{[^}]*\\b${by}="([^"]*)"[^}]*\\} ([\\d.e+-]+)$`, 'gm');
-  for (const match of text.matchAll(series)) {
-    const [, field, key, value] = match as unknown as [string, 'count' | 'sum', string, string];
-    (field === 'count' ? totals.count : totals.seconds).set(key, Number(value));
-  }
-  return totals;
-}
-
-/** A service's garbage collections so far by kind (minor: scavenges; major, incremental, weakcb), as its own /metrics counts them. */
-export type GcTotals = HistogramTotals;
-
-/**
- * The pauses V8 reports to the service's `nodejs_gc_duration_seconds` histogram (prom-client's default
- * metrics): read before and after a phase, the collections per unit say how much the unit allocates, a
- * figure the machine's load does not move, and their time how much of its CPU is the collector's.
- */
-export function gcTotals(serviceUrl: string): Promise<GcTotals> {
-  return histogramTotals(serviceUrl, 'nodejs_gc_duration_seconds', 'kind');
-}
-
-/** The heap compactions a service ran after one kind of bulk work (the kit's `HeapCompaction`), from its /metrics. */
-export interface HeapCompactions {
-  count: number;
-  pauseSeconds: number;
-}
-
-/** `heap_compaction_pause_seconds{after}`'s count and sum so far: item 42's price, the time the service stood still. */
-export async function heapCompactions(serviceUrl: string, after: string): Promise<HeapCompactions> {
-  const totals = await histogramTotals(serviceUrl, 'heap_compaction_pause_seconds', 'after');
-  return { count: totals.count.get(after) ?? 0, pauseSeconds: totals.seconds.get(after) ?? 0 };
 }

@@ -9,7 +9,7 @@ import type { IncomingHttpHeaders, OutgoingHttpHeaders, Server, ServerResponse }
 /** The bench's IPC channel; the child is useless without it. */
 export function benchChannel(script: string, required: string): (message: unknown) => void {
   if (!process.send) throw new Error(`${script} runs as the cost bench child (${required}, an IPC channel)`);
-  // The bench ends: so does this process, even if it is not told; exiting, not killed, it writes its CPU profile if asked to.
+  // The bench ends: so does this process, even if it is not told; exiting, not killed, it writes a profile NODE_OPTIONS asks for.
   process.on('disconnect', () => process.exit(0));
   process.on('SIGTERM', () => process.exit(0));
   return process.send.bind(process);

@@ -131,6 +131,56 @@ export class CommandsPerRequest {
   }
 }
 
+/** The driver's own traffic (handshakes, heartbeats, sessions, authentication): not what the code asked of the database. */
+const DRIVER_COMMANDS = new Set(['hello', 'ismaster', 'isMaster', 'ping', 'endSessions', 'saslStart', 'saslContinue', 'buildInfo', 'buildinfo']);
+
+/**
+ * Every command a client sends, by name, with the driver's command monitoring (the connection
+ * opened with it on, `withCommandMonitoring`); the driver's own traffic is left out.
+ */
+export class CommandTally {
+  private readonly counted = new Map<string, number>();
+
+  constructor(client: mongo.MongoClient) {
+    client.on('commandStarted', (event: mongo.CommandStartedEvent) => {
+      if (!DRIVER_COMMANDS.has(event.commandName)) this.counted.set(event.commandName, (this.counted.get(event.commandName) ?? 0) + 1);
+    });
+  }
+
+  /** Commands counted so far, by name. */
+  counts(): Map<string, number> {
+    return new Map(this.counted);
+  }
+}
+
+/** Commands in `after` beyond those in `before`, by name, and in all. */
+export function commandsBetween(before: Map<string, number>, after: Map<string, number>): { total: number; byName: Map<string, number> } {
+  const byName = new Map<string, number>();
+  let total = 0;
+  for (const [name, count] of after) {
+    const added = count - (before.get(name) ?? 0);
+    if (added <= 0) continue;
+    byName.set(name, added);
+    total += added;
+  }
+  return { total, byName };
+}
+
+/**
+ * Opens a service's resources with the driver's command monitoring on: the kit's connectMongo turns
+ * it on when DB_COMMAND_LOG names a file (the index-coverage recording), so it names /dev/null for
+ * the call alone when no run records one.
+ */
+export async function withCommandMonitoring<T>(open: () => Promise<T>): Promise<T> {
+  if (process.env['DB_COMMAND_LOG'] !== undefined) return open();
+  process.env['DB_COMMAND_LOG'] = '/dev/null';
+  try {
+    return await open();
+  } finally {
+    delete process.env['DB_COMMAND_LOG'];
+  }
+}
+
 /**
  * The outbox relay's publication of a write (`@dfc/kit/broker`): read the
  * document's outbox, pull what was published, clear the pending mark. Told

@@ -47,7 +47,7 @@ const VERIFIED_TOKENS = 1000;
  * the old and the new, so gateways on either key are understood while pods roll.
  * A token verified once is remembered until it expires: the gateway reuses a
  * caller's token for half its life, and an Ed25519 verification per request was
- * a service's largest cost of a read after the database's (docs/performance.md).
+ * a service's largest cost of a read after the database's.
  * The key is the whole token, signature included, so nothing unverified matches.
  */
 export class InternalTokenVerifier {

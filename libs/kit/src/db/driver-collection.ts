@@ -5,7 +5,7 @@ import type { Model, mongo } from 'mongoose';
  * documents (string ids). For the hot paths that write whole documents or
  * typed updates: the driver takes them as they are, where mongoose would
  * cast, validate and hydrate them again on every call, and its query objects
- * are most of a small write's CPU (docs/performance.md). Anything that needs
+ * are most of a small write's CPU. Anything that needs
  * the schema's defaults or casting goes through the model.
  */
 export function driverCollection<D extends { _id: string }>(model: Model<D>): mongo.Collection<D> {

@@ -3,9 +3,9 @@ import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 
 /**
  * How often the event loop's delay is sampled for `nodejs_eventloop_lag_*`: a timer of its own that wakes the
- * process even when nothing else happens. prom-client's 10 ms woke every service 100 times a second, 0.3 s of CPU
- * a minute with nothing to serve (docs/performance.md, item 40). At 100 ms a delay of 100 ms or more is still seen
- * every time, a shorter one in proportion to its length.
+ * process even when nothing else happens. prom-client's 10 ms woke every idle service a hundred times a second,
+ * CPU spent with nothing to serve. At 100 ms a delay of 100 ms or more is still seen every time, a shorter one in
+ * proportion to its length.
  */
 const EVENT_LOOP_SAMPLE_MS = 100;
 

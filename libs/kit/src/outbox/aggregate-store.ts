@@ -98,7 +98,7 @@ export class AggregateStore<D extends Aggregate> {
     // The schema casts each document (a value of the wrong type throws before anything is written), without
     // building a mongoose document of it; the driver then stores them as they are. The outbox is added after
     // the cast: its entries are events of no schema type, which the cast would only wrap in a MongooseArray
-    // proxy for the driver to serialise through its traps (docs/performance.md, item 53).
+    // proxy for the driver to serialise through its traps.
     const docs = entries.map(({ doc, events }) => ({ ...this.model.castObject({ ...doc, version: 0 }), ...outboxOnCreate(events) }) as unknown as Aggregate);
     let refused = new Set<number>();
     try {

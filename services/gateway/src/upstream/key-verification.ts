@@ -13,7 +13,7 @@ export const SYSTEM_PRINCIPAL: Principal = Object.freeze({ sub: 'gateway', role:
 /**
  * `POST /internal/api-keys/verify` (docs/architecture.md, "Internal endpoint"), over the proxy's own
  * connections to the operator-service rather than `fetch`, which would load Node's bundled copy of
- * undici beside the package (docs/performance.md, item 29). A 401 means the key is not valid; anything
+ * undici beside the package, a second HTTP client in memory. A 401 means the key is not valid; anything
  * else that is not a Principal means the operator-service cannot answer, which the client sees as 503.
  */
 export function operatorServiceKeyVerifier(upstreams: Upstreams, tokens: InternalTokenCache, timeoutMs: number, log: Logger): VerifyApiKey {

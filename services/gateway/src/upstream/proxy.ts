@@ -51,7 +51,7 @@ const BODILESS_STATUSES = new Set([204, 205, 304]);
 /**
  * The services behind the gateway, each reached through one undici `Pool` of
  * keep-alive connections: Node's own HTTP client, maintained with Node, and
- * cheaper per call than `http.request` (see docs/performance.md). The
+ * cheaper per call than `http.request` with an Agent. The
  * upstream's answer is put on `ctx` rather than written, so koa sends it: the
  * error middleware, metrics and the request id apply to proxied calls too,
  * and a service that does not answer in time (or breaks off) becomes the kit's
@@ -76,8 +76,8 @@ export class Upstreams {
 
   /**
    * Sends the call on and puts the upstream's answer (status, headers, body) on `ctx`. The headers go
-   * straight to the response, not through koa's `ctx.set`, which builds arrays for each header it sets
-   * (9 % of the gateway's allocations per proxied read, docs/performance.md item 27).
+   * straight to the response, not through koa's `ctx.set`, which builds arrays for each header it sets,
+   * a large share of what a proxied read allocates.
    */
   async forward(ctx: Context, forwarding: Forwarding): Promise<void> {
     const answer = await this.send(ctx, forwarding);
@@ -135,7 +135,7 @@ export class Upstreams {
     // undici closes a connection after a body sent with a method that does not expect one (a DELETE with its
     // reason), and after a HEAD, in case the server mishandles them; our services are Node's HTTP server, which
     // reads such a body by its length and sends no body to a HEAD. Without `reset: false` every cancel opened a new
-    // connection, about 0.2 ms of the gateway's CPU (docs/performance.md, item 56).
+    // connection, which cost the gateway more CPU than the rest of the cancel.
     pool.dispatch({ ...request, reset: false }, answer);
     await answer.done;
   }

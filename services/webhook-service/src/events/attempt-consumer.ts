@@ -66,8 +66,8 @@ export async function consumeAttempts(broker: Broker, options: AttemptConsumerOp
 /**
  * Events whose first messages one broker message carries at most: the whole event window. One message is
  * published at a time (the group commit below), and an event is acked only once its message is confirmed; a
- * message carrying half the window left the other half waiting for the next confirm, so a replica fanned out at
- * most 16 events per confirm round trip (docs/performance.md, item 52).
+ * message carrying half the window left the other half waiting for the next confirm, so a replica fanned out
+ * only half a window of events per confirm round trip.
  */
 const EVENTS_PER_MESSAGE = EVENT_WINDOW;
 

@@ -77,7 +77,7 @@ export class EndpointStore {
    * call finds them (an endpoint created before the event is never missed); callers asking for the
    * same at the same moment share that read (GroupedReads), hence one read-only list for all of them.
    * Every event fanned out starts with this read: the driver's, since its filter holds only strings and a
-   * boolean, which mongoose's query would cast to themselves (docs/performance.md, item 53).
+   * boolean, which mongoose's query would cast to themselves.
    */
   findSubscribers(operatorUuid: string, kind: SubscribableWebhookKind): Promise<readonly WebhookEndpoint[]> {
     return this.subscribers.get(`${operatorUuid} ${kind}`, () =>
