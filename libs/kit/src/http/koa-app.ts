@@ -34,6 +34,7 @@ function koaBodyAccessor(app: Koa): BodyAccessor {
   if (descriptor?.get === undefined || descriptor.set === undefined) {
     throw new Error("koa's response has no body accessor to wrap");
   }
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- both are called with the response as `this` (`.call`)
   return { get: descriptor.get, set: descriptor.set };
 }
 

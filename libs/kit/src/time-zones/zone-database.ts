@@ -44,7 +44,7 @@ export class ZoneDatabase {
       try {
         text = readFileSync(file, 'utf8');
       } catch (error) {
-        throw new Error(`no time-zone database at ${file} (install tzdata, or set TZDIR): ${(error as Error).message}`);
+        throw new Error(`no time-zone database at ${file} (install tzdata, or set TZDIR): ${(error as Error).message}`, { cause: error });
       }
       this.names = new Set(text.split('\n').flatMap(nameOfLine).map(ownCopy));
     }
