@@ -19,7 +19,7 @@ const readers = new Map([
 export async function readForwardedBody(ctx: Context, route: ProxyRoute): Promise<Buffer | undefined> {
   if (!METHODS_WITH_BODY.has(ctx.method) || !hasBody(ctx)) return undefined;
   const read = readers.get(route.bodyLimitBytes) ?? jsonBody(route.bodyLimitBytes);
-  await read(ctx, async () => undefined);
+  await read(ctx, () => Promise.resolve());
   return Buffer.from(JSON.stringify(ctx.state.body));
 }
 

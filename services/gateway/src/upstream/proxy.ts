@@ -1,8 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Context } from 'koa';
 import type { Dispatcher } from 'undici';
 import { ClientClosedRequestError, ServiceUnavailableError } from '@dfc/kit/errors';
 import type { UpstreamName } from '../domain/routing.js';
+import type { GatewayContext } from '../http/state.js';
 import { Pool } from './undici-pool.js';
 
 export interface UpstreamSettings {
@@ -80,7 +80,7 @@ export class Upstreams {
    * straight to the response, not through koa's `ctx.set`, which builds arrays for each header it sets
    * (9 % of the gateway's allocations per proxied read, docs/performance.md item 27).
    */
-  async forward(ctx: Context, forwarding: Forwarding): Promise<void> {
+  async forward(ctx: GatewayContext, forwarding: Forwarding): Promise<void> {
     const answer = await this.send(ctx, forwarding);
     ctx.status = answer.status;
     const listed = connectionOptions(answer.headers['connection']);
@@ -112,7 +112,7 @@ export class Upstreams {
     await Promise.all([...this.pools.values()].map((pool) => pool.close()));
   }
 
-  private async send(ctx: Context, forwarding: Forwarding): Promise<BufferedAnswer> {
+  private async send(ctx: GatewayContext, forwarding: Forwarding): Promise<BufferedAnswer> {
     const answer = new BufferedAnswer();
     // The client went away before its answer was sent: nobody waits for the service's answer.
     ctx.res.once('close', () => {
