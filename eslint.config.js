@@ -24,6 +24,9 @@ export default defineConfig(
         'error',
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', ignoreRestSiblings: true },
       ],
+      // A `let` read by a closure declared before its one assignment stays a `let`: a `const` there
+      // would throw if the closure ran first.
+      'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
       // A rejection passes on what a callback or an abort signal handed over, typed `any` or
       // `unknown` by its library: the same allowance `only-throw-error` makes for `throw`.
       '@typescript-eslint/prefer-promise-reject-errors': ['error', { allowThrowingAny: true, allowThrowingUnknown: true }],
