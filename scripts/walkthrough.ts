@@ -58,7 +58,7 @@ async function call(method: string, path: string, options: { key?: string; basic
     signal: AbortSignal.timeout(30_000),
   });
   const text = await response.text();
-  let body: Json = {};
+  let body: Json;
   try {
     body = text ? (JSON.parse(text) as Json) : {};
   } catch {
@@ -98,20 +98,20 @@ class Receiver {
     });
     const receiver = new Receiver(child);
     let listening = false;
-    const lines = createInterface({ input: child.stdout! });
+    const lines = createInterface({ input: child.stdout });
     lines.on('line', (line) => {
       if (line.includes('listening')) listening = true;
       if (line.startsWith('{')) receiver.received.push(JSON.parse(line) as Json);
     });
-    createInterface({ input: child.stderr! }).on('line', (line) => {
+    createInterface({ input: child.stderr }).on('line', (line) => {
       if (line.includes('refused delivery')) receiver.refused.push(line);
       process.stderr.write(`[receiver] ${line}\n`);
     });
     let exited: number | null | undefined;
     child.on('exit', (code) => (exited = code));
-    await waitFor('the example receiver listening', async () => {
+    await waitFor('the example receiver listening', () => {
       expect(exited === undefined, `the example receiver exited (${exited})`);
-      return listening ? true : undefined;
+      return Promise.resolve(listening ? true : undefined);
     }, 60_000);
     say(`the example receiver listens on port ${receiverPort}`);
     return receiver;
@@ -138,7 +138,7 @@ function flightRequestBody(operator: string, email: string, corner: [number, num
   return flightRequestExample({ operatorUuid: operator, operatorEmail: email, start: slotStart, corner });
 }
 
-async function runMidway(): Promise<void> {
+function runMidway(): void {
   if (!midwayCommand) return;
   say(`midway: ${midwayCommand}`);
   const result = spawnSync('sh', ['-c', midwayCommand], { stdio: 'inherit', cwd: ROOT });
@@ -179,7 +179,7 @@ async function stepsWithReceiver(operator: string, email: string, key: string, r
   const page = await expectStatus(200, '6. list with filters', call('GET', `/api/flight-requests?status=Pending,Approved&from_date=${from}&per_page=10&page=1`, { key }));
   expect(page['data'].some((entry: Json) => entry['uuid'] === cleared), '6. the list holds the request');
 
-  await runMidway();
+  runMidway();
 
   const zones = JSON.parse(await readFile(`${ROOT}services/flight-request-service/data/sample-zones.geojson`, 'utf8')) as Json;
   const imported = await call('POST', '/api/zones/import', { key: adminKey, body: zones });
@@ -218,7 +218,7 @@ async function stepsWithReceiver(operator: string, email: string, key: string, r
     [reviewed, 'status_change', 'Cancelled'],
     [reviewed, 'review_complete', undefined],
   ];
-  await waitFor('every webhook at the receiver', async () => (expected.every(([uuid, event, status]) => receiver.events(uuid, event, status).length > 0) ? true : undefined), WEBHOOK_WAIT_MS);
+  await waitFor('every webhook at the receiver', () => Promise.resolve(expected.every(([uuid, event, status]) => receiver.events(uuid, event, status).length > 0) ? true : undefined), WEBHOOK_WAIT_MS);
   expect(receiver.refused.length === 0, `the receiver refused deliveries: ${receiver.refused.join('; ')}`);
   for (const [uuid, event, status] of expected) {
     expect(receiver.events(uuid, event, status).length === 1, `${event} ${status ?? ''} of ${uuid} arrived more than once`);
