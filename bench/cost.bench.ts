@@ -7,7 +7,7 @@ import { newEvent, RoutingKeys, type Principal } from '@dfc/contracts';
 import { connect } from 'amqplib';
 import mongoose from 'mongoose';
 import { flightRequestBody, GatewayClient, type RegisteredOperator } from '../e2e/src/client.js';
-import { entryPoint, imageEnv, startSystem, type ServiceName, type System } from '../e2e/src/system.js';
+import { entryPoint, startSystem, type ServiceName, type System } from '../e2e/src/system.js';
 import { costPerUnit, engineGroups, gcTotals, heapCompactions, ioSyscalls, peakRssMiB, resetPeakRss, rssByMapping, rssMiB, serviceGroup, untilQuiet, type CostPerUnit, type GcTotals, type HeapCompactions, type ProcessGroup } from './accounting.js';
 import { commandsBetween, startCommandCounter, type CommandCounter } from './command-counter.js';
 import { startInstantWrites } from './instant-writes.js';
@@ -744,13 +744,13 @@ interface Baseline<Ready> {
 
 /**
  * A same-run baseline (bench/bare-*.ts) as a child with an IPC channel, run as
- * `service` is (its node options, the image's memory setting); resolves once
+ * `service` is (its node options); resolves once
  * the child's first message says it is ready.
  */
 async function startBaseline<Ready = unknown>(script: string, service: ServiceName, env: Record<string, string>): Promise<Baseline<Ready>> {
   const nodeOptions = entryPoint(service, 'main', true).slice(0, -1);
   const child = spawn(process.execPath, [...nodeOptions, ...profile, ...inspector, '--import', 'tsx', script], {
-    env: { PATH: process.env['PATH'] ?? '', ...imageEnv(), ...env },
+    env: { PATH: process.env['PATH'] ?? '', ...env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

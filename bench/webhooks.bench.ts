@@ -7,7 +7,7 @@ import { InternalTokenSigner } from '@dfc/kit/http';
 import { connectMongo, syncIndexes } from '@dfc/kit/db';
 import { waitFor } from '@dfc/kit/testing';
 import { newEvent, RoutingKeys, signWebhookPayload, type Principal, type WebhookPayload } from '@dfc/contracts';
-import { entryPoint, imageEnv, startSystem, type System } from '../e2e/src/system.js';
+import { entryPoint, startSystem, type System } from '../e2e/src/system.js';
 import { attemptModel } from '../services/webhook-service/src/store/attempt-model.js';
 import { deliveryModel } from '../services/webhook-service/src/store/delivery-model.js';
 import { webhookEndpointModel, type WebhookEndpoint } from '../services/webhook-service/src/store/endpoint-model.js';
@@ -214,7 +214,6 @@ async function spawnReplica(system: System, secretKey: string, env: Record<strin
   const port = await freePort();
   const child = spawn(process.execPath, entryPoint('webhook-service', 'main', true), {
     env: {
-      ...imageEnv(),
       PATH: process.env['PATH'] ?? '',
       LOG_LEVEL: 'warn',
       HOST: '127.0.0.1',

@@ -21,10 +21,10 @@ fi
 # The benchmarks run the compiled services, as the image does: compile what changed first.
 npm run --silent build:services || { echo "[bench] ERROR: the build failed" >&2; exit 1; }
 
-# ...and on the image's Node: the bench and everything it starts (the services, the bare proxy and
-# deliverer it compares them with) run on the first node on the PATH.
-NODE_BIN="$(bash "$ROOT/scripts/image-node.sh")" || { echo "[bench] ERROR: the image's Node could not be had (scripts/image-node.sh)" >&2; exit 1; }
-export PATH="$(dirname "$NODE_BIN"):$PATH"
-echo "[bench] node $(node --version), the image's"
+# The bench and everything it starts (the services, the bare proxy and deliverer it compares them
+# with) run on the node of the PATH: Node 24, the image's (`source scripts/use-node.sh`).
+[[ "$(node -p 'process.versions.node.split(".")[0]')" == "$(cat "$ROOT/.node-version")" ]] \
+  || { echo "[bench] ERROR: node $(node --version) is not the image's Node $(cat "$ROOT/.node-version") (source scripts/use-node.sh)" >&2; exit 1; }
+echo "[bench] node $(node --version)"
 
 exec npx --no-install tsx bench/run.ts "$@"

@@ -3,10 +3,10 @@
 #   1. start the local stack (MongoDB-compatible DB + RabbitMQ, scripts/stack.sh up)
 #   2. create the internal-token Ed25519 key pair once (.data/keys/, mode 600)
 #   3. compile what changed (`npm run build:services`: `tsc -b`, incremental, only the
-#      workspaces whose sources changed are rebuilt, then the bundled packages), build
-#      the indexes (index migration), start the four compiled services as children
-#      (`node --conditions=compiled`, the image's entry point, on the image's Node
-#      version: scripts/image-node.sh), output prefixed with their name
+#      workspaces whose sources changed are rebuilt), build the indexes (index
+#      migration), start the four compiled services as children (`node
+#      --conditions=compiled`, the image's entry point, on the node of the PATH: Node 24,
+#      `source scripts/use-node.sh`), output prefixed with their name
 #   4. wait for the gateway's /healthz, load sample zones (if the loader exists)
 # Ctrl-C / SIGTERM stops all four services.
 #
@@ -29,6 +29,8 @@ port_open() { timeout 2 bash -c "exec 3<>/dev/tcp/127.0.0.1/$1" >/dev/null 2>&1;
 
 TSX="$ROOT/node_modules/.bin/tsx"
 [[ -x "$TSX" ]] || die "tsx not found in node_modules (run 'npm ci' first)"
+[[ "$(node -p 'process.versions.node.split(".")[0]')" == "$(cat "$ROOT/.node-version")" ]] \
+  || log "WARNING: node $(node --version) is not the image's Node $(cat "$ROOT/.node-version") (source scripts/use-node.sh)"
 
 WATCH=0
 case "${1:-}" in
@@ -126,29 +128,20 @@ done
 
 # --- 3. services ------------------------------------------------------------
 if ((!WATCH)); then
-  log "compiling (npm run build:services: tsc -b, only what changed since the last build, and the bundled packages)"
+  log "compiling (npm run build:services: tsc -b, only what changed since the last build)"
   npm run --silent build:services || die "the build failed (see above)"
 fi
 
 # The command that runs a service's entry point (main or migrate): the compiled JavaScript as
-# in the image, with its node flags and memory settings (Dockerfile: ENTRYPOINT, ENV; the "compiled"
-# condition resolves the workspace packages to dist/), or in watch mode its sources under tsx.
-while IFS= read -r setting; do export "$setting"; done < <(bash "$ROOT/scripts/image-node.sh" env)
-if ((!WATCH)); then
-  # The image's Node version (scripts/image-node.sh); this machine's node only when it cannot be had.
-  SERVICE_NODE="$(bash "$ROOT/scripts/image-node.sh")" \
-    || { SERVICE_NODE=node; log "WARNING: running the services on this machine's node $(node --version), not the image's"; }
-  # The node flags of the Dockerfile's ENTRYPOINT, read from it so they cannot drift.
-  mapfile -t NODE_FLAGS < <(bash "$ROOT/scripts/image-node.sh" flags)
-  ((${#NODE_FLAGS[@]})) || die "no ENTRYPOINT flags found in the Dockerfile"
-fi
+# in the image (its ENTRYPOINT: the "compiled" condition resolves the workspace packages to
+# dist/), or in watch mode its sources under tsx.
 entry() { # name main|migrate
   if ((WATCH)) && [[ "$2" == main ]]; then
     printf '%s\0' "$TSX" watch "services/$1/src/$2.ts"
   elif ((WATCH)); then
     printf '%s\0' "$TSX" "services/$1/src/$2.ts"
   else
-    printf '%s\0' "$SERVICE_NODE" "${NODE_FLAGS[@]}" "services/$1/dist/$2.js"
+    printf '%s\0' node --conditions=compiled "services/$1/dist/$2.js"
   fi
 }
 

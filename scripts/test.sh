@@ -22,6 +22,10 @@ else
   export MONGO_URL AMQP_URL
 fi
 
+# The tests and every process they start run on the node of the PATH: Node 24, the image's.
+[[ "$(node -p 'process.versions.node.split(".")[0]')" == "$(cat "$ROOT/.node-version")" ]] \
+  || { echo "[test] ERROR: node $(node --version) is not the image's Node $(cat "$ROOT/.node-version") (source scripts/use-node.sh)" >&2; exit 1; }
+
 echo "[test] typecheck: tsc -p tsconfig.json"
 npx --no-install tsc -p tsconfig.json || { echo "[test] ERROR: typecheck failed" >&2; exit 1; }
 

@@ -1,4 +1,4 @@
-import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { dirname, resolve } from 'node:path';
@@ -9,6 +9,7 @@ import { queueName } from '@dfc/kit/broker';
 import { generateTokenKeys, removeBrokerTopology, testDependencies, uniqueName, waitFor } from '@dfc/kit/testing';
 import { Queues as FlightRequestQueues } from '../../services/flight-request-service/src/messaging.js';
 import { Queues as WebhookQueues } from '../../services/webhook-service/src/messaging.js';
+import { startBalancer, type Balancer } from './balancer.js';
 
 /**
  * Starts the real system for end-to-end tests and benchmarks: each service is
@@ -30,6 +31,7 @@ const DURABLE_QUEUES = [
   FlightRequestQueues.operators,
   FlightRequestQueues.reviewQueue,
   FlightRequestQueues.zoneRescreening,
+  FlightRequestQueues.reexamination,
   WebhookQueues.events,
   WebhookQueues.attempts,
 ];
@@ -47,7 +49,12 @@ export interface SystemOptions {
    * under tsx (the tests: no build step between an edit and its test run).
    */
   compiled?: boolean;
-  /** Extra node options for one service (e.g. `--cpu-prof`), after the image's: they can override its flags. */
+  /**
+   * Processes of one service (default 1): more run behind a round-robin balancer on the service's
+   * port, each with its own port, sharing the service's database and queues as replicas do.
+   */
+  replicas?: Partial<Record<ServiceName, number>>;
+  /** Extra node options for one service (e.g. `--cpu-prof`), after the image's `--conditions=compiled`. */
   nodeArgs?: Partial<Record<ServiceName, string[]>>;
 }
 
@@ -112,10 +119,21 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
     ...options.env,
   };
 
-  const running = new Map<ServiceName, RunningService>();
+  const running = new Map<ServiceName, RunningService[]>();
   const logs = new Map<ServiceName, string[]>();
+  const balancers: Balancer[] = [];
+  const replicaPorts = new Map<ServiceName, number[]>();
+  for (const [name, count = 1] of Object.entries(options.replicas ?? {}) as Array<[ServiceName, number]>) {
+    if (count > 1) replicaPorts.set(name, await Promise.all(Array.from({ length: count }, () => freePort())));
+  }
+  for (const [name, targets] of replicaPorts) balancers.push(await startBalancer(ports[name], targets));
 
   const start = async (name: ServiceName, env: Record<string, string> = {}) => {
+    const targets = replicaPorts.get(name) ?? [ports[name]];
+    await Promise.all(targets.map((port) => startProcess(name, port, env)));
+  };
+
+  const startProcess = async (name: ServiceName, port: number, env: Record<string, string>) => {
     const output = logs.get(name) ?? [];
     logs.set(name, output);
     const child = spawn(process.execPath, entryPoint(name, 'main', options.compiled === true, options.nodeArgs?.[name]), {
@@ -124,11 +142,10 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
         PATH: process.env['PATH'] ?? '',
         // The index-coverage test's query log (scripts/test.sh), when the run records one.
         ...(process.env['DB_COMMAND_LOG'] ? { DB_COMMAND_LOG: process.env['DB_COMMAND_LOG'] } : {}),
-        ...(options.compiled ? imageEnv() : {}),
         ...baseEnv,
         ...options.serviceEnv?.[name],
         ...env,
-        PORT: String(ports[name]),
+        PORT: String(port),
         MONGO_DB: databases[name],
       },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -140,9 +157,9 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
     child.stdout?.on('data', collect);
     child.stderr?.on('data', collect);
     const exited = new Promise<void>((done) => child.once('exit', () => done()));
-    running.set(name, { child, output, exited });
+    running.set(name, [...(running.get(name) ?? []), { child, output, exited }]);
     try {
-      await waitFor(() => (child.exitCode === null ? ready(url(name)) : Promise.reject(new Error('exited'))), READY_TIMEOUT_MS, 100);
+      await waitFor(() => (child.exitCode === null ? ready(`http://127.0.0.1:${port}`) : Promise.reject(new Error('exited'))), READY_TIMEOUT_MS, 100);
     } catch {
       child.kill('SIGKILL');
       throw new Error(`${name} did not become ready:\n${output.slice(-40).join('\n')}`);
@@ -150,15 +167,15 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
   };
 
   const kill = async (name: ServiceName, signal: NodeJS.Signals = 'SIGKILL') => {
-    const service = running.get(name);
-    if (!service) return;
+    const processes = running.get(name) ?? [];
     running.delete(name);
-    if (service.child.exitCode === null) service.child.kill(signal);
-    await service.exited;
+    for (const { child } of processes) if (child.exitCode === null) child.kill(signal);
+    await Promise.all(processes.map(({ exited }) => exited));
   };
 
   const stop = async () => {
     await Promise.all([...running.keys()].map((name) => kill(name, 'SIGTERM')));
+    await Promise.all(balancers.splice(0).map((balancer) => balancer.close()));
   };
   processesToReap.add(stop);
 
@@ -186,7 +203,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
     start,
     logs: (name) => (logs.get(name) ?? []).join('\n'),
     pid: (name) => {
-      const pid = running.get(name)?.child.pid;
+      const pid = running.get(name)?.[0]?.child.pid;
       if (pid === undefined) throw new Error(`${name} is not running`);
       return pid;
     },
@@ -217,30 +234,11 @@ async function migrateIndexes(mongoUrl: string, databases: Record<ServiceName, s
 }
 
 /**
- * Node's arguments for a service's entry point: its compiled JavaScript as the image runs it (Dockerfile ENTRYPOINT),
- * or its source under tsx; a caller's own node options after the image's, so that the last one given wins.
+ * Node's arguments for a service's entry point: its compiled JavaScript as the image runs it (the Dockerfile's
+ * ENTRYPOINT), or its source under tsx; a caller's own node options before the script.
  */
 export function entryPoint(name: ServiceName, entry: 'main' | 'migrate', compiled: boolean, nodeArgs: string[] = []): string[] {
-  return compiled ? [...imageNodeFlags(), ...nodeArgs, `services/${name}/dist/${entry}.js`] : ['--import', 'tsx', ...nodeArgs, `services/${name}/src/${entry}.ts`];
-}
-
-let nodeFlags: string[] | undefined;
-let memorySettings: Record<string, string> | undefined;
-
-/** The node flags of the Dockerfile's ENTRYPOINT (scripts/image-node.sh reads them), so a compiled run cannot drift from the image. */
-function imageNodeFlags(): string[] {
-  nodeFlags ??= imageNodeLines('flags');
-  return nodeFlags;
-}
-
-/** The image's glibc memory settings (the Dockerfile's ENV MALLOC_*, read the same way), for the compiled services. */
-export function imageEnv(): Record<string, string> {
-  memorySettings ??= Object.fromEntries(imageNodeLines('env').map((line) => line.split(/=(.*)/s, 2) as [string, string]));
-  return memorySettings;
-}
-
-function imageNodeLines(what: 'flags' | 'env'): string[] {
-  return execFileSync('bash', [resolve(REPO_ROOT, 'scripts/image-node.sh'), what], { encoding: 'utf8' }).split('\n').filter(Boolean);
+  return compiled ? ['--conditions=compiled', ...nodeArgs, `services/${name}/dist/${entry}.js`] : ['--import', 'tsx', ...nodeArgs, `services/${name}/src/${entry}.ts`];
 }
 
 /** A test run that dies early must not leave services behind. */

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Proof that check-manifests.py catches a shutdown timing that does not add up.
+"""Proof that check-manifests.py catches a shutdown timing that does not add up, and a heap limit
+that is not half the memory limit.
 
 usage: check-manifests-breaks.py RENDERED_OVERLAY.yaml
 
@@ -50,6 +51,16 @@ def drop_termination(doc):
     doc["spec"]["template"]["spec"].pop("terminationGracePeriodSeconds")
 
 
+def set_memory_limit(quantity):
+    def edit(doc):
+        container(doc)["resources"]["limits"]["memory"] = quantity
+    return edit
+
+
+def drop_node_options(doc):
+    container(doc)["env"] = [env for env in container(doc)["env"] if env["name"] != "NODE_OPTIONS"]
+
+
 # name, Deployment, edit, text the finding must contain
 BREAKS = [
     ("grace longer than the pod's termination period", "webhook-service", set_grace(40_000), "terminationGracePeriodSeconds 30 <"),
@@ -57,6 +68,8 @@ BREAKS = [
     ("the default termination period (30 s) with a long grace", "gateway", lambda doc: (drop_termination(doc), set_grace(26_000)(doc)), "terminationGracePeriodSeconds 30 <"),
     ("SHUTDOWN_GRACE_MS not set", "operator-service", drop_grace, "SHUTDOWN_GRACE_MS must be set"),
     ("no preStop sleep", "flight-request-service", drop_pre_stop, "no preStop sleep"),
+    ("memory limit raised without the heap limit", "flight-request-service", set_memory_limit("1Gi"), "is not half the memory limit 1Gi"),
+    ("no heap limit", "gateway", drop_node_options, "NODE_OPTIONS must set --max-old-space-size"),
 ]
 
 

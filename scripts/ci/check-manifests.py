@@ -12,6 +12,8 @@ usage: check-manifests.py RENDERED.yaml [...]
 - Every alert's runbook_url names a page in docs/runbooks/, and has summary and description.
 - Every Deployment's containers set SHUTDOWN_GRACE_MS and a preStop sleep, and its
   terminationGracePeriodSeconds covers the longest preStop sleep + grace + SHUTDOWN_MARGIN_SECONDS.
+- Every container of the services' image sets V8's heap limit (NODE_OPTIONS=--max-old-space-size)
+  to half its memory limit: a heap the pod cannot hold turns collections into OOM kills.
 
 Exits 1 with one line per violation.
 """
@@ -164,6 +166,28 @@ def check_shutdown(spec):
     return out
 
 
+MEMORY_UNITS_MIB = {"Mi": 1, "Gi": 1024, "M": 1e6 / 2**20, "G": 1e9 / 2**20}
+
+
+def check_heap(spec):
+    """A service container's heap limit is half its memory limit, so that raising one without the other fails."""
+    out = []
+    for c in spec.get("containers") or []:
+        if not any(str(arg).startswith("services/") for arg in c.get("args") or []):
+            continue
+        env = {e.get("name"): e.get("value") for e in c.get("env") or []}
+        limit = str(((c.get("resources") or {}).get("limits") or {}).get("memory", ""))
+        size = re.fullmatch(r"(\d+)(Mi|Gi|M|G)", limit)
+        heap = re.search(r"(?:^|\s)--max-old-space-size=(\d+)(?:\s|$)", env.get("NODE_OPTIONS") or "")
+        if size is None:
+            out.append(f"container {c.get('name')}: no memory limit in Mi or Gi")
+        elif heap is None:
+            out.append(f"container {c.get('name')}: NODE_OPTIONS must set --max-old-space-size (half the memory limit)")
+        elif int(heap.group(1)) != int(int(size.group(1)) * MEMORY_UNITS_MIB[size.group(2)] // 2):
+            out.append(f"container {c.get('name')}: --max-old-space-size={heap.group(1)} is not half the memory limit {limit}")
+    return out
+
+
 def check(path):
     problems = []
     for doc in yaml.safe_load_all(pathlib.Path(path).read_text()):
@@ -176,6 +200,7 @@ def check(path):
         spec = pod_spec(doc)
         if spec is not None:
             problems += [f"{what}: {v}" for v in restricted_violations(spec)]
+            problems += [f"{what}: {v}" for v in check_heap(spec)]
         if doc.get("kind") == "Deployment":
             problems += [f"{what}: {v}" for v in check_shutdown(spec)]
         if doc.get("kind") == "NetworkPolicy" and doc["metadata"]["name"] == "webhook-egress":

@@ -89,7 +89,8 @@ start_services() {
   run_container operator-service yes services/operator-service/dist/main.js "PORT=${PORT[operator-service]}" \
     "MONGO_DB=${DB[operator-service]}" "$key_file" "ADMIN_API_KEY=$ADMIN_API_KEY"
   run_container flight-request-service yes services/flight-request-service/dist/main.js "PORT=${PORT[flight-request-service]}" \
-    "MONGO_DB=${DB[flight-request-service]}" "$key_file" AUTHORISATION_SIGNING_KEY_FILE=/run/secrets/dfc/signing.pem
+    "MONGO_DB=${DB[flight-request-service]}" "$key_file" AUTHORISATION_SIGNING_KEY_FILE=/run/secrets/dfc/signing.pem \
+    "OPERATOR_SERVICE_URL=http://127.0.0.1:${PORT[operator-service]}"
   # Loopback webhooks: the example receiver runs on this host, which the container shares.
   run_container webhook-service yes services/webhook-service/dist/main.js "PORT=${PORT[webhook-service]}" \
     "MONGO_DB=${DB[webhook-service]}" "$key_file" WEBHOOK_SECRET_KEY_FILE=/run/secrets/dfc/webhook-secret-key \

@@ -182,10 +182,10 @@ check_wiring() {
 
 check_policies() {
   "$TOOLS/venv/bin/python" scripts/ci/check-manifests.py "$OUT"/*.yaml \
-    || die "policy checks failed (Pod Security restricted, webhook egress, alert annotations, shutdown timing)"
+    || die "policy checks failed (Pod Security restricted, webhook egress, alert annotations, shutdown timing, heap limits)"
   "$TOOLS/venv/bin/python" scripts/ci/check-manifests-breaks.py "$OUT/overlays-production.yaml" \
-    || die "a shutdown timing that does not add up got past check-manifests.py (scripts/ci/check-manifests-breaks.py)"
-  log "Pod Security restricted, webhook egress ranges, alert annotations and runbooks, shutdown timing: ok"
+    || die "a shutdown timing or heap limit that does not add up got past check-manifests.py (scripts/ci/check-manifests-breaks.py)"
+  log "Pod Security restricted, webhook egress ranges, alert annotations and runbooks, shutdown timing, heap limits: ok"
 }
 
 # The PrometheusRule of a rendered component, as a plain rule file: extract_rules RENDERED OUT.

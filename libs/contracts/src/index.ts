@@ -1,5 +1,4 @@
 export * from './formats.js';
-export * from './ids.js';
 export * from './schema-helpers.js';
 export * from './principal.js';
 export * from './operators/schemas.js';
@@ -16,6 +15,7 @@ export * from './webhooks/standard-webhooks.js';
 export * from './webhooks/verify.js';
 export * from './flight-requests/requests.js';
 export * from './flight-requests/reviews.js';
+export * from './flight-requests/shared-volume.js';
 export * from './flight-requests/geojson.js';
 export * from './flight-requests/zones.js';
 export * from './openapi/index.js';

@@ -8,10 +8,8 @@ import type { ReadinessCheck } from './http/health.js';
 import { createMetricsRegistry } from './http/metrics.js';
 import { createHttpServer } from './http/server.js';
 import { createLogger, type Logger } from './logger.js';
-import { compactHeap, mib } from './memory.js';
 
 export { repeatEvery, type PeriodicJob } from './periodic.js';
-export { compactHeap, HeapCompaction, type HeapCompacted } from './memory.js';
 
 /**
  * Graceful shutdown on SIGTERM/SIGINT: stop accepting connections, let
@@ -156,8 +154,6 @@ export async function runService<C extends ServiceBaseConfig>(name: string, load
       server.listen(config.PORT, config.HOST, resolve);
     });
     log.info({ host: config.HOST, port: config.PORT }, 'listening');
-    const heap = compactHeap();
-    log.info({ heap_used_before_mib: mib(heap.before), heap_used_after_mib: mib(heap.after) }, 'start-up garbage collected');
     handleShutdown(server, log, config.SHUTDOWN_GRACE_MS, async () => {
       await service.stop();
       await opened.close();

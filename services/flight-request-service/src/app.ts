@@ -1,7 +1,6 @@
 import type Koa from 'koa';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import type { HeapCompaction } from '@dfc/kit/service';
 import { createServiceApp, DEFAULT_BODY_LIMIT_BYTES, type InternalTokenVerifier, type ReadinessCheck } from '@dfc/kit/http';
 import type { UseCaseDeps } from './use-cases/deps.js';
 import { authorisationsRouter } from './http/authorisations-router.js';
@@ -15,8 +14,6 @@ export const ZONE_IMPORT_BODY_LIMIT_BYTES = 16 * 1024 * 1024;
 
 export interface AppDeps {
   useCases: UseCaseDeps;
-  /** Hands a zone import's memory back once it is answered. */
-  heapCompaction: HeapCompaction;
   log: Logger;
   registry: Registry;
   verifier: InternalTokenVerifier;
@@ -34,7 +31,7 @@ export function buildApp(deps: AppDeps): Koa {
       flightRequestsRouter(deps.useCases),
       authorisationsRouter(deps.useCases),
       reviewsRouter(deps.useCases),
-      zonesRouter(deps.useCases, deps.heapCompaction),
+      zonesRouter(deps.useCases),
     ],
     bodyLimitBytes: (method, path) =>
       method === 'POST' && path === ZONE_IMPORT_PATH ? ZONE_IMPORT_BODY_LIMIT_BYTES : DEFAULT_BODY_LIMIT_BYTES,

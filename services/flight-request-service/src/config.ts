@@ -8,6 +8,13 @@ export const FlightRequestServiceConfig = Type.Object({
   ...amqpConfig,
   ...internalTokenVerifyConfig,
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8082 }),
+  /** Where a submission reads the operator's current facts (existence, CTR exemption), with the caller's own internal token. */
+  OPERATOR_SERVICE_URL: Type.String({ pattern: '^https?://', default: 'http://127.0.0.1:8081' }),
+  /**
+   * `registry`: those facts from operator-service at decision time; `projection`: from the event-fed
+   * projection alone, which may lag a change (only for a service run without operator-service: its own tests).
+   */
+  OPERATOR_FACTS: Type.Union([Type.Literal('registry'), Type.Literal('projection')], { default: 'registry' }),
   MONGO_DB: Type.String({ minLength: 1, default: 'dfc_flight_requests' }),
   OUTBOX_PUBLISH: Type.Boolean({ default: true }),
   EXPIRY_SWEEP_INTERVAL_MS: Type.Integer({ minimum: 100, default: 30_000 }),

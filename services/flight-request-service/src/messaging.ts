@@ -20,4 +20,6 @@ export const Queues = {
   zones: 'flight-request-service.zones',
   /** The durable queue the replicas share: each zone change is rescreened by one of them. */
   zoneRescreening: 'flight-request-service.zone-rescreening',
+  /** The durable queue the replicas share: a flight that gave its airspace up has the requests waiting on it examined again. */
+  reexamination: 'flight-request-service.reexamination',
 } as const;

@@ -1,14 +1,17 @@
+import { OperatorRegistry, projectedFacts } from './store/operator-registry.js';
+import { airspaceCellModel } from './store/airspace-ledger-model.js';
+import { AirspaceLedgerStore } from './store/airspace-ledger-store.js';
 import { InternalTokenVerifier } from '@dfc/kit/http';
 import { OutboxRelay } from '@dfc/kit/outbox';
 import { verifyIndexes } from '@dfc/kit/db';
-import { timeZones } from '@dfc/kit/time-zones';
-import { dependencyReadiness, HeapCompaction, repeatEvery, type PeriodicJob, type Service, type ServiceResources } from '@dfc/kit/service';
+import { dependencyReadiness, repeatEvery, type PeriodicJob, type Service, type ServiceResources } from '@dfc/kit/service';
 import { buildApp } from './app.js';
 import type { FlightRequestServiceConfig } from './config.js';
 import { AuthorisationKeys } from './domain/authorisation/signing-keys.js';
 import { DEFAULT_FLIGHT_AREA_LIMITS } from './domain/geometry/flight-area.js';
 import { ZoneIndex } from './domain/zones/zone-index.js';
-import { subscribeOperatorProjection, subscribeReviewQueueProjection, subscribeZoneChanges, subscribeZoneRescreening } from './events/consumers.js';
+import { subscribeOperatorProjection, subscribeReexamination, subscribeReviewQueueProjection, subscribeZoneChanges, subscribeZoneRescreening } from './events/consumers.js';
+import { reexamineWaiting } from './use-cases/deconfliction/reexamine-waiting.js';
 import { createFlightRequestMetrics } from './metrics.js';
 import { flightRequestModel } from './store/flight-request-model.js';
 import { FlightRequestStore } from './store/flight-request-store.js';
@@ -36,16 +39,20 @@ export function createFlightRequestService(resources: ServiceResources<FlightReq
   // OUTBOX_PUBLISH=false leaves every event in its outbox (a crash between write and publish, for tests).
   const relay = new OutboxRelay(broker, log, { registry, publishing: config.OUTBOX_PUBLISH });
   const requests = new FlightRequestStore(flightRequestModel(connection), relay);
+  const airspace = new AirspaceLedgerStore(airspaceCellModel(connection));
   const reviewQueue = new ReviewQueueStore(reviewQueueModel(connection));
   const operators = new OperatorStore(operatorProjectionModel(connection));
+  const operatorFacts = config.OPERATOR_FACTS === 'registry' ? new OperatorRegistry(config.OPERATOR_SERVICE_URL) : projectedFacts(operators);
   const zones = new ZoneStore(zoneModel(connection), relay);
   const metrics = createFlightRequestMetrics(registry);
   const zoneIndex = new ZoneIndex();
   const zoneSync = new ZoneIndexSync(zones, zoneIndex, metrics.zonesLoaded, log);
   const deps: UseCaseDeps = {
     requests,
+    airspace,
     reviewQueue,
     operators,
+    operatorFacts,
     zones,
     zoneIndex,
     zoneSync,
@@ -61,10 +68,8 @@ export function createFlightRequestService(resources: ServiceResources<FlightReq
     authorisationKeys: AuthorisationKeys.fromPem(config.AUTHORISATION_SIGNING_KEY, config.AUTHORISATION_PREVIOUS_PUBLIC_KEYS),
     now: resources.now ?? (() => new Date()),
   };
-  const heapCompaction = new HeapCompaction({ log, registry });
   const app = buildApp({
     useCases: deps,
-    heapCompaction,
     log,
     registry,
     verifier: new InternalTokenVerifier(config.INTERNAL_TOKEN_PUBLIC_KEY),
@@ -78,14 +83,13 @@ export function createFlightRequestService(resources: ServiceResources<FlightReq
     deps,
     zoneSync,
     async start() {
-      // A list's dates are days in the operator's zone.
-      timeZones.check();
       await verifyIndexes(connection);
       await zoneSync.reloadAll();
       await subscribeOperatorProjection(broker, (event) => applyOperatorChange(operators, event));
       await subscribeReviewQueueProjection(broker, (event) => applyReviewItemsChange(reviewQueue, event));
       await subscribeZoneChanges(broker, (zoneId) => zoneSync.changed(zoneId));
       await subscribeZoneRescreening(broker, (zoneId, requestId) => rescreenForZone(deps, zoneId, requestId));
+      await subscribeReexamination(broker, (uuid, requestId) => reexamineWaiting(deps, uuid, requestId));
       relay.start();
       jobs.push(repeatEvery('expiry sweep', config.EXPIRY_SWEEP_INTERVAL_MS, () => expirePendingRequests(deps), log));
       // The safety net of the zone events: a replica that missed some (its broadcast queue lives with its connection) catches up.
@@ -93,7 +97,6 @@ export function createFlightRequestService(resources: ServiceResources<FlightReq
     },
     async stop() {
       await Promise.all(jobs.splice(0).map((job) => job.stop()));
-      heapCompaction.stop();
       await zoneSync.stop();
       await relay.stop();
     },

@@ -1,7 +1,7 @@
-import type { default as Koa, Next } from 'koa';
+import Koa, { type Next } from 'koa';
 import type { Registry } from 'prom-client';
 import type { OpenApiDocument } from '@dfc/contracts';
-import { createKoa, errorMiddleware, httpMetrics, methodRules, operationsRouter, requestContext } from '@dfc/kit/http';
+import { errorMiddleware, httpMetrics, methodRules, operationsRouter, requestContext } from '@dfc/kit/http';
 import { type Logger } from '@dfc/kit/logging';
 import type { PublicOriginOf } from './domain/public-origin.js';
 import { canonicalPath } from './domain/routing.js';
@@ -32,7 +32,7 @@ export interface GatewayDeps extends ProxyRouteDeps {
  * left is the error middleware's 404.
  */
 export function buildApp(deps: GatewayDeps): Koa {
-  const app = createKoa();
+  const app = new Koa();
   app.proxy = deps.trustProxy;
   // One trusted hop: the client is the address the load balancer appended last.
   app.maxIpsCount = deps.trustProxy ? 1 : 0;

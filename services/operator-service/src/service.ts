@@ -1,7 +1,6 @@
 import { verifyIndexes } from '@dfc/kit/db';
 import { OutboxRelay } from '@dfc/kit/outbox';
 import { InternalTokenVerifier } from '@dfc/kit/http';
-import { timeZones } from '@dfc/kit/time-zones';
 import { dependencyReadiness, type Service, type ServiceResources } from '@dfc/kit/service';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
@@ -42,8 +41,6 @@ export function createOperatorService(resources: ServiceResources<Config>): Oper
     app,
     deps,
     async start() {
-      // An operator's timezone is checked against it.
-      timeZones.check();
       await verifyIndexes(connection);
       const adminKeyId = await bootstrapAdminKey(deps, config.ADMIN_API_KEY);
       log.info({ key_id: adminKeyId }, 'bootstrap admin key in place');

@@ -1,4 +1,4 @@
-import { newId } from '../ids.js';
+import { randomUUID } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, Uuid } from '../schema-helpers.js';
 
@@ -23,7 +23,7 @@ export type EventEnvelope<D = unknown> = Omit<Static<typeof EventEnvelope>, 'dat
 /** A new event in its envelope: a fresh id (what consumers de-duplicate on) and the time it occurred. */
 export function newEvent<D>(type: string, operatorUuid: string | null, data: D, requestId?: string): EventEnvelope<D> {
   return {
-    id: newId(),
+    id: randomUUID(),
     type,
     occurred_at: new Date().toISOString(),
     operator_uuid: operatorUuid,

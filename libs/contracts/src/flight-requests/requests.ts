@@ -3,6 +3,7 @@ import { Double, Int32, Line, Nullable, PageQuery, RequiredFreeText, RequiredLin
 import { FLIGHT_REQUEST_STATUSES, FlightRequestStatus } from './status.js';
 import { FlightArea } from './geojson.js';
 import { ReviewItemRecord } from './reviews.js';
+import { SharedVolume } from './shared-volume.js';
 
 /** PRODUCT.md "Rules": the category screening derives from the free-text `aircraft_type`. */
 export const AIRCRAFT_CATEGORIES = ['multirotor', 'fixed_wing', 'vtol', 'helicopter', 'airship', 'other'] as const;
@@ -81,20 +82,11 @@ export const FindingRecord = Type.Object({
   zone_name: Nullable(Type.String()),
   authority: Nullable(Type.String()),
   conflict: Type.Optional(
-    Type.Object(
-      {
-        start_time: Timestamp,
-        end_time: Timestamp,
-        lower_altitude_m: Int32({ minimum: 0, description: 'metres above ground' }),
-        upper_altitude_m: Int32({ minimum: 0, description: 'metres above ground' }),
-        bbox: Type.Array(Double(), { minItems: 4, maxItems: 4, description: '[west, south, east, north] of the shared area' }),
-      },
-      {
-        description:
-          'DECONFLICTION_OVERLAP only: the volume this flight shares with another operator’s approved flight (time window, ' +
-          'altitude band, area). Nothing identifies the other flight or its operator.',
-      },
-    ),
+    Type.Object(SharedVolume.properties, {
+      description:
+        'DECONFLICTION_OVERLAP only: the volume this flight shares with another operator’s approved flight (time window, ' +
+        'altitude band, area). Nothing identifies the other flight or its operator.',
+    }),
   ),
 });
 export type FindingRecord = Static<typeof FindingRecord>;

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Double, Int32, Nullable, PageQuery, RequiredFreeText, Timestamp, UtcTimestamp, Uuid } from '../schema-helpers.js';
+import { SharedVolume } from './shared-volume.js';
 import { FlightRequestStatus } from './status.js';
 
 export const REVIEW_ITEM_KINDS = ['zone_authorisation', 'altitude', 'deconfliction'] as const;
@@ -40,6 +41,13 @@ export const ReviewQueueEntry = Type.Object(
       purpose: Type.String(),
       bbox: Type.Array(Double(), { minItems: 4, maxItems: 4, description: '[west, south, east, north]' }),
     }),
+    competing: Type.Optional(
+      Type.Array(Type.Object(SharedVolume.properties), {
+        description:
+          'In the queue: the volumes this request shares with other operators’ pending requests, which an approval of ' +
+          'either would deny the other (time window, altitude band, area; nothing identifies them). Empty when none.',
+      }),
+    ),
   },
   { $id: 'ReviewQueueEntry' },
 );

@@ -9,9 +9,14 @@
  * 1. Its single-document conditional writes are not atomic: 20 concurrent
  *    `findOneAndUpdate({ _id, version: 0 }, …)` can all succeed. Every
  *    conditional write of a document therefore runs behind a per-document
- *    lock in this process. With one replica of each service (the local
- *    setup) that makes them atomic; on MongoDB, which is atomic across
- *    replicas by itself, the lock only saves the losers of a race a retry.
+ *    lock in this process; on MongoDB, which is atomic across replicas by
+ *    itself, the lock only saves the losers of a race a retry. Where a rule
+ *    must hold across processes (deconfliction), `acrossProcesses` also
+ *    takes a write guard: a document of `engine_write_guards` whose unique
+ *    `_id` names the document and the version the write starts from. Unique
+ *    inserts are atomic on this engine too, so of two writers starting from
+ *    one version only one writes; the guard is removed when its write
+ *    returns, and one left by a crashed writer is taken over once stale.
  * 2. A unique index refusing an *update* is reported with its own error text
  *    rather than MongoDB's code 11000.
  * 3. It filters `$in` itself, over the whole collection (15 ids among 20,000
@@ -38,6 +43,49 @@ export function serialisedPerDocument<T>(collection: string, id: unknown, write:
   return result;
 }
 
+/** A guard older than this was left by a writer that died between taking it and writing. */
+const STALE_GUARD_MS = 10_000;
+/** How long a writer waits for a busy guard before it reports the document as changed meanwhile. */
+const GUARD_WAIT_MS = 2_000;
+
+interface WriteGuard {
+  _id: string;
+  at: Date;
+}
+
+/**
+ * Runs `write`, a conditional write of one document from `version`, so that
+ * no other process writes the same document from the same version at the
+ * same time. On MongoDB the write is atomic by itself and runs as it is; on
+ * the local engine it runs under a write guard (see 1. above). Returns null,
+ * as a conditional write that matched nothing would, when another writer held
+ * the version for longer than the wait.
+ */
+export async function acrossProcesses<T>(connection: Connection, collection: string, id: string, version: number, write: () => Promise<T | null>): Promise<T | null> {
+  if (!(await isLocalEngine(connection))) return write();
+  const guards = connection.db!.collection<WriteGuard>('engine_write_guards');
+  const guardId = `${collection}/${id}/${version}`;
+  const deadline = Date.now() + GUARD_WAIT_MS;
+  for (;;) {
+    const at = new Date();
+    try {
+      await guards.insertOne({ _id: guardId, at });
+      break;
+    } catch (error) {
+      if (!isDuplicateKey(error)) throw error;
+    }
+    const held = await guards.findOne({ _id: guardId });
+    if (held && Date.now() - held.at.getTime() > STALE_GUARD_MS) await guards.deleteOne({ _id: guardId, at: held.at });
+    else if (Date.now() > deadline) return null;
+    else await new Promise((resolve) => setTimeout(resolve, 2 + Math.random() * 8));
+  }
+  try {
+    return await write();
+  } finally {
+    await guards.deleteOne({ _id: guardId });
+  }
+}
+
 const DUPLICATE_KEY = 11000;
 
 /** A unique index refused the write (MongoDB's E11000, or the local engine's wording of it). */
@@ -60,18 +108,20 @@ export function refusedAsDuplicates(error: unknown): Set<number> {
   return new Set(entries.map((entry) => Number(entry.index)));
 }
 
-const inServedByIndexes = new WeakMap<Connection, Promise<boolean>>();
+const localEngines = new WeakMap<Connection, Promise<boolean>>();
 
-/**
- * Whether the engine behind `connection` serves `$in` from an index: MongoDB does, FerretDB (which
- * names itself in buildInfo) does not. Asked once per connection; a failed question is asked again.
- */
+/** Whether the engine behind `connection` serves `$in` from an index: MongoDB does, the local engine does not. */
 function servesInFromIndexes(connection: Connection): Promise<boolean> {
-  const known = inServedByIndexes.get(connection);
+  return isLocalEngine(connection).then((local) => !local);
+}
+
+/** Whether `connection` talks to the local engine (FerretDB names itself in buildInfo); asked once per connection. */
+function isLocalEngine(connection: Connection): Promise<boolean> {
+  const known = localEngines.get(connection);
   if (known) return known;
-  const asked = connection.db!.admin().command({ buildInfo: 1 }).then((info) => !('ferretdbVersion' in info));
-  inServedByIndexes.set(connection, asked);
-  asked.catch(() => inServedByIndexes.delete(connection));
+  const asked = connection.db!.admin().command({ buildInfo: 1 }).then((info) => 'ferretdbVersion' in info);
+  localEngines.set(connection, asked);
+  asked.catch(() => localEngines.delete(connection));
   return asked;
 }
 

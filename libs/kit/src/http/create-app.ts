@@ -1,4 +1,4 @@
-import type Koa from 'koa';
+import Koa from 'koa';
 import type Router from '@koa/router';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
@@ -6,7 +6,6 @@ import { requireInternalToken, type InternalTokenVerifier } from '../auth/intern
 import { errorMiddleware } from './errors.js';
 import { operationsRouter, type ReadinessCheck } from './health.js';
 import { jsonBody, DEFAULT_BODY_LIMIT_BYTES, type BodyLimit } from './json-body.js';
-import { createKoa } from './koa-app.js';
 import { httpMetrics } from './metrics.js';
 import { methodRules } from './method-rules.js';
 import { requestContext } from './request-context.js';
@@ -29,7 +28,7 @@ export interface ServiceAppOptions {
  * and the service's own routes.
  */
 export function createServiceApp(options: ServiceAppOptions): Koa {
-  const app = createKoa();
+  const app = new Koa();
   app.proxy = true;
   app.silent = true;
   const operations = operationsRouter(options.registry, options.readiness);

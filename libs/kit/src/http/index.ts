@@ -3,7 +3,6 @@ export * from './create-app.js';
 export * from './errors.js';
 export * from './health.js';
 export * from './json-body.js';
-export * from './koa-app.js';
 export * from './metrics.js';
 export * from './public-urls.js';
 export * from './request-context.js';

@@ -1,4 +1,4 @@
-import { newId } from '@dfc/contracts';
+import { randomUUID } from 'node:crypto';
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
 
@@ -13,7 +13,7 @@ const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 export function requestContext(log: Logger): Middleware {
   return async (ctx, next) => {
     const incoming = ctx.get('X-Request-Id');
-    const requestId = SAFE_REQUEST_ID.test(incoming) ? incoming : newId();
+    const requestId = SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
     ctx.state = Object.assign(new RequestState(log, requestId), ctx.state);
     ctx.set('X-Request-Id', requestId);
     const started = process.hrtime.bigint();

@@ -1,4 +1,4 @@
-import { newId } from '@dfc/contracts';
+import { randomUUID } from 'node:crypto';
 import { createServer, type ServerResponse, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type Koa from 'koa';
@@ -50,7 +50,7 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
     return;
   }
   const answer = CLIENT_ERRORS[error.code ?? ''] ?? BAD_REQUEST;
-  const requestId = inFlight?.getHeader('x-request-id') ?? newId();
+  const requestId = inFlight?.getHeader('x-request-id') ?? randomUUID();
   const body = JSON.stringify({ message: answer.message });
   socket.end(
     `HTTP/1.1 ${answer.status} ${answer.reason}\r\n` +

@@ -2,7 +2,7 @@ import type { Model, mongo } from 'mongoose';
 import type { EventEnvelope } from '@dfc/contracts';
 import { ConflictError, NotFoundError } from '../errors.js';
 import { driverCollection } from '../db/driver-collection.js';
-import { refusedAsDuplicates, serialisedPerDocument } from '../db/engine-gaps.js';
+import { acrossProcesses, refusedAsDuplicates, serialisedPerDocument } from '../db/engine-gaps.js';
 import { GroupedWrites } from '../db/grouped-writes.js';
 import { outboxOnCreate, withOutbox, WITHOUT_OUTBOX, type OutboxFields } from './fields.js';
 import type { OutboxModel, OutboxRelay, WrittenOutbox } from './relay.js';
@@ -30,6 +30,12 @@ export interface AggregateStoreOptions {
   /** The 404 message when the document does not exist. */
   notFoundMessage?: string;
   maxAttempts?: number;
+  /**
+   * Every conditional write is atomic across processes on every engine, not
+   * only on MongoDB (engine-gaps.ts): for aggregates whose rules must hold
+   * system-wide, at the cost of two more commands per write on the local engine.
+   */
+  acrossProcesses?: boolean;
 }
 
 /** The outbox is the relay's business, never the caller's. */
@@ -158,9 +164,24 @@ export class AggregateStore<D extends Aggregate> {
     const events = change.events ?? [];
     const plain = updateFor(change);
     const update: mongo.UpdateFilter<Aggregate> = events.length > 0 ? withOutbox(plain, events) : plain;
-    const updated = (await this.collection.findOneAndUpdate({ _id: id, version: current.version }, update, { returnDocument: 'after' })) as (D & OutboxFields) | null;
+    const updated = (await this.conditionally(id, current.version, () =>
+      this.collection.findOneAndUpdate({ _id: id, version: current.version }, update, { returnDocument: 'after' }),
+    )) as (D & OutboxFields) | null;
     if (!updated) return 'changed-meanwhile';
     return { doc: withoutOutbox(updated), ...(events.length > 0 ? { written: { version: updated.version, outbox: updated.outbox } } : {}) };
+  }
+
+  /** Deletes the document if it is still at `version` (and matches `where`); whether it did. */
+  async remove(id: string, version: number, where: Record<string, unknown> = {}): Promise<boolean> {
+    const removed = await serialisedPerDocument(this.model.collection.name, id, () =>
+      this.conditionally(id, version, async () => ((await this.collection.deleteOne({ ...where, _id: id, version })).deletedCount === 1 ? true : null)),
+    );
+    return removed === true;
+  }
+
+  private conditionally<T>(id: string, version: number, write: () => Promise<T | null>): Promise<T | null> {
+    if (!this.options.acrossProcesses) return write();
+    return acrossProcesses(this.model.db, this.model.collection.name, id, version, write);
   }
 
   /**

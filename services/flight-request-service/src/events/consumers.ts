@@ -1,5 +1,5 @@
 import { queueName, type Broker } from '@dfc/kit/broker';
-import { RoutingKeys, type EventEnvelope, type OperatorChanged } from '@dfc/contracts';
+import { RoutingKeys, type EventEnvelope, type FlightRequestStatusChanged, type OperatorChanged } from '@dfc/contracts';
 import type { ReviewItemsChanged } from '../domain/events/review-item-events.js';
 import type { ZoneChanged } from '../domain/events/zone-events.js';
 import { InternalRoutingKeys, Queues } from '../messaging.js';
@@ -54,6 +54,22 @@ export function subscribeZoneRescreening(broker: Broker, rescreen: (zoneId: stri
     handler: async (event) => {
       const { zone_id: zoneId, action } = (event as EventEnvelope<ZoneChanged>).data;
       if (action !== 'deleted') await rescreen(zoneId, event.request_id);
+    },
+  });
+}
+
+/**
+ * An Approved request that became Cancelled or Rescinded gave its airspace
+ * up: the requests waiting for deconfliction over it are examined again, on
+ * one replica (competing consumers); redeliveries change nothing twice.
+ */
+export function subscribeReexamination(broker: Broker, reexamine: (uuid: string, requestId?: string) => Promise<unknown>): Promise<void> {
+  return broker.subscribe({
+    queue: queueName(broker.exchangeName, Queues.reexamination),
+    bindings: [RoutingKeys.flightRequestStatusChanged],
+    handler: async (event) => {
+      const { flight_request_uuid: uuid, previous_status: previous } = (event as EventEnvelope<FlightRequestStatusChanged>).data;
+      if (previous === 'Approved') await reexamine(uuid, event.request_id);
     },
   });
 }

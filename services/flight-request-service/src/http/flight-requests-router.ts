@@ -33,6 +33,7 @@ export function flightRequestsRouter(deps: UseCaseDeps): Router<KitState> {
       body: ctx.state.body,
       idempotencyKey: ctx.headers['idempotency-key'] === undefined ? undefined : key,
       requestId: ctx.state.requestId,
+      credentials: ctx.get('X-Internal-Token'),
     });
     ctx.status = 201;
     ctx.set('Location', resourceLocation(ctx, `/flight-requests/${request._id}`));

@@ -7,7 +7,7 @@ import { previewFlightRequest } from '../use-cases/preview-flight-request.js';
 export function previewRouter(deps: UseCaseDeps): Router<KitState> {
   const router = new Router<KitState>();
   router.post('/api/flight-requests/preview', requireRole('operator', 'admin'), async (ctx) => {
-    ctx.body = { data: await previewFlightRequest(deps, ctx.state.principal, ctx.state.body) };
+    ctx.body = { data: await previewFlightRequest(deps, ctx.state.principal, ctx.state.body, ctx.get('X-Internal-Token')) };
   });
   return router;
 }

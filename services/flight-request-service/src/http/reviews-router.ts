@@ -17,7 +17,10 @@ export function reviewsRouter(deps: UseCaseDeps): Router<KitState> {
   router.get('/', requireRole('reviewer', 'admin'), async (ctx) => {
     const query = validateListQuery({ ...ctx.query });
     const page = await listReviewItems(deps, ctx.state.principal, query);
-    const entries = page.rows.flatMap((row) => reviewQueueEntry(row.doc, row.itemId) ?? []);
+    const entries = page.rows.flatMap((row) => {
+      const entry = reviewQueueEntry(row.doc, row.itemId);
+      return entry ? [{ ...entry, competing: row.competing }] : [];
+    });
     const filters = ctx.state.principal.role === 'admin' ? { authority: query.authority } : {};
     ctx.body = paginate(entries, page.total, page.page, publicPath(ctx), filters);
   });

@@ -1,7 +1,6 @@
 import Router from '@koa/router';
 import { paginate } from '@dfc/kit/pagination';
 import { publicPath, requireRole, resourceLocation, type KitState } from '@dfc/kit/http';
-import type { HeapCompaction } from '@dfc/kit/service';
 import { queryValidator } from '@dfc/kit/validation';
 import { ZoneListQuery, type GeoZoneRecord, toOffsetTimestamp } from '@dfc/contracts';
 import type { ZoneDoc } from '../store/zone-store.js';
@@ -14,7 +13,7 @@ export const ZONE_IMPORT_PATH = '/api/zones/import';
 const validateListQuery = queryValidator(ZoneListQuery);
 
 /** Geo-zone administration: admins only (PRODUCT.md "Review"). */
-export function zonesRouter(deps: UseCaseDeps, heapCompaction: HeapCompaction): Router<KitState> {
+export function zonesRouter(deps: UseCaseDeps): Router<KitState> {
   const router = new Router<KitState>({ prefix: '/api/zones' });
   router.use(requireRole('admin'));
 
@@ -35,8 +34,7 @@ export function zonesRouter(deps: UseCaseDeps, heapCompaction: HeapCompaction): 
   });
 
   router.post('/import', async (ctx) => {
-    // An import is rare and leaves its parsed body and a grown heap behind: handed back a moment after the answer.
-    ctx.body = { data: await heapCompaction.after('zone import', () => importZones(deps, ctx.state.body, ctx.state.requestId)) };
+    ctx.body = { data: await importZones(deps, ctx.state.body, ctx.state.requestId) };
   });
 
   router.get('/:id', async (ctx) => {

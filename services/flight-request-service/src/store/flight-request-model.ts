@@ -7,7 +7,15 @@ import type { FlightRequest } from '../domain/flight-request/flight-request.js';
  * Two encodings are the local engine's and stay in the store: the geometry as
  * JSON text, and the bounding box in flat fields.
  */
-export interface StoredFlightRequest extends Omit<FlightRequest, 'geometry'> {
+/**
+ * A submission whose approval is still reserving its airspace: stored so that
+ * other claims can find (and, if its writer died, withdraw) it, shown to no
+ * one until it completes with its real status.
+ */
+export const SCREENING = 'Screening';
+
+export interface StoredFlightRequest extends Omit<FlightRequest, 'geometry' | 'status'> {
+  status: FlightRequest['status'] | typeof SCREENING;
   /** Flat copies of area.bbox so deconfliction prefilters with plain range conditions. */
   bbox_west: number;
   bbox_south: number;
@@ -50,6 +58,7 @@ const flightRequestSchema = new Schema<StoredFlightRequest>(
     review_authorities: { type: [String], default: [] },
     cancellation: { type: Schema.Types.Mixed, default: null },
     rescission: { type: Schema.Types.Mixed, default: null },
+    deconfliction: { type: Schema.Types.Mixed, default: null },
     zone_screenings: { type: [Object], default: [] },
     status_history: { type: [Object], default: [] },
     idempotency: { type: Schema.Types.Mixed, default: null },

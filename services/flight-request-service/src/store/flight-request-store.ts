@@ -2,16 +2,31 @@ import type { QueryFilter } from 'mongoose';
 import { AggregateStore, WITHOUT_OUTBOX, type OutboxRelay } from '@dfc/kit/outbox';
 import type { EventEnvelope, FlightRequestStatus } from '@dfc/contracts';
 import { countMatching, findWhereIn } from '@dfc/kit/db';
+import { NotFoundError } from '@dfc/kit/errors';
+import type { Deconfliction } from '../domain/deconfliction/reservation.js';
 import type { FlightRequest, FlightRequestChange, FlightRequestGeometry, FlightRequestSummary } from '../domain/flight-request/flight-request.js';
 import type { AreaSummary } from '../domain/geometry/flight-area.js';
 import type { ApprovedFlight } from '../domain/screening/screen.js';
-import type { FlightRequestModel, StoredFlightRequest } from './flight-request-model.js';
+import { SCREENING, type FlightRequestModel, type StoredFlightRequest } from './flight-request-model.js';
 
 /** What rescreening reads of a live request: no stored FeatureCollection. */
 export type RescreeningCandidate = Pick<
   FlightRequest,
   '_id' | 'operator_uuid' | 'status' | 'start_time' | 'end_time' | 'max_altitude' | 'area' | 'review' | 'zone_screenings'
 > & { geometry: Pick<FlightRequestGeometry, 'polygons'> };
+
+/** What a claim on the ledger asks of the request that made it: whether its reservation holds, and its exact area. */
+export interface ReservationHolder {
+  _id: string;
+  version: number;
+  status: string;
+  operator_uuid: string;
+  start_time: Date;
+  end_time: Date;
+  max_altitude: number;
+  deconfliction: Deconfliction | null;
+  polygons: FlightRequestGeometry['polygons'];
+}
 
 /** Who may see which requests in a list (the use case decides, the store turns it into a query). */
 export interface ListScope {
@@ -42,6 +57,8 @@ export class FlightRequestStore {
   ) {
     this.aggregates = new AggregateStore(model, relay, {
       conflictMessage: 'The flight request is being changed by someone else; try again.',
+      // Deconfliction withdraws and commits claims through these writes from every replica.
+      acrossProcesses: true,
     });
   }
 
@@ -51,9 +68,61 @@ export class FlightRequestStore {
     return toRequest(await this.aggregates.insert({ ...fields, ...storedArea(area), ...storedGeometry(geometry) }, events));
   }
 
+  /**
+   * A submission whose approval must first reserve its airspace: stored as
+   * `Screening` with its claim, without events, and invisible until
+   * `completeScreening` writes its outcome (see SCREENING).
+   */
+  async insertScreening(request: Omit<FlightRequest, 'version'>, deconfliction: Deconfliction): Promise<void> {
+    const { geometry, area, ...fields } = request;
+    await this.aggregates.insert({ ...fields, status: SCREENING, status_history: [], deconfliction, ...storedArea(area), ...storedGeometry(geometry) });
+  }
+
+  /**
+   * The outcome of a `Screening` submission, with the events of its
+   * submission, if its claim `claim` was not withdrawn meanwhile; null when it was.
+   */
+  async completeScreening(uuid: string, claim: string, outcome: Omit<FlightRequest, 'version'>, events: EventEnvelope[]): Promise<FlightRequest | null> {
+    const { _id: _uuid, geometry: _geometry, area: _area, ...fields } = outcome;
+    try {
+      const completed = await this.aggregates.change(uuid, (stored) => {
+        if (stored.status !== SCREENING || stored.deconfliction?.claim !== claim) throw new NotFoundError();
+        return { set: { ...fields, deconfliction: fields.deconfliction ?? null }, events };
+      });
+      return toRequest(completed);
+    } catch (error) {
+      if (error instanceof NotFoundError) return null;
+      throw error;
+    }
+  }
+
+  /** The requests that made these claims, as deconfliction reads them (submissions still `Screening` included). */
+  async holders(uuids: string[]): Promise<Map<string, ReservationHolder>> {
+    const projection = { status: 1, version: 1, operator_uuid: 1, start_time: 1, end_time: 1, max_altitude: 1, deconfliction: 1, polygons_json: 1 };
+    const found = await findWhereIn<StoredFlightRequest, Omit<ReservationHolder, 'polygons'> & { polygons_json: string }>(this.model, '_id', uuids, projection);
+    return new Map(found.map(({ polygons_json: polygons, ...holder }) => [holder._id, { ...holder, deconfliction: holder.deconfliction ?? null, polygons: parsePolygons(polygons) }]));
+  }
+
+  /**
+   * Withdraws a claim whose writer is taken to have died (still `claiming`
+   * past its lease), so that it can never be committed: a `Screening`
+   * submission is removed (its client never had an answer), any other
+   * request loses the claim. Whether the claim is gone now.
+   */
+  async withdrawClaim(holder: ReservationHolder): Promise<boolean> {
+    const claim = holder.deconfliction?.claim;
+    if (!claim) return true;
+    if (holder.status === SCREENING) return this.aggregates.remove(holder._id, holder.version, { 'deconfliction.claim': claim });
+    const changed = await this.aggregates.change(holder._id, (stored) =>
+      stored.deconfliction?.claim === claim && stored.deconfliction.state === 'claiming' ? { set: { deconfliction: null } } : null,
+    );
+    return changed.deconfliction?.claim !== claim;
+  }
+
   /** Read → decide (a change of the aggregate, or null) → one conditional write with its events (404 when there is no such request). */
   async change(uuid: string, decide: (current: FlightRequest) => FlightRequestChange | null): Promise<FlightRequest> {
     const changed = await this.aggregates.change(uuid, (stored) => {
+      if (stored.status === SCREENING) throw new NotFoundError();
       const change = decide(toRequest(stored));
       return change && { set: toStoredFields(change.set), ...(change.events ? { events: change.events } : {}) };
     });
@@ -62,7 +131,12 @@ export class FlightRequestStore {
 
   async find(uuid: string): Promise<FlightRequest | null> {
     const stored = await this.aggregates.find(uuid);
-    return stored && toRequest(stored);
+    return stored && stored.status !== SCREENING ? toRequest(stored) : null;
+  }
+
+  /** Whether a request with this uuid is stored, shown or still `Screening` (an idempotent retry waits for the latter). */
+  async isScreening(uuid: string): Promise<boolean> {
+    return (await this.aggregates.find(uuid))?.status === SCREENING;
   }
 
   /** The uuid of the request that holds a review item, or null. */
@@ -86,7 +160,13 @@ export class FlightRequestStore {
   }
 
   /** Approved flights of other operators whose window and bounding box overlap: deconfliction candidates. */
-  async approvedOverlapping(
+  approvedOverlapping(operatorUuid: string, start: Date, end: Date, bbox: [number, number, number, number]): Promise<ApprovedFlight[]> {
+    return this.overlapping('Approved', operatorUuid, start, end, bbox);
+  }
+
+  /** Requests of other operators in `status` whose window and bounding box overlap (the exact areas are the caller's to compare). */
+  async overlapping(
+    status: FlightRequestStatus,
     operatorUuid: string,
     start: Date,
     end: Date,
@@ -96,7 +176,7 @@ export class FlightRequestStore {
     const flights = await this.model
       .find(
         {
-          status: 'Approved',
+          status,
           end_time: { $gt: start },
           start_time: { $lt: end },
           operator_uuid: { $ne: operatorUuid },
@@ -166,6 +246,7 @@ function listFilter(criteria: ListCriteria): QueryFilter<StoredFlightRequest> {
   if (criteria.reviewerAuthority) filter.review_authorities = criteria.reviewerAuthority;
   const statuses = [...new Set(criteria.statuses ?? [])];
   if (statuses.length > 0) filter.status = statuses.length === 1 ? statuses[0] : { $in: statuses };
+  else filter.status = { $ne: SCREENING };
   if (criteria.until) filter.start_time = { $lt: criteria.until };
   if (criteria.from) filter.end_time = { $gt: criteria.from };
   return filter;
@@ -173,6 +254,7 @@ function listFilter(criteria: ListCriteria): QueryFilter<StoredFlightRequest> {
 
 type StoredSummary = Omit<StoredFlightRequest, 'flight_area_json' | 'polygons_json'>;
 
+/** A stored request as the domain knows it; a `Screening` one never gets this far (see SCREENING). */
 function toRequest(stored: StoredFlightRequest): FlightRequest {
   const { flight_area_json: flightArea, polygons_json: polygons, ...summary } = stored;
   return { ...toSummary(summary), geometry: { flight_area: JSON.parse(flightArea) as FlightRequestGeometry['flight_area'], polygons: parsePolygons(polygons) } };
@@ -180,7 +262,7 @@ function toRequest(stored: StoredFlightRequest): FlightRequest {
 
 function toSummary(stored: StoredSummary): FlightRequestSummary {
   const { bbox_west: _west, bbox_south: _south, bbox_east: _east, bbox_north: _north, ...request } = stored;
-  return request;
+  return request as FlightRequestSummary;
 }
 
 function parsePolygons(json: string): FlightRequestGeometry['polygons'] {

@@ -1,4 +1,5 @@
 import type { Connection } from 'mongoose';
+import { airspaceCellModel } from './airspace-ledger-model.js';
 import { flightRequestModel } from './flight-request-model.js';
 import { operatorProjectionModel } from './operator-model.js';
 import { reviewQueueModel } from './review-item-model.js';
@@ -7,6 +8,7 @@ import { zoneModel } from './zone-model.js';
 /** Registers every model of the service on its connection: what the index migration builds. */
 export function registerModels(connection: Connection): void {
   flightRequestModel(connection);
+  airspaceCellModel(connection);
   reviewQueueModel(connection);
   operatorProjectionModel(connection);
   zoneModel(connection);

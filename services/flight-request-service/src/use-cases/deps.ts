@@ -3,7 +3,9 @@ import type { ZoneIndex } from '../domain/zones/zone-index.js';
 import type { ScreeningRules } from '../domain/screening/screen.js';
 import type { SubmissionLimits } from '../domain/submission/limits.js';
 import type { FlightRequestMetrics } from '../metrics.js';
+import type { AirspaceLedgerStore } from '../store/airspace-ledger-store.js';
 import type { FlightRequestStore } from '../store/flight-request-store.js';
+import type { OperatorFacts } from '../store/operator-registry.js';
 import type { OperatorStore } from '../store/operator-store.js';
 import type { ReviewQueueStore } from '../store/review-queue-store.js';
 import type { ZoneStore } from '../store/zone-store.js';
@@ -12,8 +14,12 @@ import type { ZoneIndexSync } from './zone-index-sync.js';
 /** Everything the use cases work with; built once by the service. */
 export interface UseCaseDeps {
   requests: FlightRequestStore;
+  /** The reservation ledger deconfliction claims airspace on. */
+  airspace: AirspaceLedgerStore;
   reviewQueue: ReviewQueueStore;
   operators: OperatorStore;
+  /** The operator's current facts, read at decision time. */
+  operatorFacts: OperatorFacts;
   zones: ZoneStore;
   zoneIndex: ZoneIndex;
   /** Keeps zoneIndex equal to the zones collection (events, periodic reload). */

@@ -1,12 +1,16 @@
-import type { Principal, ReviewListQuery } from '@dfc/contracts';
+import type { Principal, ReviewListQuery, SharedVolume } from '@dfc/contracts';
 import { skipFor, type PageRequest } from '@dfc/kit/pagination';
 import type { FlightRequestSummary } from '../domain/flight-request/flight-request.js';
+import { areasIntersect } from '../domain/geometry/flight-area.js';
+import { sharedVolume } from '../domain/screening/deconfliction.js';
 import type { QueuedReviewItem } from '../store/review-item-model.js';
 import type { UseCaseDeps } from './deps.js';
 
 export interface ReviewQueueRow {
   doc: FlightRequestSummary;
   itemId: string;
+  /** The volumes the request shares with other operators' pending requests. */
+  competing: SharedVolume[];
 }
 
 export interface ReviewQueuePage {
@@ -20,7 +24,9 @@ export interface ReviewQueuePage {
  * oldest request first; admins see every authority's, or one. The page comes
  * from the review queue projection's index; the requests it names are then
  * read by `_id`, and they are the truth: an item decided a moment ago, whose
- * event the projection has not caught up with yet, is left out.
+ * event the projection has not caught up with yet, is left out. Each entry
+ * shows what its request shares with other operators' pending requests, so
+ * that the desk knows when approving one denies another.
  */
 export async function listReviewItems(deps: UseCaseDeps, principal: Principal, query: ReviewListQuery): Promise<ReviewQueuePage> {
   const authority = principal.role === 'reviewer' ? (principal.authority ?? '') : (query.authority ?? null);
@@ -31,11 +37,27 @@ export async function listReviewItems(deps: UseCaseDeps, principal: Principal, q
 
 async function withRequests(deps: UseCaseDeps, queued: QueuedReviewItem[]): Promise<ReviewQueueRow[]> {
   if (queued.length === 0) return [];
-  const requests = await deps.requests.findMany([...new Set(queued.map((row) => row.flight_request_uuid))]);
+  const uuids = [...new Set(queued.map((row) => row.flight_request_uuid))];
+  const requests = await deps.requests.findMany(uuids);
+  const competing = await competingVolumes(deps, requests);
   const byUuid = new Map(requests.map((request) => [request._id, request]));
   return queued.flatMap((row) => {
     const doc = byUuid.get(row.flight_request_uuid);
     const item = doc?.review.items.find((candidate) => candidate.id === row._id);
-    return doc && item?.status === 'pending' ? [{ doc, itemId: row._id }] : [];
+    return doc && item?.status === 'pending' ? [{ doc, itemId: row._id, competing: competing.get(doc._id) ?? [] }] : [];
   });
+}
+
+/** For each request, what it shares with other operators' pending requests (their exact areas compared). */
+async function competingVolumes(deps: UseCaseDeps, requests: FlightRequestSummary[]): Promise<Map<string, SharedVolume[]>> {
+  const geometries = await deps.requests.holders(requests.map((request) => request._id));
+  const entries = await Promise.all(
+    requests.map(async (request): Promise<[string, SharedVolume[]]> => {
+      const polygons = geometries.get(request._id)?.polygons ?? [];
+      const others = await deps.requests.overlapping('Pending', request.operator_uuid, request.start_time, request.end_time, request.area.bbox);
+      const ours = { polygons, start: request.start_time, end: request.end_time, maxAltitudeM: request.max_altitude };
+      return [request._id, others.filter((other) => areasIntersect(polygons, other.polygons)).map((other) => sharedVolume(other, ours))];
+    }),
+  );
+  return new Map(entries);
 }

@@ -1,10 +1,12 @@
-import { newId } from '@dfc/contracts';
+import { randomUUID } from 'node:crypto';
 import { bbox } from '@turf/bbox';
 import { isLive, rescreen, screenedAlready } from '../domain/flight-request/changes.js';
 import type { FlightRequest, ZoneScreening } from '../domain/flight-request/flight-request.js';
 import { rescreenAgainstZone, type ZoneRescreening } from '../domain/rescreening/zone-rescreening.js';
 import type { GeoZone } from '../domain/zones/geo-zone.js';
 import type { RescreeningCandidate } from '../store/flight-request-store.js';
+import type { Deconfliction } from '../domain/deconfliction/reservation.js';
+import { releaseAirspace } from './deconfliction/reserve-airspace.js';
 import type { UseCaseDeps } from './deps.js';
 
 /** Requests changed at once: enough to overlap the database round trips, few enough to leave room for live traffic. */
@@ -42,13 +44,17 @@ export async function rescreenForZone(deps: UseCaseDeps, zoneId: string, request
   const affected = candidates.filter((candidate) => !screenedAlready(candidate, screening) && outcomeFor(candidate).effect !== 'none');
   const rescreenOne = async (uuid: string): Promise<ZoneRescreening['effect']> => {
     let effect: ZoneRescreening['effect'] = 'none';
-    await deps.requests.change(uuid, (current) => {
+    let held: Deconfliction | null = null;
+    const after = await deps.requests.change(uuid, (current) => {
       if (!isLive(current, now)) return null;
       const outcome = outcomeFor(current);
-      const change = rescreen(current, outcome, zone, screening, { at: deps.now(), newItemId: newId, requestId });
+      const change = rescreen(current, outcome, zone, screening, { at: deps.now(), newItemId: randomUUID, requestId });
       effect = change ? outcome.effect : 'none';
+      held = current.deconfliction ?? null;
       return change;
     });
+    const freed = held as Deconfliction | null;
+    if (freed && !after.deconfliction) await releaseAirspace(deps, freed.claim, freed.cells);
     return effect;
   };
   for (let start = 0; start < affected.length; start += CONCURRENCY) {

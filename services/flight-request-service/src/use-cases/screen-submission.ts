@@ -1,20 +1,23 @@
-import { screen, type ScreeningResult } from '../domain/screening/screen.js';
+import { screen, type ApprovedFlight, type ScreeningResult } from '../domain/screening/screen.js';
 import type { ValidSubmission } from '../domain/submission/check-submission.js';
 import type { OperatorProjection } from '../store/operator-model.js';
 import type { UseCaseDeps } from './deps.js';
 
 /**
  * Gathers what screening needs — candidate zones from the in-memory index and
- * other operators' Approved flights overlapping in time and bounding box — and
- * runs the pure screening rules on them.
+ * other operators' Approved flights overlapping in time and bounding box, with
+ * `alsoTaken`: flights found holding the airspace when it was to be reserved —
+ * and runs the pure screening rules on them.
  */
 export async function screenSubmission(
   deps: UseCaseDeps,
   submission: ValidSubmission,
   operator: OperatorProjection,
+  alsoTaken: ApprovedFlight[] = [],
 ): Promise<ScreeningResult> {
   const { bbox } = submission.area.summary;
-  const approvedFlights = await deps.requests.approvedOverlapping(submission.operator_uuid, submission.start_time, submission.end_time, bbox);
+  const approved = await deps.requests.approvedOverlapping(submission.operator_uuid, submission.start_time, submission.end_time, bbox);
+  const approvedFlights = [...approved, ...alsoTaken.filter((taken) => !approved.some((flight) => flight.uuid === taken.uuid))];
   const stopTimer = deps.metrics.screeningSeconds.startTimer();
   try {
     return screen({

@@ -1,5 +1,5 @@
-import { newId } from '@dfc/contracts';
-import { ValidationError } from '@dfc/kit/errors';
+import { randomUUID } from 'node:crypto';
+import { ConflictError, ValidationError } from '@dfc/kit/errors';
 import { isDuplicateKey } from '@dfc/kit/db';
 import type { Principal } from '@dfc/contracts';
 import { bodyDigest, checkIdempotencyKey, checkReplay, idempotentUuid } from '../domain/idempotency/idempotency.js';
@@ -8,21 +8,27 @@ import type { FlightRequest } from '../domain/flight-request/flight-request.js';
 import { checkSubmission, type ValidSubmission } from '../domain/submission/check-submission.js';
 import { actorOf, authoriseOperatorUuid } from './access.js';
 import type { UseCaseDeps } from './deps.js';
+import { reserveAirspace, releaseAirspace, volumeOf } from './deconfliction/reserve-airspace.js';
 import { screenSubmission } from './screen-submission.js';
 
 export interface SubmitCommand {
   principal: Principal;
   body: unknown;
   idempotencyKey: string | undefined;
+  /** The caller's internal token: the operator's facts are read on its behalf. */
+  credentials?: string;
   requestId?: string;
 }
 
 /**
  * POST /api/flight-requests: validate every rule, check the operator may be
  * named and is known, replay an idempotent retry, screen, then store the
- * request with its history, review items and events in one write. Two
- * retries with one Idempotency-Key race for one uuid: the loser answers with
- * the winner's request.
+ * request with its history, review items and events in one write. A request
+ * screening would approve must first reserve its airspace: it is stored as
+ * Screening, claims the ledger, and is then written Approved, or Pending for
+ * the deconfliction review when another operator's flight took the airspace
+ * first. Two retries with one Idempotency-Key race for one uuid: the loser
+ * answers with the winner's request.
  */
 export async function submitFlightRequest(deps: UseCaseDeps, command: SubmitCommand): Promise<FlightRequest> {
   const now = deps.now();
@@ -31,7 +37,7 @@ export async function submitFlightRequest(deps: UseCaseDeps, command: SubmitComm
   const submission = check.submission;
   authoriseOperatorUuid(command.principal, submission.operator_uuid);
 
-  const operator = await deps.operators.find(submission.operator_uuid);
+  const operator = await deps.operatorFacts.current(submission.operator_uuid, command.credentials);
   if (!operator) throw ValidationError.of('operator_uuid', 'The selected operator uuid is invalid.');
 
   const idempotency = command.idempotencyKey === undefined ? null : keyed(submission, command.idempotencyKey, command.body);
@@ -40,23 +46,51 @@ export async function submitFlightRequest(deps: UseCaseDeps, command: SubmitComm
     if (earlier) return replay(earlier, idempotency.body_sha256, now);
   }
 
-  const screening = await screenSubmission(deps, submission, operator);
-  const { request, events } = submit(submission, screening, {
-    uuid: idempotency?.uuid ?? newId(),
+  const context = {
+    uuid: idempotency?.uuid ?? randomUUID(),
     actor: actorOf(command.principal),
     idempotency: idempotency && { key: idempotency.key, body_sha256: idempotency.body_sha256 },
     at: now,
-    newItemId: newId,
+    newItemId: randomUUID,
     requestId: command.requestId,
-  });
+  };
+  const screening = await screenSubmission(deps, submission, operator);
+  const { request, events } = submit(submission, screening, context);
   try {
-    const saved = await deps.requests.insert(request, events);
+    const saved = request.status === 'Approved' ? await approveWithReservation(deps, request, events, redecide) : await deps.requests.insert(request, events);
     deps.metrics.requestsByStatus.inc({ status: saved.status });
     return saved;
   } catch (error) {
     if (!idempotency || !isDuplicateKey(error)) throw error;
     return replayAfterRace(deps, request._id, idempotency.body_sha256, now);
   }
+
+  /** Screening again with the flights that took the airspace first: Pending, with their deconfliction item. */
+  async function redecide(conflicts: Parameters<typeof screenSubmission>[3] = []) {
+    return submit(submission, await screenSubmission(deps, submission, operator!, conflicts), context);
+  }
+}
+
+type Redecide = (conflicts: Parameters<typeof screenSubmission>[3]) => Promise<ReturnType<typeof submit>>;
+
+/** Stores the approval-to-be as Screening, reserves its airspace, then writes it Approved, or as screening decides without that airspace. */
+async function approveWithReservation(
+  deps: UseCaseDeps,
+  request: Omit<FlightRequest, 'version'>,
+  events: ReturnType<typeof submit>['events'],
+  redecide: Redecide,
+): Promise<FlightRequest> {
+  const claim = randomUUID();
+  await deps.requests.insertScreening(request, { claim, state: 'claiming', at: deps.now(), cells: [] });
+  const reservation = await reserveAirspace(deps, volumeOf(request), claim, request._id);
+  const outcome = reservation.reserved
+    ? { request: { ...request, deconfliction: { claim, state: 'held' as const, at: deps.now(), cells: reservation.cells } }, events }
+    : await redecide(reservation.conflicts);
+  if (!reservation.reserved && outcome.request.status === 'Approved') throw new Error('screening approved a flight whose airspace is taken');
+  const saved = await deps.requests.completeScreening(request._id, claim, outcome.request, outcome.events);
+  if (saved) return saved;
+  if (reservation.reserved) await releaseAirspace(deps, claim, reservation.cells);
+  throw new ConflictError('The submission took too long to reserve its airspace and was withdrawn; submit it again.');
 }
 
 function keyed(submission: ValidSubmission, key: string, body: unknown) {
@@ -69,9 +103,19 @@ function replay(earlier: FlightRequest, digest: string, now: Date): FlightReques
   return earlier;
 }
 
-/** A concurrent retry with the same key won the insert: answer as its replay would. */
+/** Polls for a concurrent retry's request that is still reserving its airspace. */
+const SCREENING_POLL_MS = 50;
+const SCREENING_WAIT_MS = 10_000;
+
+/** A concurrent retry with the same key won the insert: answer as its replay would, once it is no longer Screening. */
 async function replayAfterRace(deps: UseCaseDeps, uuid: string, digest: string, now: Date): Promise<FlightRequest> {
-  const winner = await deps.requests.find(uuid);
-  if (!winner) throw new Error(`flight request ${uuid} collided but cannot be read`);
-  return replay(winner, digest, now);
+  const deadline = Date.now() + SCREENING_WAIT_MS;
+  for (;;) {
+    const winner = await deps.requests.find(uuid);
+    if (winner) return replay(winner, digest, now);
+    if (!(await deps.requests.isScreening(uuid)) || Date.now() > deadline) {
+      throw new ConflictError('A submission with this Idempotency-Key is still being processed; try again.');
+    }
+    await new Promise((resolve) => setTimeout(resolve, SCREENING_POLL_MS));
+  }
 }

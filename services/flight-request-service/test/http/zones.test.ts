@@ -95,21 +95,6 @@ describe('zones API', () => {
       expect(t.service.deps.zoneIndex.search([5.5, 51.5, 5.55, 51.55]).map((zone) => zone.id)).to.include('imp-a');
     });
 
-    it('when two imports are answered at once, then the replica compacts its heap once, a moment later, and /metrics shows the pause', async () => {
-      const compactions = async () => {
-        const metrics = await fetch(`${t.url}/metrics`).then((response) => response.text());
-        return Number(/^heap_compaction_pause_seconds_count\{[^}]*after="zone import"[^}]*\} (\d+)$/m.exec(metrics)?.[1] ?? 0);
-      };
-      const before = await compactions();
-      const body = { type: 'FeatureCollection', features: [feature('heap-a'), feature('heap-b', {}, 5.6)] };
-      const [first, second] = await Promise.all([call('POST', '/api/zones/import', body), call('POST', '/api/zones/import', body)]);
-      expect([first.status, second.status]).to.deep.equal([200, 200]);
-      expect(await compactions()).to.equal(before);
-      await waitFor(async () => (await compactions()) > before, 5000, 50);
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      expect(await compactions()).to.equal(before + 1);
-    });
-
     it('when some features are invalid, then 422 lists them by feature and nothing is imported', async () => {
       const body = { type: 'FeatureCollection', features: [feature('bad-ok'), feature('bad-1', { name: '' }), feature('bad-2', { restriction: 'NOPE' })] };
       const response = await call('POST', '/api/zones/import', body);

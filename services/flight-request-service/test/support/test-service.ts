@@ -78,6 +78,8 @@ export async function startTestService(
     INTERNAL_TOKEN_PUBLIC_KEY: shared.keys.publicKeyPem,
     AUTHORISATION_SIGNING_KEY: shared.authorisationKeys.privateKeyPem,
     LOG_LEVEL: 'silent',
+    // No operator-service here: the facts come from the projection the tests seed.
+    OPERATOR_FACTS: 'projection',
     ...options.env,
   });
   const log = createLogger('flight-request-service-test', process.env['TEST_LOG_LEVEL'] ?? 'silent');

@@ -2,7 +2,7 @@ import type { Context } from 'koa';
 import type { Principal } from '@dfc/contracts';
 import { TooManyRequestsError } from '@dfc/kit/errors';
 import type { ProxyRoute, PublicRouteKind } from '../domain/routing.js';
-import { RateLimiterMemory, RateLimiterRes } from './rate-limiter.js';
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 
 export interface RateLimitSettings {
   perKeyPerMinute: number;

@@ -1,9 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Dispatcher } from 'undici';
+import { Pool, type Dispatcher } from 'undici';
 import { ClientClosedRequestError, ServiceUnavailableError } from '@dfc/kit/errors';
 import type { UpstreamName } from '../domain/routing.js';
 import type { GatewayContext } from '../http/state.js';
-import { Pool } from './undici-pool.js';
 
 export interface UpstreamSettings {
   targets: Record<UpstreamName, string>;

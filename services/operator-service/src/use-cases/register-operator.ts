@@ -1,4 +1,4 @@
-import { newId } from '@dfc/contracts';
+import { randomUUID } from 'node:crypto';
 import { hasErrors, mergeFieldErrors, ValidationError } from '@dfc/kit/errors';
 import type { OperatorCreate } from '@dfc/contracts';
 import { checkRegistration, normaliseEmail, OperatorMessages } from '../domain/operator-rules.js';
@@ -27,7 +27,7 @@ export async function registerOperator(deps: UseCaseDeps, body: unknown, caller:
 async function newOperator(deps: UseCaseDeps, input: OperatorCreate): Promise<NewOperator> {
   const now = deps.clock();
   return {
-    _id: newId(),
+    _id: randomUUID(),
     company_name: input.company_name,
     email: input.email,
     email_normalised: normaliseEmail(input.email),

@@ -1,4 +1,4 @@
-import { newId } from '@dfc/contracts';
+import { randomUUID } from 'node:crypto';
 import { type PageRequest, skipFor } from '@dfc/kit/pagination';
 import { AggregateStore, WITHOUT_OUTBOX, type Decide, type OutboxRelay } from '@dfc/kit/outbox';
 import { driverCollection, findWhereIn, GroupedWrites, isDuplicateKey } from '@dfc/kit/db';
@@ -87,7 +87,7 @@ export class DeliveryStore {
 
   /** Appends one attempt to the log; attempts recorded at the same time share one insert. */
   appendAttempt(delivery: Delivery, attempt: AttemptFields): Promise<void> {
-    return this.attemptLog.add({ _id: newId(), delivery_id: delivery._id, endpoint_id: delivery.endpoint_id, ...attempt });
+    return this.attemptLog.add({ _id: randomUUID(), delivery_id: delivery._id, endpoint_id: delivery.endpoint_id, ...attempt });
   }
 
   /** The deliveries with their attempts, oldest attempt first. */

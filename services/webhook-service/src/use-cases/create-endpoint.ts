@@ -1,4 +1,4 @@
-import { newId } from '@dfc/contracts';
+import { randomUUID } from 'node:crypto';
 import { ValidationError } from '@dfc/kit/errors';
 import { checkEndpointCreate } from '../domain/endpoint-input.js';
 import type { OwnerScope } from '../domain/owner-scope.js';
@@ -17,7 +17,7 @@ export async function createEndpoint(deps: WebhookDeps, scope: OwnerScope, input
   const fields = checkEndpointCreate(input, deps.policy);
   if (scope.operatorUuid === null) throw ValidationError.of('operator_uuid', 'The operator uuid field is required.');
   const now = deps.now();
-  const id = newId();
+  const id = randomUUID();
   const secret = generateSigningSecret();
   const endpoint = await deps.endpoints.insert({
     _id: id,

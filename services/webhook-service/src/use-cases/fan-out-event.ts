@@ -1,10 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import { schemaErrors } from '@dfc/kit/validation';
 import {
   EventEnvelope,
   FlightRequestCascadeRejection,
   FlightRequestReviewCompleted,
   FlightRequestStatusChanged,
-  newId,
   WEBHOOK_KIND_BY_ROUTING_KEY,
   type SubscribableWebhookKind,
   type WebhookPayload,
@@ -63,7 +63,7 @@ export async function createDelivery(deps: Pick<WebhookDeps, 'deliveries' | 'now
 /** A pending delivery, due now, under a fresh dispatch token. */
 export function newDelivery(endpoint: WebhookEndpoint, payload: WebhookPayload, eventCreatedAt: Date, now: Date): NewDelivery {
   return {
-    _id: newId(),
+    _id: randomUUID(),
     endpoint_id: endpoint._id,
     operator_uuid: endpoint.operator_uuid,
     event_id: payload.id,
@@ -74,7 +74,7 @@ export function newDelivery(endpoint: WebhookEndpoint, payload: WebhookPayload, 
     attempt_count: 0,
     round_attempts: 0,
     next_attempt_at: now,
-    dispatch_token: newId(),
+    dispatch_token: randomUUID(),
     created_at: now,
     updated_at: now,
   };

@@ -1,4 +1,4 @@
-import { newId } from '@dfc/contracts';
+import { randomUUID } from 'node:crypto';
 import { attemptDue } from '../domain/attempt-message.js';
 import type { WebhookDeps } from './delivery-deps.js';
 
@@ -18,7 +18,7 @@ export async function recoverLostDeliveries(deps: WebhookDeps): Promise<number> 
     await deps.deliveries.change(_id, (current) => {
       if (current.status !== 'pending' || !current.next_attempt_at || now.getTime() - current.next_attempt_at.getTime() < deps.policy.lostAfterMs) return null;
       recovered++;
-      const dispatch_token = newId();
+      const dispatch_token = randomUUID();
       return { set: { next_attempt_at: now, dispatch_token, updated_at: now }, events: [attemptDue({ ...current, dispatch_token })] };
     });
   }

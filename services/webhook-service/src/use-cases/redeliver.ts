@@ -1,5 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { ConflictError, NotFoundError } from '@dfc/kit/errors';
-import { isUuid, newId } from '@dfc/contracts';
+import { isUuid } from '@dfc/contracts';
 import { attemptDue } from '../domain/attempt-message.js';
 import type { OwnerScope } from '../domain/owner-scope.js';
 import type { DeliveryWithAttempts } from '../store/delivery-store.js';
@@ -19,7 +20,7 @@ export async function redeliver(deps: WebhookDeps, id: string, deliveryId: strin
   const now = deps.now();
   const rescheduled = await deps.deliveries.change(delivery._id, (current) => {
     if (current.status === 'pending') throw new ConflictError('The delivery is already scheduled.');
-    const dispatch_token = newId();
+    const dispatch_token = randomUUID();
     return {
       set: { status: 'pending', round_attempts: 0, next_attempt_at: now, dispatch_token, updated_at: now },
       events: [attemptDue({ ...current, dispatch_token })],

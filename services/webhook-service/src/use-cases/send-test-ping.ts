@@ -1,4 +1,4 @@
-import { newId } from '@dfc/contracts';
+import { randomUUID } from 'node:crypto';
 import { ConflictError, NotFoundError } from '@dfc/kit/errors';
 import { pingPayload } from '../domain/public-payload.js';
 import type { OwnerScope } from '../domain/owner-scope.js';
@@ -12,7 +12,7 @@ export async function sendTestPing(deps: WebhookDeps, id: string, scope: OwnerSc
   const endpoint = await findEndpoint(deps, id, scope);
   if (!endpoint.enabled) throw new ConflictError('The webhook endpoint is disabled; enable it before sending a test event.');
   const now = deps.now();
-  const delivery = await createDelivery(deps, endpoint, pingPayload(newId(), endpoint._id, now), now);
+  const delivery = await createDelivery(deps, endpoint, pingPayload(randomUUID(), endpoint._id, now), now);
   if (!delivery) throw new NotFoundError();
   return { ...delivery, attempts: [] };
 }

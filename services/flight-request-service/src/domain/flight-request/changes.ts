@@ -210,6 +210,8 @@ function close(current: FlightRequest, entry: StatusHistoryEntry, withdrawReason
       status: entry.status,
       status_history: [...current.status_history, entry],
       review: { ...current.review, items, complete: isComplete(items) },
+      // A final status frees the airspace the request held (or was claiming) at once.
+      deconfliction: null,
       updated_at: entry.at,
     },
     events: [

@@ -1,5 +1,6 @@
 import type { FeatureCollection } from 'geojson';
 import type { EventEnvelope, FlightRequestStatus } from '@dfc/contracts';
+import type { Deconfliction } from '../deconfliction/reservation.js';
 import type { AreaPolygon, AreaSummary } from '../geometry/flight-area.js';
 import type { ReviewItem } from '../review/review-group.js';
 import type { Finding } from '../screening/screen.js';
@@ -24,6 +25,8 @@ export interface FlightRequest extends Omit<ValidSubmission, 'area'> {
   cancellation: { reason: string; cancelled_at: Date } | null;
   /** Set when a zone created or changed after the approval prohibits the flight (status Rescinded). */
   rescission?: Rescission | null;
+  /** The airspace reservation: being claimed for an approval, or held while Approved (none otherwise). */
+  deconfliction?: Deconfliction | null;
   /** The zone versions this request was screened again against: a redelivered zone event changes nothing twice. */
   zone_screenings?: ZoneScreening[];
   status_history: StatusHistoryEntry[];

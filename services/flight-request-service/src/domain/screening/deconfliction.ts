@@ -31,7 +31,7 @@ export function conflictingFlights(input: ScreeningInput): ApprovedFlight[] {
 
 export function deconflictionFindings(flights: ApprovedFlight[], input: ScreeningInput): Finding[] {
   return flights.map((flight) => {
-    const conflict = conflictVolume(flight, input);
+    const conflict = sharedVolume(flight, input);
     return {
       code: 'DECONFLICTION_OVERLAP',
       message:
@@ -58,7 +58,7 @@ export function deconflictionItem(flights: ApprovedFlight[], rules: ScreeningRul
 }
 
 /** The part of the submitted flight that the other flight shares: both windows, both bands, both areas. */
-function conflictVolume(flight: ApprovedFlight, input: ScreeningInput): ConflictVolume {
+export function sharedVolume(flight: ApprovedFlight, input: Pick<ScreeningInput, 'polygons' | 'start' | 'end' | 'maxAltitudeM'>): ConflictVolume {
   const start = Math.max(flight.start.getTime(), input.start.getTime());
   const end = Math.min(flight.end.getTime(), input.end.getTime());
   return {

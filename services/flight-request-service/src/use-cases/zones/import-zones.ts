@@ -1,4 +1,4 @@
-import { newId } from '@dfc/contracts';
+import { randomUUID } from 'node:crypto';
 import { ValidationError } from '@dfc/kit/errors';
 import { isDuplicateKey } from '@dfc/kit/db';
 import type { ZoneImportResult } from '@dfc/contracts';
@@ -19,7 +19,7 @@ const CONCURRENT_WRITES = 8;
 export async function importZones(deps: UseCaseDeps, body: unknown, requestId?: string): Promise<ZoneImportResult> {
   const parsed = parseZoneImport(body);
   if (!parsed.ok) throw new ValidationError(parsed.errors);
-  const zones = parsed.entries.flatMap((entry) => (entry.ok ? [{ ...entry.zone, id: entry.id ?? newId() }] : []));
+  const zones = parsed.entries.flatMap((entry) => (entry.ok ? [{ ...entry.zone, id: entry.id ?? randomUUID() }] : []));
   let created = 0;
   for (let offset = 0; offset < zones.length; offset += CONCURRENT_WRITES) {
     const outcomes = await Promise.all(zones.slice(offset, offset + CONCURRENT_WRITES).map((zone) => upsert(deps, zone, requestId)));

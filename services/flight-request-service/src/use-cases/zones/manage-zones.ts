@@ -1,4 +1,4 @@
-import { newId } from '@dfc/contracts';
+import { randomUUID } from 'node:crypto';
 import { skipFor, type PageRequest } from '@dfc/kit/pagination';
 import { NotFoundError, ValidationError } from '@dfc/kit/errors';
 import type { ZoneListQuery } from '@dfc/contracts';
@@ -10,7 +10,7 @@ import type { UseCaseDeps } from '../deps.js';
 
 /** POST /api/zones: a checked zone under a new id; the index here is refreshed before answering. */
 export async function createZone(deps: UseCaseDeps, body: unknown, requestId?: string): Promise<ZoneDoc> {
-  const zone: GeoZone = { id: newId(), ...checked(body) };
+  const zone: GeoZone = { id: randomUUID(), ...checked(body) };
   const created = await deps.zones.insert(zone, deps.now(), [zoneChanged(zone.id, 'created', requestId)]);
   await refreshIndex(deps, zone.id);
   return created;

@@ -1,0 +1,71 @@
+import type { FlightRequestStatus } from '@dfc/contracts';
+import type { BBox } from '../geometry/flight-area.js';
+import { boundsOfVolume, boxesMeet, shareTimeAndBand, type AirspaceVolume } from './airspace-volume.js';
+
+/*
+ * The reservation ledger (docs/architecture.md, "Deconfliction"): one
+ * document per cell-hour lists the claims on it. A claim is written into
+ * every cell-hour of its volume, in sorted order, each by one conditional
+ * write that first checks the cell's other claims; the request document then
+ * commits it. Whether a claim holds is always read from the request that made
+ * it, never from the ledger: the ledger only makes sure that two claims on
+ * the same airspace see each other.
+ */
+
+/** A claim as a ledger cell lists it: who claims, and the volume's summary (its exact area is the request's). */
+export interface CellClaim {
+  claim: string;
+  request: string;
+  operator: string;
+  start: Date;
+  end: Date;
+  lower_m: number;
+  upper_m: number;
+  bbox: BBox;
+}
+
+/**
+ * A request's reservation, kept in the request: `claiming` while the claim is
+ * written into the ledger, `held` once the request is Approved with it. A
+ * final status clears it, which frees the airspace at once.
+ */
+export interface Deconfliction {
+  claim: string;
+  state: 'claiming' | 'held';
+  at: Date;
+  cells: string[];
+}
+
+/** How long a claim may stay `claiming` before another claim may withdraw it (its writer is taken to have died). */
+export const CLAIM_LEASE_MS = 15_000;
+
+/** The statuses in which a held reservation takes its airspace. */
+const HOLDING: readonly FlightRequestStatus[] = ['Approved'];
+
+export type Holding = 'holds' | 'claiming' | 'stalled' | 'none';
+
+/** What the request that made a claim says of it now. */
+export function holdingOf(claim: CellClaim, holder: { status: string; deconfliction?: Deconfliction | null } | null, now: Date): Holding {
+  const reservation = holder?.deconfliction;
+  if (!holder || !reservation || reservation.claim !== claim.claim) return 'none';
+  if (reservation.state === 'held') return (HOLDING as readonly string[]).includes(holder.status) ? 'holds' : 'none';
+  return now.getTime() - new Date(reservation.at).getTime() < CLAIM_LEASE_MS ? 'claiming' : 'stalled';
+}
+
+export function cellClaimOf(volume: AirspaceVolume, claim: string, request: string): CellClaim {
+  return {
+    claim,
+    request,
+    operator: volume.operator_uuid,
+    start: volume.start,
+    end: volume.end,
+    lower_m: volume.lower_m,
+    upper_m: volume.upper_m,
+    bbox: boundsOfVolume(volume),
+  };
+}
+
+/** Another operator's claim whose window, band and box meet ours: its holder must be asked about it. */
+export function mayConflict(theirs: CellClaim, ours: CellClaim): boolean {
+  return theirs.claim !== ours.claim && theirs.operator !== ours.operator && shareTimeAndBand(theirs, ours) && boxesMeet(theirs.bbox, ours.bbox);
+}

@@ -1,0 +1,60 @@
+import { expect } from 'chai';
+import fc from 'fast-check';
+import type { AreaPolygon } from '../../../src/domain/geometry/flight-area.js';
+import { cellsOf } from '../../../src/domain/deconfliction/airspace-volume.js';
+
+const HOUR = 3_600_000;
+
+function square(west: number, south: number, side: number): AreaPolygon {
+  return {
+    type: 'Feature',
+    properties: {},
+    geometry: { type: 'Polygon', coordinates: [[[west, south], [west + side, south], [west + side, south + side], [west, south + side], [west, south]]] },
+  };
+}
+
+describe('cellsOf (the reservation ledger grid)', () => {
+  it('when two volumes share a point and an instant, then they share a cell-hour, wherever the point lies (cell edges included)', () => {
+    fc.assert(
+      fc.property(
+        fc.double({ min: -170, max: 170, noNaN: true }),
+        fc.double({ min: -80, max: 80, noNaN: true }),
+        fc.double({ min: 0.0001, max: 0.3, noNaN: true }),
+        fc.double({ min: 0.0001, max: 0.3, noNaN: true }),
+        fc.integer({ min: 0, max: 48 * 60 }),
+        fc.integer({ min: 1, max: 600 }),
+        fc.integer({ min: 1, max: 600 }),
+        (lon, lat, sideA, sideB, startMinute, lengthA, lengthB) => {
+          const t0 = Date.UTC(2026, 11, 1) + startMinute * 60_000;
+          // A ends where B's square starts (corner to corner); their windows share the minute at t0.
+          const a = { polygons: [square(lon - sideA, lat - sideA, sideA)], start: new Date(t0 - lengthA * 60_000 + 60_000), end: new Date(t0 + 60_000) };
+          const b = { polygons: [square(lon, lat, sideB)], start: new Date(t0), end: new Date(t0 + lengthB * 60_000) };
+          const ofA = new Set(cellsOf(a));
+          expect(cellsOf(b).some((cell) => ofA.has(cell))).to.equal(true);
+        },
+      ),
+    );
+  });
+
+  it('when a flight lasts an hour inside one cell, then it takes one or two cell-hours, sorted', () => {
+    const start = new Date(Date.UTC(2026, 11, 1, 10, 30));
+    const cells = cellsOf({ polygons: [square(5.1, 52.08, 0.01)], start, end: new Date(start.getTime() + HOUR) });
+    expect(cells).to.deep.equal(['u178:2026-12-01T10', 'u178:2026-12-01T11']);
+  });
+
+  it('when an area is split at the antimeridian into a MultiPolygon, then only the cells of its two parts are taken', () => {
+    const split: AreaPolygon = {
+      type: 'Feature',
+      properties: {},
+      geometry: {
+        type: 'MultiPolygon',
+        coordinates: [
+          [[[179.99, 10], [180, 10], [180, 10.01], [179.99, 10.01], [179.99, 10]]],
+          [[[-180, 10], [-179.99, 10], [-179.99, 10.01], [-180, 10.01], [-180, 10]]],
+        ],
+      },
+    };
+    const start = new Date(Date.UTC(2026, 11, 1, 10));
+    expect(cellsOf({ polygons: [split], start, end: new Date(start.getTime() + HOUR) }).length).to.be.at.most(8);
+  });
+});
