@@ -119,9 +119,9 @@ async function seedApprovals(gateway: GatewayClient, client: RegisteredOperator)
   const uuids = new Set<string>();
   const started = performance.now();
   const submitOne = async () => {
-    const answer = await gateway.send('POST', '/api/flight-requests', { key: client.key, body: flightRequestBody(client, {}, LONGITUDE) });
+    const answer = await gateway.send<{ data: { uuid: string; status: string } }>('POST', '/api/flight-requests', { key: client.key, body: flightRequestBody(client, {}, LONGITUDE) });
     if (answer.status !== 201 || answer.body.data.status !== 'Approved') throw new Error(`seeding failed: ${answer.status} ${JSON.stringify(answer.body)}`);
-    uuids.add(answer.body.data.uuid as string);
+    uuids.add(answer.body.data.uuid);
   };
   while (uuids.size < AFFECTED) {
     await Promise.all(Array.from({ length: Math.min(SEED_CONCURRENCY, AFFECTED - uuids.size) }, submitOne));

@@ -320,7 +320,7 @@ export function statusData(operatorUuid: string): FlightRequestStatusChanged {
     actor: 'screening',
     changed_at: new Date().toISOString(),
     sequence: 2,
-  } as FlightRequestStatusChanged;
+  };
 }
 
 export async function freePort(): Promise<number> {

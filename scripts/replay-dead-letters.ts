@@ -43,7 +43,7 @@ async function main(): Promise<void> {
   const connection = await connect(brokerUrl());
   try {
     const result = await replayDeadLetters(connection, {
-      exchange: values.exchange!,
+      exchange: values.exchange,
       limit,
       dryRun: values['dry-run'],
       ...(values.queue ? { fromQueue: values.queue } : {}),

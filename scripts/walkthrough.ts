@@ -33,8 +33,11 @@ const receiverCommand = process.env['WALKTHROUGH_RECEIVER'] ?? `"${ROOT}node_mod
 const midwayCommand = process.env['WALKTHROUGH_MIDWAY'];
 const WEBHOOK_WAIT_MS = Number(process.env['WALKTHROUGH_WEBHOOK_WAIT_MS'] ?? 90_000);
 
-// any: the answers are JSON of many shapes, checked field by field where they are read.
-type Json = Record<string, any>;
+/** What the example receiver logged of a delivery it accepted. */
+interface Received {
+  received: string;
+  data?: { flight_request_uuid?: string; status?: string };
+}
 
 class StepFailed extends Error {}
 
@@ -46,7 +49,8 @@ function expect(condition: unknown, what: string): asserts condition {
   if (!condition) throw new StepFailed(what);
 }
 
-async function call(method: string, path: string, options: { key?: string; basic?: string; body?: unknown } = {}): Promise<{ status: number; body: Json }> {
+/** `T`: the fields the step reads, each checked where it is read; an answer without them fails that check. */
+async function call<T = unknown>(method: string, path: string, options: { key?: string; basic?: string; body?: unknown } = {}): Promise<{ status: number; body: T }> {
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (options.key) headers['X-API-Key'] = options.key;
   if (options.basic) headers['Authorization'] = `Basic ${Buffer.from(options.basic).toString('base64')}`;
@@ -58,16 +62,16 @@ async function call(method: string, path: string, options: { key?: string; basic
     signal: AbortSignal.timeout(30_000),
   });
   const text = await response.text();
-  let body: Json = {};
+  let body: unknown;
   try {
-    body = text ? (JSON.parse(text) as Json) : {};
+    body = text ? (JSON.parse(text) as unknown) : {};
   } catch {
     body = { text };
   }
-  return { status: response.status, body };
+  return { status: response.status, body: body as T };
 }
 
-async function expectStatus(status: number, what: string, answer: Promise<{ status: number; body: Json }>): Promise<Json> {
+async function expectStatus<T>(status: number, what: string, answer: Promise<{ status: number; body: T }>): Promise<T> {
   const { status: got, body } = await answer;
   expect(got === status, `${what}: expected HTTP ${status}, got ${got} ${JSON.stringify(body).slice(0, 500)}`);
   say(`${what}: ${got}`);
@@ -86,7 +90,7 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, tim
 
 /** The example receiver, and what it logged it received (it refuses a bad signature with a warning). */
 class Receiver {
-  readonly received: Json[] = [];
+  readonly received: Received[] = [];
   readonly refused: string[] = [];
   private constructor(private readonly child: ChildProcess) {}
 
@@ -98,28 +102,28 @@ class Receiver {
     });
     const receiver = new Receiver(child);
     let listening = false;
-    const lines = createInterface({ input: child.stdout! });
+    const lines = createInterface({ input: child.stdout });
     lines.on('line', (line) => {
       if (line.includes('listening')) listening = true;
-      if (line.startsWith('{')) receiver.received.push(JSON.parse(line) as Json);
+      if (line.startsWith('{')) receiver.received.push(JSON.parse(line) as Received);
     });
-    createInterface({ input: child.stderr! }).on('line', (line) => {
+    createInterface({ input: child.stderr }).on('line', (line) => {
       if (line.includes('refused delivery')) receiver.refused.push(line);
       process.stderr.write(`[receiver] ${line}\n`);
     });
     let exited: number | null | undefined;
     child.on('exit', (code) => (exited = code));
-    await waitFor('the example receiver listening', async () => {
+    await waitFor('the example receiver listening', () => {
       expect(exited === undefined, `the example receiver exited (${exited})`);
-      return listening ? true : undefined;
+      return Promise.resolve(listening ? true : undefined);
     }, 60_000);
     say(`the example receiver listens on port ${receiverPort}`);
     return receiver;
   }
 
-  events(request: string, event: string, status?: string): Json[] {
+  events(request: string, event: string, status?: string): Received[] {
     return this.received.filter(
-      (entry) => entry['received'] === event && entry['data']?.['flight_request_uuid'] === request && (status === undefined || entry['data']?.['status'] === status),
+      (entry) => entry.received === event && entry.data?.flight_request_uuid === request && (status === undefined || entry.data?.status === status),
     );
   }
 
@@ -134,11 +138,11 @@ class Receiver {
  */
 const slotStart = new Date(Math.ceil((Date.now() + (24 + Math.floor(Math.random() * 80 * 24)) * 3_600_000) / 1000) * 1000);
 
-function flightRequestBody(operator: string, email: string, corner: [number, number]): Json {
+function flightRequestBody(operator: string, email: string, corner: [number, number]): ReturnType<typeof flightRequestExample> {
   return flightRequestExample({ operatorUuid: operator, operatorEmail: email, start: slotStart, corner });
 }
 
-async function runMidway(): Promise<void> {
+function runMidway(): void {
   if (!midwayCommand) return;
   say(`midway: ${midwayCommand}`);
   const result = spawnSync('sh', ['-c', midwayCommand], { stdio: 'inherit', cwd: ROOT });
@@ -148,20 +152,20 @@ async function runMidway(): Promise<void> {
 async function walkthrough(): Promise<void> {
   const email = `sre-${Date.now().toString(36)}@skyline.example`;
   const password = 'correct horse battery';
-  const registered = await expectStatus(201, '1. register an operator', call('POST', '/api/operators', {
+  const registered = await expectStatus<{ data: { uuid: string } }>(201, '1. register an operator', call('POST', '/api/operators', {
     body: { company_name: 'Skyline Surveys', email, password, phone: '+31 20 555 0100', timezone: 'Europe/Amsterdam', operator_registration_number: 'NLDrpWalk0001' },
   }));
-  const operator = registered['data']['uuid'] as string;
-  const issued = await expectStatus(201, '2. API key with email and password', call('POST', `/api/operators/${operator}/api-keys`, { basic: `${email}:${password}`, body: { name: 'laptop' } }));
-  const key = issued['data']['key'] as string;
-  const read = await expectStatus(200, '3. read the operator with the key', call('GET', `/api/operators/${operator}`, { key }));
-  expect(read['data']['email'] === email, '3. the operator record is the one registered');
+  const operator = registered.data.uuid;
+  const issued = await expectStatus<{ data: { key: string } }>(201, '2. API key with email and password', call('POST', `/api/operators/${operator}/api-keys`, { basic: `${email}:${password}`, body: { name: 'laptop' } }));
+  const key = issued.data.key;
+  const read = await expectStatus<{ data: { email: string } }>(200, '3. read the operator with the key', call('GET', `/api/operators/${operator}`, { key }));
+  expect(read.data.email === email, '3. the operator record is the one registered');
 
-  const webhook = await expectStatus(201, '4. subscribe the example receiver', call('POST', '/api/webhooks', {
+  const webhook = await expectStatus<{ data: { secret: string } }>(201, '4. subscribe the example receiver', call('POST', '/api/webhooks', {
     key,
     body: { url: `http://127.0.0.1:${receiverPort}/webhooks`, events: ['status_change', 'cascade_rejection', 'review_complete'] },
   }));
-  const receiver = await Receiver.start(webhook['data']['secret'] as string);
+  const receiver = await Receiver.start(webhook.data.secret);
   try {
     await stepsWithReceiver(operator, email, key, receiver);
   } finally {
@@ -170,45 +174,45 @@ async function walkthrough(): Promise<void> {
 }
 
 async function stepsWithReceiver(operator: string, email: string, key: string, receiver: Receiver): Promise<void> {
-  const submitted = await expectStatus(201, '5. submit a flight request outside every zone', call('POST', '/api/flight-requests', { key, body: flightRequestBody(operator, email, [5.4, 51.0]) }));
-  const cleared = submitted['data']['uuid'] as string;
-  expect(submitted['data']['status'] === 'Approved', `5. screening approves it (status ${submitted['data']['status']})`);
-  const full = await expectStatus(200, '6. read it with its geometry', call('GET', `/api/v1/flight-requests/${cleared}?include_geometry=true`, { key }));
-  expect(full['data']['flight_area']?.['type'] === 'FeatureCollection', '6. the geometry comes back');
-  const from = (submitted['data']['start_time'] as string).slice(0, 10);
-  const page = await expectStatus(200, '6. list with filters', call('GET', `/api/flight-requests?status=Pending,Approved&from_date=${from}&per_page=10&page=1`, { key }));
-  expect(page['data'].some((entry: Json) => entry['uuid'] === cleared), '6. the list holds the request');
+  const submitted = await expectStatus<{ data: { uuid: string; status: string; start_time: string } }>(201, '5. submit a flight request outside every zone', call('POST', '/api/flight-requests', { key, body: flightRequestBody(operator, email, [5.4, 51.0]) }));
+  const cleared = submitted.data.uuid;
+  expect(submitted.data.status === 'Approved', `5. screening approves it (status ${submitted.data.status})`);
+  const full = await expectStatus<{ data: { flight_area?: { type?: string } } }>(200, '6. read it with its geometry', call('GET', `/api/v1/flight-requests/${cleared}?include_geometry=true`, { key }));
+  expect(full.data.flight_area?.type === 'FeatureCollection', '6. the geometry comes back');
+  const from = submitted.data.start_time.slice(0, 10);
+  const page = await expectStatus<{ data: Array<{ uuid: string }> }>(200, '6. list with filters', call('GET', `/api/flight-requests?status=Pending,Approved&from_date=${from}&per_page=10&page=1`, { key }));
+  expect(page.data.some((entry) => entry.uuid === cleared), '6. the list holds the request');
 
-  await runMidway();
+  runMidway();
 
-  const zones = JSON.parse(await readFile(`${ROOT}services/flight-request-service/data/sample-zones.geojson`, 'utf8')) as Json;
+  const zones = JSON.parse(await readFile(`${ROOT}services/flight-request-service/data/sample-zones.geojson`, 'utf8')) as unknown;
   const imported = await call('POST', '/api/zones/import', { key: adminKey, body: zones });
   expect(imported.status === 200 || imported.status === 201, `7. the sample zones import: HTTP ${imported.status} ${JSON.stringify(imported.body).slice(0, 300)}`);
   say(`7. sample zones imported: ${imported.status}`);
-  const reviewerKey = await expectStatus(201, '7. a reviewer key for LVNL', call('POST', '/api/api-keys', { key: adminKey, body: { role: 'reviewer', authority: 'LVNL', name: 'LVNL desk' } }));
-  const reviewer = reviewerKey['data']['key'] as string;
-  const inCtr = await expectStatus(201, '7. submit inside the Schiphol CTR', call('POST', '/api/flight-requests', { key, body: flightRequestBody(operator, email, [4.62, 52.33]) }));
-  const reviewed = inCtr['data']['uuid'] as string;
-  expect(inCtr['data']['status'] === 'Pending', `7. it waits for review (status ${inCtr['data']['status']})`);
+  const reviewerKey = await expectStatus<{ data: { key: string } }>(201, '7. a reviewer key for LVNL', call('POST', '/api/api-keys', { key: adminKey, body: { role: 'reviewer', authority: 'LVNL', name: 'LVNL desk' } }));
+  const reviewer = reviewerKey.data.key;
+  const inCtr = await expectStatus<{ data: { uuid: string; status: string } }>(201, '7. submit inside the Schiphol CTR', call('POST', '/api/flight-requests', { key, body: flightRequestBody(operator, email, [4.62, 52.33]) }));
+  const reviewed = inCtr.data.uuid;
+  expect(inCtr.data.status === 'Pending', `7. it waits for review (status ${inCtr.data.status})`);
   const item = await waitFor('7. its review item', async () => {
-    const items = await call('GET', '/api/reviews', { key: reviewer });
-    return (items.body['data'] as Json[] | undefined)?.find((entry) => entry['flight_request']?.['uuid'] === reviewed);
+    const items = await call<{ data?: Array<{ id: string; flight_request?: { uuid?: string } }> }>('GET', '/api/reviews', { key: reviewer });
+    return items.body.data?.find((entry) => entry.flight_request?.uuid === reviewed);
   });
-  const decided = await expectStatus(200, '7. the reviewer approves', call('POST', `/api/reviews/${item['id']}/decision`, { key: reviewer, body: { decision: 'approve', reason: 'Coordinated with the tower' } }));
-  expect(decided['data']['flight_request']['status'] === 'Approved', '7. the request is Approved');
+  const decided = await expectStatus<{ data: { flight_request: { status: string } } }>(200, '7. the reviewer approves', call('POST', `/api/reviews/${item.id}/decision`, { key: reviewer, body: { decision: 'approve', reason: 'Coordinated with the tower' } }));
+  expect(decided.data.flight_request.status === 'Approved', '7. the request is Approved');
 
-  const preview = await expectStatus(200, '8. preview a submission', call('POST', '/api/flight-requests/preview', { key, body: flightRequestBody(operator, email, [4.62, 52.33]) }));
-  expect(Array.isArray(preview['data']['review_items']) && preview['data']['review_items'].length > 0, '8. the preview names the review it would need');
+  const preview = await expectStatus<{ data: { review_items?: unknown } }>(200, '8. preview a submission', call('POST', '/api/flight-requests/preview', { key, body: flightRequestBody(operator, email, [4.62, 52.33]) }));
+  expect(Array.isArray(preview.data.review_items) && preview.data.review_items.length > 0, '8. the preview names the review it would need');
 
-  const authorisation = await expectStatus(200, '9. the signed authorisation', call('GET', `/api/v1/flight-requests/${cleared}/authorisation`, { key }));
-  const jwks = await expectStatus(200, '9. the public keys', call('GET', '/.well-known/jwks.json'));
-  expect(jwks['keys'].some((jwk: Json) => jwk['kid'] === authorisation['data']['kid']), '9. the JWKS holds the token’s kid');
-  const valid = await expectStatus(200, '9. the authorisation’s status', call('GET', `/api/v1/authorisations/${authorisation['data']['jti']}`));
-  expect(valid['data']['status'] === 'valid', '9. it is valid');
+  const authorisation = await expectStatus<{ data: { kid: string; jti: string } }>(200, '9. the signed authorisation', call('GET', `/api/v1/flight-requests/${cleared}/authorisation`, { key }));
+  const jwks = await expectStatus<{ keys: Array<{ kid: string }> }>(200, '9. the public keys', call('GET', '/.well-known/jwks.json'));
+  expect(jwks.keys.some((jwk) => jwk.kid === authorisation.data.kid), '9. the JWKS holds the token’s kid');
+  const valid = await expectStatus<{ data: { status: string } }>(200, '9. the authorisation’s status', call('GET', `/api/v1/authorisations/${authorisation.data.jti}`));
+  expect(valid.data.status === 'valid', '9. it is valid');
 
   for (const uuid of [cleared, reviewed]) {
-    const cancelled = await expectStatus(200, '6. cancel a request', call('DELETE', `/api/flight-requests/${uuid}`, { key, body: { reason: 'Weather' } }));
-    expect(cancelled['data']['status'] === 'Cancelled', '6. it is Cancelled');
+    const cancelled = await expectStatus<{ data: { status: string } }>(200, '6. cancel a request', call('DELETE', `/api/flight-requests/${uuid}`, { key, body: { reason: 'Weather' } }));
+    expect(cancelled.data.status === 'Cancelled', '6. it is Cancelled');
   }
 
   const expected: Array<[string, string, string | undefined]> = [
@@ -218,7 +222,7 @@ async function stepsWithReceiver(operator: string, email: string, key: string, r
     [reviewed, 'status_change', 'Cancelled'],
     [reviewed, 'review_complete', undefined],
   ];
-  await waitFor('every webhook at the receiver', async () => (expected.every(([uuid, event, status]) => receiver.events(uuid, event, status).length > 0) ? true : undefined), WEBHOOK_WAIT_MS);
+  await waitFor('every webhook at the receiver', () => Promise.resolve(expected.every(([uuid, event, status]) => receiver.events(uuid, event, status).length > 0) ? true : undefined), WEBHOOK_WAIT_MS);
   expect(receiver.refused.length === 0, `the receiver refused deliveries: ${receiver.refused.join('; ')}`);
   for (const [uuid, event, status] of expected) {
     expect(receiver.events(uuid, event, status).length === 1, `${event} ${status ?? ''} of ${uuid} arrived more than once`);

@@ -35,7 +35,13 @@ export interface BrokerPolicy {
 interface Resource {
   kind: string;
   metadata: { name: string };
-  spec: Record<string, any>;
+  /** The fields read here, of whichever kind the resource is (User, Permission, Policy). */
+  spec: Partial<Omit<BrokerPolicy, 'name'>> & {
+    name?: string;
+    importCredentialsSecret?: { name: string };
+    userReference?: { name: string };
+    permissions?: Record<string, string>;
+  };
 }
 
 function resources(): Resource[] {
@@ -45,21 +51,21 @@ function resources(): Resource[] {
 /** Every User with its Permission, keyed by the credentials Secret (dfc-amqp-gateway, …). */
 export function brokerPermissions(): Map<string, BrokerPermission> {
   const all = resources();
-  const users = new Map(all.filter((r) => r.kind === 'User').map((r) => [r.metadata.name, r.spec['importCredentialsSecret']?.name as string]));
+  const users = new Map(all.filter((r) => r.kind === 'User').map((r) => [r.metadata.name, r.spec.importCredentialsSecret?.name as string]));
   const permissions = new Map<string, BrokerPermission>();
   for (const permission of all.filter((r) => r.kind === 'Permission')) {
-    const secret = users.get(permission.spec['userReference']?.name);
+    const secret = users.get(permission.spec.userReference?.name ?? '');
     if (!secret) throw new Error(`Permission ${permission.metadata.name} names no User of ${BROKER_USERS_MANIFEST}`);
-    const { configure, write, read } = permission.spec['permissions'] as Record<string, string>;
+    const { configure, write, read } = permission.spec.permissions as Record<string, string>;
     permissions.set(secret, { secret, configure: configure!, write: write!, read: read! });
   }
   return permissions;
 }
 
 export function brokerPolicy(name: string): BrokerPolicy {
-  const policy = resources().find((r) => r.kind === 'Policy' && r.spec['name'] === name);
+  const policy = resources().find((r) => r.kind === 'Policy' && r.spec.name === name);
   if (!policy) throw new Error(`no Policy ${name} in ${BROKER_USERS_MANIFEST}`);
-  const { pattern, applyTo, priority, definition } = policy.spec;
+  const { pattern, applyTo, priority, definition } = policy.spec as Omit<BrokerPolicy, 'name'>;
   return { name, pattern, applyTo, priority, definition };
 }
 

@@ -93,7 +93,7 @@ export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
   const source = await axeSource;
   await page.evaluate(source);
   // A string, run in the page: this program's types know no DOM.
-  const violations = (await page.evaluate("axe.run(document, { resultTypes: ['violations'] }).then((result) => result.violations)")) as AxeViolation[];
+  const violations = await page.evaluate<AxeViolation[]>("axe.run(document, { resultTypes: ['violations'] }).then((result) => result.violations)");
   return violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
 }
 

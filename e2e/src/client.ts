@@ -6,6 +6,7 @@ import { flightRequestExample } from '@dfc/contracts';
  * What end-to-end tests do as a client of the gateway, written once. Bodies
  * default to `any`: tests read fields of documented answers to assert on them.
  */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the default named above
 export interface Answer<T = any> {
   status: number;
   headers: Headers;
@@ -23,6 +24,7 @@ export interface RegisteredOperator {
 export class GatewayClient {
   constructor(private readonly baseUrl: string) {}
 
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the default of Answer
   async send<T = any>(method: string, path: string, options: { key?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<Answer<T>> {
     const response = await fetch(`${this.baseUrl}${path}`, {
       method,
@@ -41,12 +43,12 @@ export class GatewayClient {
   async registerOperatorWithKey(overrides: Record<string, unknown> = {}): Promise<RegisteredOperator> {
     const email = `e2e-${randomBytes(5).toString('hex')}@example.com`;
     const password = 'correct horse battery staple';
-    const registered = await this.send('POST', '/api/operators', {
+    const registered = await this.send<{ data: { uuid: string } }>('POST', '/api/operators', {
       body: { company_name: 'E2E Aerial', email, password, phone: '+31 20 555 0100', ...overrides },
     });
     if (registered.status !== 201) throw new Error(`registration answered ${registered.status}: ${JSON.stringify(registered.body)}`);
-    const uuid: string = registered.body.data.uuid;
-    const issued = await this.send('POST', `/api/operators/${uuid}/api-keys`, {
+    const uuid = registered.body.data.uuid;
+    const issued = await this.send<{ data: { key: string; id: string } }>('POST', `/api/operators/${uuid}/api-keys`, {
       body: { name: 'e2e' },
       headers: { authorization: `Basic ${Buffer.from(`${email}:${password}`).toString('base64')}` },
     });

@@ -76,7 +76,7 @@ describe('broker permissions: every service works with only its own user’s per
 
   describe('what a service does not do is refused', () => {
     /** Runs `action` on a fresh channel as that user; resolves to the broker's refusal, or undefined. */
-    async function as(secret: string, action: (channel: Channel) => Promise<unknown>): Promise<string | undefined> {
+    async function as(secret: string, action: (channel: Channel) => unknown): Promise<string | undefined> {
       const connection: ChannelModel = await connect(users.url(secret));
       connection.on('error', () => undefined);
       try {
@@ -96,7 +96,7 @@ describe('broker permissions: every service works with only its own user’s per
 
     it('the gateway cannot read webhook-service.attempts nor publish on dfc.events', async () => {
       expect(await as('dfc-amqp-gateway', (channel) => channel.get('webhook-service.attempts'))).to.match(refused);
-      expect(await as('dfc-amqp-gateway', async (channel) => channel.publish('dfc.events', 'zone.changed', Buffer.from('{}')))).to.match(refused);
+      expect(await as('dfc-amqp-gateway', (channel) => channel.publish('dfc.events', 'zone.changed', Buffer.from('{}')))).to.match(refused);
     });
 
     it('operator-service cannot declare, bind or read another service’s queue', async () => {
@@ -107,7 +107,7 @@ describe('broker permissions: every service works with only its own user’s per
 
     it('flight-request-service cannot read webhook-service.events nor send to a queue through the default exchange', async () => {
       expect(await as('dfc-amqp-flight-request-service', (channel) => channel.get('webhook-service.events'))).to.match(refused);
-      expect(await as('dfc-amqp-flight-request-service', async (channel) => channel.sendToQueue('webhook-service.attempts', Buffer.from('{}')))).to.match(refused);
+      expect(await as('dfc-amqp-flight-request-service', (channel) => channel.sendToQueue('webhook-service.attempts', Buffer.from('{}')))).to.match(refused);
     });
 
     it('webhook-service cannot read the dead letters nor flight-request-service.operators, nor declare a queue of another name', async () => {
@@ -118,9 +118,9 @@ describe('broker permissions: every service works with only its own user’s per
 
     it('the replay user declares nothing and publishes only on dfc.events', async () => {
       expect(await as('dfc-amqp-dead-letter-replay', (channel) => channel.assertQueue('dfc.events.dead-letters', { durable: true, arguments: { 'x-queue-type': 'quorum' } }))).to.match(refused);
-      expect(await as('dfc-amqp-dead-letter-replay', async (channel) => channel.sendToQueue('webhook-service.attempts', Buffer.from('{}')))).to.match(refused);
+      expect(await as('dfc-amqp-dead-letter-replay', (channel) => channel.sendToQueue('webhook-service.attempts', Buffer.from('{}')))).to.match(refused);
       expect(await as('dfc-amqp-dead-letter-replay', (channel) => channel.get('webhook-service.attempts'))).to.match(refused);
-      expect(await as('dfc-amqp-dead-letter-replay', async (channel) => channel.publish('dfc.events', 'zone.changed', Buffer.from('{}')))).to.equal(undefined);
+      expect(await as('dfc-amqp-dead-letter-replay', (channel) => channel.publish('dfc.events', 'zone.changed', Buffer.from('{}')))).to.equal(undefined);
     });
   });
 });

@@ -45,9 +45,10 @@ describe('dead letters: replayed by the runbook’s command, bounded by their po
     await consumer.subscribe({
       queue: QUEUE,
       bindings: [RoutingKeys.operatorRegistered],
-      handler: async (event) => {
+      handler: (event) => {
         if (broken) throw new Error('projection bug');
         received.push(event.id);
+        return Promise.resolve();
       },
     });
     publisher = await Broker.connect(users.url('dfc-amqp-operator-service'), EXCHANGE, log);

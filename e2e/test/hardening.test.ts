@@ -120,7 +120,8 @@ describe('hostile clients and one style, through the gateway', function () {
       for (const query of ['status[]=Approved', 'status[$ne]=Approved', 'status=Approved&status=Pending', 'page=1e3', 'per_page=1.5']) {
         const answer = await client.send('GET', `/api/flight-requests?${query}`, { key: operator.key });
         expect(answer.status, query).to.equal(422);
-        expect(answer.body.errors, query).to.be.an('object').that.is.not.empty;
+        expect(answer.body.errors, query).to.be.an('object');
+        expect(Object.keys(answer.body.errors), query).to.have.length.above(0);
       }
     });
 

@@ -105,7 +105,7 @@ describe('the OpenAPI document and the server refuse the same input, through the
     });
 
     it('when page is 99999999999999999999, then the document (int32) refuses it and the server answers 422', async () => {
-      expect(querySchemaOf('/api/flight-requests', 'get', 'page')(99999999999999999999)).to.equal(false);
+      expect(querySchemaOf('/api/flight-requests', 'get', 'page')(Number('99999999999999999999'))).to.equal(false);
       expect((await client.send('GET', '/api/flight-requests?page=99999999999999999999', { key: operator.key })).status).to.equal(422);
     });
   });

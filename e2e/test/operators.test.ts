@@ -76,7 +76,7 @@ describe('operators through the gateway', function () {
       const body = (await response.json()) as { message: string; errors: Record<string, string[]> };
       expect(body.message).to.be.a('string');
       expect(body.errors).to.include.keys('company_name', 'email', 'password', 'phone');
-      for (const messages of Object.values(body.errors)) expect(messages).to.be.an('array').that.is.not.empty;
+      for (const messages of Object.values(body.errors)) expect(messages).to.be.an('array').that.has.length.above(0);
     });
 
     it('when the email is already registered, then 422 names email', async () => {

@@ -76,5 +76,5 @@ export async function checkAuthorisation(token: string, gatewayUrl: string): Pro
   });
   const answer = await fetch(new URL(`/api/v1/authorisations/${encodeURIComponent(String(payload.jti))}`, gatewayUrl));
   const body = (await answer.json()) as { data?: { status: string } };
-  return { claims: payload as CheckedAuthorisation['claims'], status: body.data?.status ?? `unknown (HTTP ${answer.status})` };
+  return { claims: payload, status: body.data?.status ?? `unknown (HTTP ${answer.status})` };
 }

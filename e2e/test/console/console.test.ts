@@ -131,7 +131,7 @@ describe('the web console in Chromium', function () {
       return arrived.length > 0 ? arrived : undefined;
     }, 20_000, 100);
     expect(hooks[0]?.body.data['flight_request_uuid']).to.equal(uuid);
-    expect(sessionStorageHoldsOnlyTheKey((await page.evaluate('({ session: JSON.stringify(sessionStorage), local: localStorage.length, url: location.href })')) as StorageState, reviewerKey)).to.equal(true);
+    expect(sessionStorageHoldsOnlyTheKey(await page.evaluate<StorageState>('({ session: JSON.stringify(sessionStorage), local: localStorage.length, url: location.href })'), reviewerKey)).to.equal(true);
   });
 
   it("a reviewer's open request follows what happens elsewhere without a reload: cancelled by its operator, its item is withdrawn and the form goes", async () => {

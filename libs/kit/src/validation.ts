@@ -59,7 +59,7 @@ export function queryValidator<T extends TSchema>(schema: T): Validator<T> {
     const withNul = Object.entries(input as Record<string, unknown>).filter(([, value]) => String(value).includes('\u0000')).map(([name]) => name);
     const notDigits = integers.filter((name) => typeof (input as Record<string, unknown>)[name] === 'string' && !INTEGER_TEXT.test((input as Record<string, string>)[name] ?? ''));
     const valid = validate(input);
-    if (valid && notDigits.length === 0 && withNul.length === 0) return input as Static<T>;
+    if (valid && notDigits.length === 0 && withNul.length === 0) return input;
     const fields = valid ? {} : toFieldErrors(validate.errors ?? []);
     for (const name of notDigits) fields[name] = [typeMessage(attribute(name), 'integer')];
     for (const name of withNul) fields[name] = [`The ${attribute(name)} field must not contain NUL characters.`];
@@ -84,7 +84,7 @@ export function schemaErrors<T extends TSchema>(schema: T, input: unknown): Fiel
 
 function toValidator<T extends TSchema>(validate: ValidateFunction): Validator<T> {
   return (input) => {
-    if (validate(input)) return input as Static<T>;
+    if (validate(input)) return input;
     throw new ValidationError(toFieldErrors(validate.errors ?? []));
   };
 }
@@ -129,42 +129,45 @@ function messageFor(error: ErrorObject, field: string): string {
   const name = attribute(field);
   // Laravel's `required` fails on a blank string too: a text of white space alone is a missing value.
   if (error.keyword === 'pattern' && typeof error.data === 'string' && error.data.trim() === '') return `The ${name} field is required.`;
-  const custom = (error.parentSchema as Record<string, unknown> | undefined)?.[ERROR_MESSAGE_KEYWORD];
+  const parentSchema: Record<string, unknown> | undefined = error.parentSchema;
+  const custom = parentSchema?.[ERROR_MESSAGE_KEYWORD];
   if (typeof custom === 'string' && CUSTOMISABLE.has(error.keyword)) return custom.replace(':attribute', name);
-  const params = error.params as Record<string, unknown>;
+  // ajv's parameters of the keywords named below.
+  const params = error.params as { missingProperty?: string; type?: string; limit?: number; format?: string };
+  const limit = String(params.limit);
   switch (error.keyword) {
     case 'required':
       return `The ${name} field is required.`;
     case 'dependentRequired':
-      return `The ${name} field is required when ${attribute(String(params['missingProperty'] ?? ''))} is present.`;
+      return `The ${name} field is required when ${attribute(params.missingProperty ?? '')} is present.`;
     case 'type':
       // Laravel's `required` fails on null: a null where a value must be is a missing value.
-      return error.data === null ? `The ${name} field is required.` : typeMessage(name, String(params['type']));
+      return error.data === null ? `The ${name} field is required.` : typeMessage(name, String(params.type));
     case 'maxLength':
-      return `The ${name} field must not be greater than ${params['limit']} characters.`;
+      return `The ${name} field must not be greater than ${limit} characters.`;
     case 'minLength':
-      return Number(params['limit']) <= 1
+      return Number(params.limit) <= 1
         ? `The ${name} field is required.`
-        : `The ${name} field must be at least ${params['limit']} characters.`;
+        : `The ${name} field must be at least ${limit} characters.`;
     case 'minimum':
     case 'exclusiveMinimum':
-      return `The ${name} field must be at least ${params['limit']}.`;
+      return `The ${name} field must be at least ${limit}.`;
     case 'maximum':
     case 'exclusiveMaximum':
-      return `The ${name} field must not be greater than ${params['limit']}.`;
+      return `The ${name} field must not be greater than ${limit}.`;
     case 'minItems':
-      return `The ${name} field must have at least ${params['limit']} items.`;
+      return `The ${name} field must have at least ${limit} items.`;
     case 'maxItems':
-      return `The ${name} field must not have more than ${params['limit']} items.`;
+      return `The ${name} field must not have more than ${limit} items.`;
     case 'enum':
     case 'const':
       return `The selected ${name} is invalid.`;
     case 'format':
-      return formatMessage(name, String(params['format']));
+      return formatMessage(name, String(params.format));
     case 'additionalProperties':
       return `The ${name} field is prohibited.`;
     case 'minProperties':
-      return Number(params['limit']) <= 1 ? `The ${name} must name at least one field to change.` : `The ${name} must have at least ${params['limit']} fields.`;
+      return Number(params.limit) <= 1 ? `The ${name} must name at least one field to change.` : `The ${name} must have at least ${limit} fields.`;
     default:
       return `The ${name} field format is invalid.`;
   }

@@ -51,8 +51,9 @@ describe('repeatEvery (periodic background work)', () => {
   it('when its interval is a function and the pace changes, then the next round comes at the new pace, not the old one', async () => {
     let every = 60_000;
     let rounds = 0;
-    const job = repeatEvery('paced work', () => every, async () => {
+    const job = repeatEvery('paced work', () => every, () => {
       rounds++;
+      return Promise.resolve();
     }, createLogger('test', 'silent'), { immediately: true });
     await sleep(60);
     expect(rounds, 'at the slow pace only the first round').to.equal(1);
@@ -65,8 +66,9 @@ describe('repeatEvery (periodic background work)', () => {
 
   it('when asked to run immediately, then the first round starts before the first interval has passed', async () => {
     let rounds = 0;
-    const job = repeatEvery('work', 60_000, async () => {
+    const job = repeatEvery('work', 60_000, () => {
       rounds++;
+      return Promise.resolve();
     }, createLogger('test', 'silent'), { immediately: true });
     await job.stop();
     expect(rounds).to.equal(1);
@@ -75,9 +77,9 @@ describe('repeatEvery (periodic background work)', () => {
   it('when a round fails, then the failure is logged under the job’s name and the next round runs', async () => {
     const { log, warnings } = recordingLogger();
     let rounds = 0;
-    const job = repeatEvery('expiry sweep', 5, async () => {
+    const job = repeatEvery('expiry sweep', 5, () => {
       rounds++;
-      if (rounds === 1) throw new Error('database unreachable');
+      return rounds === 1 ? Promise.reject(new Error('database unreachable')) : Promise.resolve();
     }, log);
     await sleep(60);
     await job.stop();

@@ -69,7 +69,7 @@ function sortObject(object: K8sObject, inventory: Inventory): void {
     case 'Job': {
       note('Job.spec', spec);
       for (const field of ['completions', 'parallelism'] as const) {
-        if (spec[field] !== undefined && spec[field] !== 1) inventory.problems.push(`${where}: ${field} ${String(spec[field])} is not supported by the runner (1 only)`);
+        if (spec[field] !== undefined && spec[field] !== 1) inventory.problems.push(`${where}: ${field} ${JSON.stringify(spec[field])} is not supported by the runner (1 only)`);
       }
       const template = spec['template'] as PodTemplate;
       checkPod(template, note);

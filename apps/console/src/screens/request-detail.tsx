@@ -37,7 +37,7 @@ function CancelForm({ api, uuid, onCancelled }: { api: Api; uuid: string; onCanc
     }
   };
   return (
-    <form onSubmit={cancel} aria-labelledby="cancel-title">
+    <form onSubmit={(event) => void cancel(event)} aria-labelledby="cancel-title">
       <h2 id="cancel-title">Cancel this request</h2>
       <ErrorBanner error={error} />
       <Field id="cancel-reason" label="Reason for cancelling" name="reason" error={error}>

@@ -87,7 +87,7 @@ export function findingLayers(findings: FindingRecord[]): MapLayer[] {
     return [{
       id: `conflict-${index}`,
       kind: 'finding' as const,
-      data: { type: 'Polygon', coordinates: [ring] } as GeoJSON.Polygon,
+      data: { type: 'Polygon', coordinates: [ring] },
       label: `Shared with another approved flight: ${conflict.lower_altitude_m}–${conflict.upper_altitude_m} m, ${when(conflict.start_time)} – ${when(conflict.end_time)}`,
     }];
   });
@@ -96,7 +96,7 @@ export function findingLayers(findings: FindingRecord[]): MapLayer[] {
 /** A request's area as a map layer (the record carries it with `include_geometry=true`). */
 export function areaLayers(record: FlightRequestRecord | null): MapLayer[] {
   if (record?.flight_area === undefined) return [];
-  return [{ id: record.uuid, kind: 'area', data: record.flight_area as GeoJSON.GeoJsonObject, label: `Flight area, up to ${record.max_altitude} m` }];
+  return [{ id: record.uuid, kind: 'area', data: record.flight_area, label: `Flight area, up to ${record.max_altitude} m` }];
 }
 
 /**

@@ -60,10 +60,10 @@ function ReviewItem({ api, item, decidable, onDecided }: { api: Api; item: Revie
             {(control) => <textarea {...control} rows={2} value={reason} onInput={(e) => setReason(e.currentTarget.value)} />}
           </Field>
           <div class="actions">
-            <button type="button" disabled={busy} onClick={() => decide('approve')}>
+            <button type="button" disabled={busy} onClick={() => void decide('approve')}>
               Approve
             </button>
-            <button type="button" class="danger" disabled={busy} onClick={() => decide('reject')}>
+            <button type="button" class="danger" disabled={busy} onClick={() => void decide('reject')}>
               Reject
             </button>
           </div>

@@ -23,7 +23,7 @@ export function SignIn({ onSignedIn }: { onSignedIn: (session: Session) => void 
   return (
     <main id="main" class="sign-in">
       <h1>Flight clearance console</h1>
-      <form onSubmit={submit} aria-describedby="sign-in-help">
+      <form onSubmit={(event) => void submit(event)} aria-describedby="sign-in-help">
         <p id="sign-in-help">Paste your API key. It is kept in this browser tab only, until you sign out or close it.</p>
         <ErrorBanner error={error} />
         <Field id="api-key" label="API key" name="key" error={error}>

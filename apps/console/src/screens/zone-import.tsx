@@ -9,6 +9,13 @@ interface ImportFeature {
   geometry?: unknown;
 }
 
+/** A feature's name as written, or what else it holds as JSON: the import refuses it, and the list says why. */
+function nameOf(feature: ImportFeature, fallback: string): string {
+  const name = feature.properties?.name;
+  if (name === undefined || name === null) return fallback;
+  return typeof name === 'string' ? name : JSON.stringify(name);
+}
+
 function featuresOf(text: string): ImportFeature[] {
   try {
     const parsed = JSON.parse(text) as { features?: unknown };
@@ -55,7 +62,7 @@ export function ZoneImport({ api }: { api: Api }) {
           id: `feature-${index}`,
           kind: byFeature.has(index) ? 'refused' : 'zone',
           data: feature.geometry as GeoJSON.GeoJsonObject,
-          label: `Feature ${index + 1}: ${String(feature.properties?.name ?? '')}`,
+          label: `Feature ${index + 1}: ${nameOf(feature, '')}`,
         })),
     [features, error],
   );
@@ -86,7 +93,7 @@ export function ZoneImport({ api }: { api: Api }) {
     <section>
       <h1>Import zones</h1>
       <div class="split">
-        <form onSubmit={submit}>
+        <form onSubmit={(event) => void submit(event)}>
           <div class="field">
             <label for="import-file">GeoJSON file</label>
             <input id="import-file" type="file" accept=".json,.geojson,application/json,application/geo+json" onChange={(e) => void readFile(e.currentTarget)} />
@@ -121,7 +128,7 @@ export function ZoneImport({ api }: { api: Api }) {
             return (
               <li key={index} class={messages.length ? 'invalid' : ''}>
                 <span>
-                  Feature {index + 1}: {String(feature.properties?.name ?? '(no name)')}
+                  Feature {index + 1}: {nameOf(feature, '(no name)')}
                 </span>
                 {messages.length ? (
                   <ul class="field-errors">

@@ -16,7 +16,7 @@ export function ZoneList({ api }: { api: Api }) {
   const [restriction, setRestriction] = useState('');
   const zones = useLoad(() => api.get<Page<GeoZoneRecord>>(`/api/zones${query({ type, restriction, page, per_page: PER_PAGE })}`), [type, restriction, page]);
   const layers = useMemo<MapLayer[]>(
-    () => (zones.data?.data ?? []).map((zone) => ({ id: zone.id, kind: 'zone', data: zone.geometry as GeoJSON.GeoJsonObject, label: `${zone.name} (${zone.restriction}, ${zone.lower_limit_m}–${zone.upper_limit_m} m)` })),
+    () => (zones.data?.data ?? []).map((zone) => ({ id: zone.id, kind: 'zone', data: zone.geometry, label: `${zone.name} (${zone.restriction}, ${zone.lower_limit_m}–${zone.upper_limit_m} m)` })),
     [zones.data],
   );
   return (

@@ -40,7 +40,8 @@ function nullableType(schema: Json): Json {
   const members = schema['anyOf'];
   if (!Array.isArray(members) || members.length !== 2) return schema;
   const nulls = members.filter((member) => isObject(member) && member['type'] === 'null' && Object.keys(member).length === 1);
-  const [value] = members.filter((member) => !nulls.includes(member));
+  const others: unknown[] = members.filter((member) => !nulls.includes(member));
+  const [value] = others;
   if (nulls.length !== 1 || !isObject(value) || typeof value['type'] !== 'string' || '$id' in value || value['type'] === 'object') {
     return schema;
   }

@@ -109,7 +109,7 @@ export function requireInternalToken(verifier: InternalTokenVerifier): Middlewar
     } catch {
       throw new UnauthenticatedError();
     }
-    return next();
+    await next();
   };
 }
 
@@ -119,6 +119,6 @@ export function requireRole(...roles: Role[]): Middleware {
     const principal = ctx.state.principal as Principal | undefined;
     if (!principal) throw new UnauthenticatedError();
     if (!roles.includes(principal.role)) throw new ForbiddenError();
-    return next();
+    await next();
   };
 }

@@ -63,7 +63,7 @@ export class Broker {
   }
 
   /** Replaced in `connect` with one that closes the connection. */
-  close: () => Promise<void> = async () => undefined;
+  close: () => Promise<void> = () => Promise.resolve();
 
   isConnected(): boolean {
     return this.connected;

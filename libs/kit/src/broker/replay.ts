@@ -1,4 +1,4 @@
-import type { ChannelModel, ConfirmChannel, GetMessage, MessagePropertyHeaders } from 'amqplib';
+import type { ChannelModel, ConfirmChannel, GetMessage, MessagePropertyHeaders, Options } from 'amqplib';
 import { deadLetterQueue } from './broker.js';
 
 export interface ReplayOptions {
@@ -102,8 +102,9 @@ export async function replayDeadLetters(connection: ChannelModel, options: Repla
 }
 
 async function republish(channel: ConfirmChannel, message: GetMessage, exchange: string, routingKey: string, returns: { count: number }): Promise<boolean> {
-  const { properties } = message;
-  const headers: MessagePropertyHeaders = { ...properties.headers };
+  // amqplib types a received message's properties as `any`: they are the options it was published with.
+  const properties = message.properties as Pick<Options.Publish, 'contentType' | 'contentEncoding' | 'messageId' | 'type' | 'correlationId' | 'timestamp' | 'appId'>;
+  const headers: MessagePropertyHeaders = { ...message.properties.headers };
   for (const name of DEATH_HEADERS) delete headers[name];
   headers[REPLAYED_HEADER] = Number(headers[REPLAYED_HEADER] ?? 0) + 1;
   const before = returns.count;

@@ -1,4 +1,5 @@
 import type { Middleware } from 'koa';
+import type { Logger } from '../logger.js';
 import { AppError, ServiceUnavailableError, TooManyRequestsError } from '../errors.js';
 
 /**
@@ -16,7 +17,7 @@ export function errorMiddleware(): Middleware {
       }
     } catch (caught) {
       const error = toAppError(caught);
-      if (error.status >= 500) ctx.state.log?.error({ err: caught }, 'request failed');
+      if (error.status >= 500) (ctx.state as { log?: Logger }).log?.error({ err: caught }, 'request failed');
       if (error instanceof TooManyRequestsError) ctx.set('Retry-After', String(error.retryAfterSeconds));
       if (error instanceof ServiceUnavailableError && error.retryAfterSeconds !== undefined) ctx.set('Retry-After', String(error.retryAfterSeconds));
       ctx.status = error.status;

@@ -21,7 +21,10 @@ export function methodRules(): Middleware {
     // A literal path names its own resource: `/zones/import` is not `/zones/:id`.
     const literal = matched.filter((layer) => layer.paramNames.length === 0);
     const allowed = [...new Set((literal.length > 0 ? literal : matched).flatMap((layer) => layer.methods))];
-    if (allowed.length === 0) return next();
+    if (allowed.length === 0) {
+      await next();
+      return;
+    }
     if (!allowed.includes('OPTIONS')) allowed.push('OPTIONS');
     ctx.set('Allow', allowed.join(', '));
     if (ctx.method === 'OPTIONS') {

@@ -28,6 +28,7 @@ const BAD_REQUEST = { status: 400, reason: 'Bad Request', message: 'Bad Request.
  * `requestTimeoutMs` (checked every second), not Node's five minutes.
  */
 export function createHttpServer(app: Koa, limits: HttpServerLimits = DEFAULT_HTTP_SERVER_LIMITS): Server {
+  const handle = app.callback();
   const server = createServer(
     {
       requestTimeout: limits.requestTimeoutMs,
@@ -35,7 +36,8 @@ export function createHttpServer(app: Koa, limits: HttpServerLimits = DEFAULT_HT
       maxHeaderSize: limits.maxHeaderBytes,
       connectionsCheckingInterval: Math.min(1_000, limits.requestTimeoutMs),
     },
-    app.callback(),
+    // Koa answers a failed request itself (its onerror), so the promise it returns never rejects.
+    (request, response) => void handle(request, response),
   );
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => answerClientError(error, socket));
   return server;

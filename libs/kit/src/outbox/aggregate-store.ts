@@ -99,7 +99,7 @@ export class AggregateStore<D extends Aggregate> {
     // building a mongoose document of it; the driver then stores them as they are. The outbox is added after
     // the cast: its entries are events of no schema type, which the cast would only wrap in a MongooseArray
     // proxy for the driver to serialise through its traps.
-    const docs = entries.map(({ doc, events }) => ({ ...this.model.castObject({ ...doc, version: 0 }), ...outboxOnCreate(events) }) as unknown as Aggregate);
+    const docs = entries.map(({ doc, events }) => ({ ...this.model.castObject({ ...doc, version: 0 }), ...outboxOnCreate(events) }));
     let refused = new Set<number>();
     try {
       await this.collection.insertMany(docs, { ordered: false });

@@ -1,4 +1,4 @@
-import type { Model, Types } from 'mongoose';
+import type { Model } from 'mongoose';
 import type { Logger } from 'pino';
 import { Gauge, Counter, type Registry } from 'prom-client';
 import type { EventEnvelope } from '@dfc/contracts';
@@ -161,10 +161,10 @@ export class OutboxRelay {
   private async publishWritten(model: OutboxModel, id: unknown, written: WrittenOutbox, sent: Set<string>): Promise<void> {
     await this.publish(written.outbox, sent);
     const emptied = await serialisedPerDocument(model.collection.name, id, () =>
-      model.updateOne({ _id: id as Types.ObjectId, version: written.version }, { $set: { outbox: [] }, $unset: { outbox_pending_since: 1 } }),
+      model.updateOne({ _id: id, version: written.version }, { $set: { outbox: [] }, $unset: { outbox_pending_since: 1 } }),
     );
     if (emptied.matchedCount === 1) return;
-    await serialisedPerDocument(model.collection.name, id, () => model.updateOne({ _id: id as Types.ObjectId }, { $pullAll: { outbox: written.outbox } }));
+    await serialisedPerDocument(model.collection.name, id, () => model.updateOne({ _id: id }, { $pullAll: { outbox: written.outbox } }));
     await this.drain(model, id, sent);
   }
 
@@ -185,10 +185,10 @@ export class OutboxRelay {
     if (events.length > 0) {
       await this.publish(events, sent);
       // One write for the whole batch, removing exactly the entries published; events pushed meanwhile stay.
-      await serialisedPerDocument(model.collection.name, id, () => model.updateOne({ _id: id as Types.ObjectId }, { $pullAll: { outbox: events } }));
+      await serialisedPerDocument(model.collection.name, id, () => model.updateOne({ _id: id }, { $pullAll: { outbox: events } }));
     }
     await serialisedPerDocument(model.collection.name, id, () =>
-      model.updateOne({ _id: id as Types.ObjectId, outbox: { $size: 0 } }, { $unset: { outbox_pending_since: 1 } }),
+      model.updateOne({ _id: id, outbox: { $size: 0 } }, { $unset: { outbox_pending_since: 1 } }),
     );
   }
 }

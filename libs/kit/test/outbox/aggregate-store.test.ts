@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { OutboxRelay, outboxSchemaFields, type OutboxFields, AggregateStore, type Aggregate } from '@dfc/kit/outbox';
 import { newEvent } from '@dfc/contracts';
-import { createConnection, Schema, type Connection, type Model } from 'mongoose';
+import { createConnection, Schema, type Connection } from 'mongoose';
 import { Broker } from '@dfc/kit/broker';
 import { connectMongo, isDuplicateKey } from '@dfc/kit/db';
 import { ConflictError, NotFoundError } from '@dfc/kit/errors';
@@ -31,7 +31,7 @@ describe('AggregateStore (real database and broker)', () => {
       { _id: String, version: Number, count: Number, label: { type: String, default: null }, ...outboxSchemaFields },
       { versionKey: false },
     );
-    const model = connection.model<Counter>('Counter', schema) as Model<Counter>;
+    const model = connection.model<Counter>('Counter', schema);
     broker = await Broker.connect(amqpUrl, exchange, log);
     captured = await captureEvents(amqpUrl, exchange);
     relay = new OutboxRelay(broker, log);

@@ -25,7 +25,7 @@ describe('removeBrokerTopology', () => {
     const exchange = uniqueName('kit_topology');
     const broker = await Broker.connect(amqpUrl, exchange, createLogger('test', 'silent'));
     const queue = queueName(exchange, 'kit.work');
-    await broker.subscribe({ queue, bindings: ['#'], handler: async () => undefined });
+    await broker.subscribe({ queue, bindings: ['#'], handler: () => Promise.resolve() });
     await broker.close();
     const declared = [
       ['queue', queue],

@@ -32,7 +32,10 @@ export function subscribeZoneChanges(broker: Broker, onChange: (zoneId: string) 
     queue: Queues.zones,
     broadcast: true,
     bindings: [InternalRoutingKeys.zoneChanged],
-    handler: async (event) => onChange((event as EventEnvelope<ZoneChanged>).data.zone_id),
+    handler: (event) => {
+      onChange((event as EventEnvelope<ZoneChanged>).data.zone_id);
+      return Promise.resolve();
+    },
   });
 }
 

@@ -18,7 +18,10 @@ const validateListQuery = queryValidator(FlightRequestListQuery);
  * `/api/flight-requests/preview` is a route of its own (POST): `GET` or `DELETE` on it is a 405
  * with `Allow`, as on any route, not a lookup of a flight request called "preview" (404).
  */
-const notThePreviewRoute: Middleware = (ctx, next) => ((ctx as { params?: Record<string, string> }).params?.['uuid'] === 'preview' ? methodRules()(ctx, next) : next());
+const notThePreviewRoute: Middleware = async (ctx, next) => {
+  if ((ctx as { params?: Record<string, string> }).params?.['uuid'] === 'preview') await methodRules()(ctx, next);
+  else await next();
+};
 
 export function flightRequestsRouter(deps: UseCaseDeps): Router<KitState> {
   const router = new Router<KitState>({ prefix: '/api/flight-requests' });

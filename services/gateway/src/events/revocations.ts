@@ -14,14 +14,15 @@ export function consumeRevocations(broker: Broker, keys: KeyCache, log: Logger):
     queue: 'gateway.api-key-revocations',
     bindings: [RoutingKeys.apiKeyRevoked],
     broadcast: true,
-    handler: async (event: EventEnvelope) => {
+    handler: (event: EventEnvelope) => {
       const keyId = (event.data as Partial<ApiKeyRevoked> | null)?.key_id;
       if (typeof keyId !== 'string') {
         log.warn({ event_id: event.id }, 'api_key.revoked without a key_id ignored');
-        return;
+      } else {
+        const dropped = keys.revoke(keyId);
+        log.info({ key_id: keyId, dropped, event_id: event.id }, 'api key revoked');
       }
-      const dropped = keys.revoke(keyId);
-      log.info({ key_id: keyId, dropped, event_id: event.id }, 'api key revoked');
+      return Promise.resolve();
     },
   });
 }

@@ -5,6 +5,7 @@ import Router from '@koa/router';
 import { servedAt, type OpenApiDocument } from '@dfc/contracts';
 import { NotFoundError } from '@dfc/kit/errors';
 import { originUrl } from './public-origin.js';
+import type { GatewayState } from './state.js';
 
 /** One copy per allowed address (requirePublicOrigin has settled it); a bound all the same. */
 const MAX_SERVED_ADDRESSES = 16;
@@ -68,7 +69,7 @@ export function docsRouter(openApiDocument: OpenApiDocument): Router {
     return document;
   };
   const assets = new AssetFiles(swaggerUiDirectory());
-  const router = new Router();
+  const router = new Router<GatewayState>();
   router.get('/api/openapi.json', (ctx) => {
     ctx.type = 'application/json';
     ctx.body = documentFor(originUrl(ctx.state.publicOrigin));

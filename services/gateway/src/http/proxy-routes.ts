@@ -1,4 +1,4 @@
-import type { Context, Middleware } from 'koa';
+import type { Middleware } from 'koa';
 import type { Principal } from '@dfc/contracts';
 import { ForbiddenError, UnauthenticatedError } from '@dfc/kit/errors';
 import { resolveProxyRoute, type ProxyRoute } from '../domain/routing.js';
@@ -7,6 +7,7 @@ import type { Upstreams } from '../upstream/proxy.js';
 import { ANONYMOUS, identifyCaller, type CallerIdentification } from '../use-cases/identify-caller.js';
 import type { RateLimits } from './rate-limit.js';
 import { readForwardedBody, type BodyReaders } from './request-body.js';
+import type { GatewayContext, GatewayState } from './state.js';
 
 export interface ProxyRouteDeps extends CallerIdentification {
   rateLimits: RateLimits;
@@ -23,10 +24,13 @@ export interface ProxyRouteDeps extends CallerIdentification {
  * role the route does not serve 403, before its body is read → body rules 413/415/503/400 → the service's own answer (or
  * 503 when it does not).
  */
-export function proxyRoutes(deps: ProxyRouteDeps): Middleware {
+export function proxyRoutes(deps: ProxyRouteDeps): Middleware<GatewayState> {
   return async (ctx, next) => {
     const route = resolveProxyRoute(ctx.method, ctx.path);
-    if (route === undefined) return next();
+    if (route === undefined) {
+      await next();
+      return;
+    }
     labelForMetrics(ctx, route);
     // OPTIONS asks what a route allows, never for data: no key needed, none checked or counted (a
     // browser's preflight carries none). The service answers 204 with its route's Allow.
@@ -54,7 +58,7 @@ function basicLoginOf(authorization: string): string | undefined {
   return colon > 0 ? decoded.slice(0, colon) : decoded;
 }
 
-async function identifyCallerWithinLimits(ctx: Context, route: ProxyRoute, deps: ProxyRouteDeps): Promise<Principal> {
+async function identifyCallerWithinLimits(ctx: GatewayContext, route: ProxyRoute, deps: ProxyRouteDeps): Promise<Principal> {
   try {
     // An operator's keys take HTTP Basic or a key; both at once (even one of them empty) would let a
     // wrong password ride on a good key.
@@ -74,7 +78,7 @@ async function identifyCallerWithinLimits(ctx: Context, route: ProxyRoute, deps:
  * client's own X-Internal-Token is overwritten by the gateway's; the API key
  * never leaves the gateway (upstream/proxy.ts withholds it).
  */
-function upstreamHeaders(ctx: Context, token: string, body: Buffer | undefined, trustProxy: boolean): Record<string, string> {
+function upstreamHeaders(ctx: GatewayContext, token: string, body: Buffer | undefined, trustProxy: boolean): Record<string, string> {
   const socketAddress = ctx.req.socket.remoteAddress ?? '';
   const chain = trustProxy ? ctx.get('X-Forwarded-For') : '';
   const headers: Record<string, string> = {
@@ -97,6 +101,6 @@ function upstreamHeaders(ctx: Context, token: string, body: Buffer | undefined, 
  * proxied calls match no router, so they are labelled by their table prefix
  * (bounded cardinality) instead of all being "unmatched".
  */
-function labelForMetrics(ctx: Context, route: ProxyRoute): void {
+function labelForMetrics(ctx: GatewayContext, route: ProxyRoute): void {
   (ctx as unknown as { _matchedRoute?: string })._matchedRoute = `${route.label}/*`;
 }

@@ -27,7 +27,7 @@ export class BodyReaders {
  */
 export async function readForwardedBody(ctx: Context, route: ProxyRoute, readers: BodyReaders): Promise<Buffer | undefined> {
   if (!METHODS_WITH_BODY.has(ctx.method) || !hasBody(ctx)) return undefined;
-  await readers.readerFor(route.bodyLimitBytes)(ctx, async () => undefined);
+  await readers.readerFor(route.bodyLimitBytes)(ctx, () => Promise.resolve());
   return Buffer.from(JSON.stringify(ctx.state.body));
 }
 

@@ -1,8 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Context } from 'koa';
 import { Pool, type Dispatcher } from 'undici';
 import { ClientClosedRequestError, ServiceUnavailableError } from '@dfc/kit/errors';
 import type { UpstreamName } from '../domain/routing.js';
+import type { GatewayContext } from '../http/state.js';
 
 export interface UpstreamSettings {
   targets: Record<UpstreamName, string>;
@@ -79,7 +79,7 @@ export class Upstreams {
    * straight to the response, not through koa's `ctx.set`, which builds arrays for each header it sets,
    * a large share of what a proxied read allocates.
    */
-  async forward(ctx: Context, forwarding: Forwarding): Promise<void> {
+  async forward(ctx: GatewayContext, forwarding: Forwarding): Promise<void> {
     const answer = await this.send(ctx, forwarding);
     ctx.status = answer.status;
     const listed = connectionOptions(answer.headers['connection']);
@@ -111,7 +111,7 @@ export class Upstreams {
     await Promise.all([...this.pools.values()].map((pool) => pool.close()));
   }
 
-  private async send(ctx: Context, forwarding: Forwarding): Promise<BufferedAnswer> {
+  private async send(ctx: GatewayContext, forwarding: Forwarding): Promise<BufferedAnswer> {
     const answer = new BufferedAnswer();
     // The client went away before its answer was sent: nobody waits for the service's answer.
     ctx.res.once('close', () => {

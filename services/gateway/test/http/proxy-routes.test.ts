@@ -266,7 +266,7 @@ describe('gateway proxying', () => {
         headers: { 'content-type': 'application/json' },
         body,
         duplex: 'half',
-      } as RequestInit);
+      });
       expect(response.status).to.equal(413);
       expect(response.headers.get('connection')).to.equal('close');
       expect(gateway.flights.calls).to.have.length(0);

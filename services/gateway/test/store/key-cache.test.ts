@@ -15,9 +15,9 @@ describe('KeyCache', () => {
   it('when a key was verified, then it is served from the cache until the TTL passes', async () => {
     const cache = new KeyCache(30_000, clock);
     let verifications = 0;
-    const verify = async () => {
+    const verify = () => {
       verifications += 1;
-      return principal;
+      return Promise.resolve(principal);
     };
     expect(await cache.resolve('digest', verify)).to.equal(principal);
     now += 29_999;
@@ -44,9 +44,9 @@ describe('KeyCache', () => {
   it('when a key is unknown, then nothing is cached and the next call asks again', async () => {
     const cache = new KeyCache(30_000, clock);
     let verifications = 0;
-    const verify = async () => {
+    const verify = () => {
       verifications += 1;
-      return undefined;
+      return Promise.resolve(undefined);
     };
     expect(await cache.resolve('digest', verify)).to.equal(undefined);
     expect(await cache.resolve('digest', verify)).to.equal(undefined);
@@ -56,9 +56,9 @@ describe('KeyCache', () => {
 
   it('when a key is revoked, then its entry is dropped at once', async () => {
     const cache = new KeyCache(30_000, clock);
-    await cache.resolve('digest', async () => principal);
+    await cache.resolve('digest', () => Promise.resolve(principal));
     expect(cache.revoke('00000000000000a1')).to.equal(1);
-    expect(await cache.resolve('digest', async () => undefined)).to.equal(undefined);
+    expect(await cache.resolve('digest', () => Promise.resolve(undefined))).to.equal(undefined);
   });
 
   it('when a verification in flight answers after the key was revoked, then the key is not cached', async () => {
@@ -76,7 +76,7 @@ describe('KeyCache', () => {
     let error: unknown;
     await cache.resolve('digest', () => Promise.reject(new Error('down'))).catch((caught: unknown) => (error = caught));
     expect((error as Error).message).to.equal('down');
-    expect(await cache.resolve('digest', async () => principal)).to.equal(principal);
+    expect(await cache.resolve('digest', () => Promise.resolve(principal))).to.equal(principal);
   });
 });
 

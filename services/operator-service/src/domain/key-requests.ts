@@ -17,7 +17,7 @@ export interface CheckedKeyRequest<T> {
 /** `{ name? }` of an operator's key; a blank name is no name. */
 export function checkOperatorKey(body: unknown): CheckedKeyRequest<OperatorApiKeyCreate> {
   const input = withoutNulls(normaliseInput(body, OperatorApiKeyCreate), ['name']);
-  return { value: input as OperatorApiKeyCreate, errors: schemaErrors(OperatorApiKeyCreate, input) };
+  return { value: input, errors: schemaErrors(OperatorApiKeyCreate, input) };
 }
 
 /** A reviewer key acts for exactly one authority; an admin key for none. */

@@ -39,5 +39,5 @@ export const challengeBasic: Middleware = async (ctx, next) => {
 /** Routes that need a key: a call without one (anonymous) is 401, before any role check (403). */
 export const requireKey: Middleware<KitState> = async (ctx, next) => {
   if (ctx.state.principal.role === 'anonymous') throw new UnauthenticatedError();
-  return next();
+  await next();
 };

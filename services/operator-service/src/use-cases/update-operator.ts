@@ -101,5 +101,5 @@ function contactChanges(input: OperatorUpdate, current: OperatorDocument, emailN
     if (field in input && input[field] !== current[field]) changes[field] = input[field];
   }
   if ('email' in changes && emailNormalised) changes['email_normalised'] = emailNormalised;
-  return changes as OperatorChanges;
+  return changes;
 }

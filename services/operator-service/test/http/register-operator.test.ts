@@ -339,8 +339,8 @@ describe('POST /api/operators', () => {
       const first = registration();
       expect((await register(first)).status).to.equal(201);
       const operators = service.deps.operators;
-      const original = operators.emailTaken;
-      operators.emailTaken = async () => false;
+      const original = operators.emailTaken.bind(operators);
+      operators.emailTaken = () => Promise.resolve(false);
       try {
         const reply = await register(registration({ email: String(first['email']).toUpperCase() }));
         expect(reply.status).to.equal(422);

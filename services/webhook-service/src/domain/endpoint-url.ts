@@ -25,6 +25,7 @@ export function mayConnectTo(address: string, policy: Pick<UrlPolicy, 'allowLoop
 }
 
 /** Spaces of any kind, C0 controls and DEL: none belongs in a URL as written. */
+// eslint-disable-next-line no-control-regex -- finding control characters is this expression's purpose
 const UNSTORABLE_URL_CHARACTER = /[\s\u0000-\u001f\u007f]/;
 
 /** Field messages for `url` (empty when acceptable). */

@@ -33,13 +33,13 @@ import type { WebhookDeps } from './delivery-deps.js';
 export async function fanOutEvent(deps: WebhookDeps, event: EventEnvelope, redelivered = false): Promise<number> {
   const kind = WEBHOOK_KIND_BY_ROUTING_KEY[event.type];
   if (!kind || kind === 'ping') return 0;
-  if (!isWellFormed(event, kind as SubscribableWebhookKind) || event.operator_uuid === null) {
+  if (!isWellFormed(event, kind) || event.operator_uuid === null) {
     deps.log.error({ event_id: (event as { id?: unknown }).id, type: event.type }, 'malformed event skipped');
     return 0;
   }
-  const subscribers = await deps.endpoints.findSubscribers(event.operator_uuid, kind as SubscribableWebhookKind);
+  const subscribers = await deps.endpoints.findSubscribers(event.operator_uuid, kind);
   if (subscribers.length === 0) return 0;
-  const body = publicPayload(event, kind as SubscribableWebhookKind);
+  const body = publicPayload(event, kind);
   const now = deps.now();
   const created = await deps.deliveries.createEach(subscribers.map((endpoint) => newDelivery(endpoint, body, new Date(event.occurred_at), now)));
   await deps.scheduler.now(created.map(firstAttemptDue));

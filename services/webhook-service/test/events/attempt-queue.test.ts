@@ -158,7 +158,10 @@ describe('delivery attempts through the broker', () => {
     };
     const parked: number[] = [];
     const message = attemptDue({ _id: randomUUID(), endpoint_id: endpoint.id, operator_uuid: alice.operator_uuid!, dispatch_token: randomUUID() });
-    await attemptDelivery({ ...deps, scheduler: { ...deps.scheduler, later: async (_message, delayMs) => void parked.push(delayMs) } }, message);
+    await attemptDelivery({ ...deps, scheduler: { ...deps.scheduler, later: (_message, delayMs) => {
+      parked.push(delayMs);
+      return Promise.resolve();
+    } } }, message);
     expect(parked, 'parked for a second').to.deep.equal([1000]);
     expect(reads).to.equal(0);
     release();

@@ -125,7 +125,7 @@ describe('events from the broker → webhook deliveries', () => {
       const event = statusChanged(alice.operator_uuid!);
       const { deps } = service.service;
       // The first handling stores the deliveries and dies before the broker has their messages.
-      await fanOutEvent({ ...deps, scheduler: { ...deps.scheduler, now: async () => undefined } }, event);
+      await fanOutEvent({ ...deps, scheduler: { ...deps.scheduler, now: () => Promise.resolve() } }, event);
       await sleep(300);
       expect(hook.requests).to.have.length(0);
       await fanOutEvent(deps, event, true);

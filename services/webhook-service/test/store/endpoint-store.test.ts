@@ -66,7 +66,7 @@ describe('EndpointStore', () => {
         const ids = (found: readonly { _id: string }[]) => found.map((endpoint) => endpoint._id).sort();
         const [theirsFound, ...mineFound] = await Promise.all([endpoints.findSubscribers(other, 'status_change'), ...Array.from({ length: 10 }, () => endpoints.findSubscribers(cascading, 'status_change'))]);
         for (const found of mineFound) expect(ids(found)).to.deep.equal(mine.map((endpoint) => endpoint.id).sort());
-        expect(ids(theirsFound!)).to.deep.equal([theirs.id]);
+        expect(ids(theirsFound)).to.deep.equal([theirs.id]);
         expect(reads.filter((uuid) => uuid === cascading).length).to.be.within(1, 2);
         expect(reads.filter((uuid) => uuid === other)).to.have.length(1);
       } finally {
