@@ -176,6 +176,6 @@ export function noBodyFields(): Middleware {
     if (fields.length > 0) {
       throw new ValidationError(Object.fromEntries(fields.map((field) => [field, [`The ${field.replace(/_/g, ' ')} field is prohibited.`]])));
     }
-    return next();
+    await next();
   };
 }

@@ -44,7 +44,7 @@ export class IdempotencyKeyStore {
     } catch (error) {
       if (!isDuplicateKey(error)) throw error;
       const winner = await this.find(ref);
-      if (!winner) throw new Error(`idempotency key ${ref} collided but cannot be read`);
+      if (!winner) throw new Error(`idempotency key ${ref} collided but cannot be read`, { cause: error });
       return winner;
     }
   }

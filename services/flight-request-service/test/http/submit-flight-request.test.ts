@@ -324,7 +324,7 @@ describe('POST /api/flight-requests', () => {
       const body = submission(operatorUuid);
       const first = await submit(body, undefined, { 'Idempotency-Key': key });
       const reordered = Object.fromEntries(Object.entries(body).reverse());
-      const text = JSON.stringify(reordered).replace(`"max_altitude":${body.max_altitude}`, `"max_altitude":${body.max_altitude}.0e0`);
+      const text = JSON.stringify(reordered).replace(`"max_altitude":${String(body.max_altitude)}`, `"max_altitude":${String(body.max_altitude)}.0e0`);
       expect(text).to.contain('.0e0');
       const second = await t.call('POST', '/api/flight-requests', { as: operatorPrincipal(operatorUuid), body: text, headers: { 'Idempotency-Key': key } });
       expect(second.status).to.equal(201);

@@ -59,20 +59,20 @@ describe('gateway: failed HTTP Basic logins, counted across replicas', () => {
 
   it('when guesses for one account come from many addresses through two replicas, then the account is refused with 429 at both, its owner’s key keeps working', async () => {
     const [first, second] = [await replica(mongoUrl), await replica(mongoUrl)];
-    expect((await login(first!, 'guess 1', '198.51.100.1')).status).to.equal(401);
-    expect((await login(second!, 'guess 2', '198.51.100.2')).status).to.equal(401);
-    expect((await login(first!, 'guess 3', '198.51.100.3')).status).to.equal(401);
-    const calls = first!.operators.calls.length + second!.operators.calls.length;
+    expect((await login(first, 'guess 1', '198.51.100.1')).status).to.equal(401);
+    expect((await login(second, 'guess 2', '198.51.100.2')).status).to.equal(401);
+    expect((await login(first, 'guess 3', '198.51.100.3')).status).to.equal(401);
+    const calls = first.operators.calls.length + second.operators.calls.length;
 
-    for (const gateway of [first!, second!]) {
+    for (const gateway of [first, second]) {
       const refused = await login(gateway, PASSWORD, '203.0.113.9');
       expect(refused.status).to.equal(429);
       expect(Number(refused.headers.get('retry-after'))).to.be.within(1, 900);
     }
-    expect(first!.operators.calls.length + second!.operators.calls.length).to.equal(calls);
+    expect(first.operators.calls.length + second.operators.calls.length).to.equal(calls);
 
-    const { key } = grantOperatorKey(first!, OPERATOR);
-    const read = await fetch(`${first!.url}/api/operators/${OPERATOR}`, { headers: { 'x-api-key': key, 'x-forwarded-for': '198.51.100.1' } });
+    const { key } = grantOperatorKey(first, OPERATOR);
+    const read = await fetch(`${first.url}/api/operators/${OPERATOR}`, { headers: { 'x-api-key': key, 'x-forwarded-for': '198.51.100.1' } });
     expect(read.status).to.equal(200);
   });
 
