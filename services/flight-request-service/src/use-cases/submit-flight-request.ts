@@ -115,9 +115,11 @@ const SCREENING_WAIT_MS = 10_000;
 async function replayAfterRace(deps: UseCaseDeps, uuid: string, digest: string, now: Date): Promise<FlightRequest> {
   const deadline = Date.now() + SCREENING_WAIT_MS;
   for (;;) {
+    // Asked before the read: a winner that completes in between is then found, not taken for gone.
+    const screening = await deps.requests.isScreening(uuid);
     const winner = await deps.requests.find(uuid);
     if (winner) return replay(winner, digest, now);
-    if (!(await deps.requests.isScreening(uuid)) || Date.now() > deadline) {
+    if (!screening || Date.now() > deadline) {
       throw new ConflictError('A submission with this Idempotency-Key is still being processed; try again.');
     }
     await new Promise((resolve) => setTimeout(resolve, SCREENING_POLL_MS));

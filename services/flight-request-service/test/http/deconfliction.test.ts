@@ -33,7 +33,9 @@ function flight(operatorUuid: string, at: [number, number], when: Window, overri
  * Two replicas of the service on one database, as the gateway would spread
  * calls over them: the deconfliction guarantee must hold across both.
  */
-describe('deconfliction across replicas (the reservation ledger)', () => {
+describe('deconfliction across replicas (the reservation ledger)', function () {
+  // Each story repeats its race and registers its own operators on a busy two-core machine.
+  this.timeout(180_000);
   let one: TestService;
   let two: TestService;
   const replica = (index: number) => (index % 2 === 0 ? one : two);
