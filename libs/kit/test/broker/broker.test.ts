@@ -144,4 +144,12 @@ describe('Broker (real broker): a channel the broker closes', () => {
     await waitFor(() => received.includes(after.id));
     expect(connections(), 'connections made').to.equal(1);
   });
+
+  it('GET /readyz (broker_channels): when the connection is gone, then still ready (a broker outage is not one replica’s fault)', async () => {
+    const [check] = dependencyReadiness({ broker });
+    await broker.subscribe({ queue: queueName(exchange, 'kit.work'), bindings: ['#'], handler: () => Promise.resolve() });
+    await broker.close();
+    expect(broker.channelsOpen()).to.equal(false);
+    expect(await check?.ready()).to.equal(true);
+  });
 });
