@@ -106,15 +106,19 @@ export interface OpenResources<C extends ServiceBaseConfig> {
 
 /**
  * What /readyz asks: whether the service can serve its requests, so only what
- * every request needs, its database when it has one. Not the broker: writes
- * keep their events in the documents' outboxes until it is back, and consumers
- * resume when the connection recovers, so a broker outage taking every pod out
- * of its Service would turn a delay into a full outage. The broker has an
- * alert of its own.
+ * every request needs, its database when it has one. Not whether the broker
+ * answers: writes keep their events in the documents' outboxes until it is
+ * back, and consumers resume when the connection recovers, so a broker outage
+ * taking every pod out of its Service would turn a delay into a full outage
+ * (the broker has an alert of its own). But on a connection that is up, a
+ * channel the broker closed or a consumer it cancelled, not yet reopened, is
+ * this replica's fault alone: it publishes or consumes nothing while the
+ * others do, so it reports not ready until the channel is back.
  */
-export function dependencyReadiness(resources: { connection?: Connection }): ReadinessCheck[] {
-  const { connection } = resources;
-  return connection ? [{ name: 'mongo', ready: () => mongoReady(connection) }] : [];
+export function dependencyReadiness(resources: { connection?: Connection; broker: Broker }): ReadinessCheck[] {
+  const { connection, broker } = resources;
+  const channels: ReadinessCheck = { name: 'broker_channels', ready: () => !broker.isConnected() || broker.channelsOpen() };
+  return connection ? [{ name: 'mongo', ready: () => mongoReady(connection) }, channels] : [channels];
 }
 
 /** Connects what a service's config names: the broker, and its database when it has one. */

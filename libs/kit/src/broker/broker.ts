@@ -18,18 +18,30 @@ export interface QueueSubscription {
 /** Redeliveries before a message that keeps failing is dead-lettered. */
 const DELIVERY_LIMIT = 10;
 const REQUEUE_DELAY_MS = 500;
+/** The pace of reconnecting, and of reopening a channel the broker closed. */
+const RETRY_INITIAL_DELAY_MS = 200;
+const RETRY_MAX_DELAY_MS = 5000;
 
 /**
  * RabbitMQ as every service uses it: one topic exchange, publishing on a
  * confirm channel (a publish resolves only when the broker has the message),
  * durable quorum queues whose poison messages go to a dead-letter queue, and
- * automatic reconnection that re-declares the topology and the consumers.
+ * automatic reconnection that re-declares the topology and the consumers. A
+ * channel the broker closes on a connection that stays up (an operation it
+ * refused, a consumer it cancelled) is reopened on that connection, as it was
+ * declared.
  */
 export class Broker {
   private publishChannel: ConfirmChannel | undefined;
+  /** The publishing channel's first reopen attempt, which a publish waits for rather than fail at once. */
+  private publishReopening: Promise<void> | undefined;
   private readonly subscriptions: QueueSubscription[] = [];
+  /** The subscriptions with a consumer on an open channel now. */
+  private readonly attached = new Set<QueueSubscription>();
   private readonly consumerChannels: Channel[] = [];
+  private model: ChannelModel | undefined;
   private connected = false;
+  private closed = false;
 
   private constructor(
     private readonly exchange: string,
@@ -40,8 +52,8 @@ export class Broker {
     const broker = new Broker(exchange, log);
     const connection = await connect(url, {
       recovery: {
-        initialDelay: 200,
-        maxDelay: 5000,
+        initialDelay: RETRY_INITIAL_DELAY_MS,
+        maxDelay: RETRY_MAX_DELAY_MS,
         initialMaxRetries: 60,
         setup: (model: ChannelModel) => broker.setup(model),
       },
@@ -53,6 +65,7 @@ export class Broker {
     });
     connection.on('error', (error: Error) => log.warn({ err: error.message }, 'broker connection error'));
     broker.close = async () => {
+      broker.closed = true;
       broker.connected = false;
       // Closing the consumer channels first waits for the broker to take every ack already sent;
       // closing only the connection can lose the last ones (their messages would be redelivered).
@@ -69,6 +82,15 @@ export class Broker {
     return this.connected;
   }
 
+  /**
+   * Whether the channels of the connection are all open: the publishing one and a consumer for
+   * every subscription. False from the moment the broker closes one or cancels a consumer until it
+   * is reopened, and while there is no connection.
+   */
+  channelsOpen(): boolean {
+    return this.publishChannel !== undefined && this.subscriptions.every((subscription) => this.attached.has(subscription));
+  }
+
   get exchangeName(): string {
     return this.exchange;
   }
@@ -80,8 +102,7 @@ export class Broker {
 
   /** Resolves once the broker has confirmed the message; throws 503 when it cannot. */
   async publish(event: EventEnvelope): Promise<void> {
-    const channel = this.publishChannel;
-    if (!channel || !this.connected) throw new ServiceUnavailableError('Message broker unavailable.');
+    const channel = await this.publishingChannel();
     const body = Buffer.from(JSON.stringify(event));
     await new Promise<void>((resolve, reject) => {
       channel.publish(
@@ -105,8 +126,7 @@ export class Broker {
    * has just removed itself would be dropped without a word.
    */
   async publishDelayed(queue: string, event: EventEnvelope, delayMs: number, routingKey: string): Promise<void> {
-    const channel = this.publishChannel;
-    if (!channel || !this.connected) throw new ServiceUnavailableError('Message broker unavailable.');
+    const channel = await this.publishingChannel();
     await channel.assertQueue(queue, {
       durable: true,
       arguments: {
@@ -133,31 +153,99 @@ export class Broker {
     if (this.connected && this.model) await this.startConsumer(this.model, subscription);
   }
 
-  private model: ChannelModel | undefined;
-
   private async setup(model: ChannelModel): Promise<void> {
     this.model = model;
-    const channel = await model.createConfirmChannel();
-    await assertTopology(channel, this.exchange);
-    this.publishChannel = channel;
+    model.once('close', () => {
+      if (this.model === model) this.model = undefined;
+    });
+    await this.openPublishChannel(model);
     for (const subscription of this.subscriptions) await this.startConsumer(model, subscription);
     this.connected = true;
     this.log.info({ exchange: this.exchange }, 'broker connected');
   }
 
+  private async publishingChannel(): Promise<ConfirmChannel> {
+    await this.publishReopening;
+    const channel = this.publishChannel;
+    if (!channel || !this.connected) throw new ServiceUnavailableError('Message broker unavailable.');
+    return channel;
+  }
+
+  private async openPublishChannel(model: ChannelModel): Promise<void> {
+    const channel = await model.createConfirmChannel();
+    channel.on('error', (error: Error) => this.log.warn({ err: error.message }, 'broker closed the publishing channel'));
+    channel.on('close', () => {
+      if (this.publishChannel !== channel) return;
+      this.publishChannel = undefined;
+      this.publishReopening = this.reopen(model, 'publishing', () => this.openPublishChannel(model));
+    });
+    try {
+      // Declared again on a reopened channel too: the broker may have closed the last one for a missing exchange.
+      await assertTopology(channel, this.exchange);
+    } catch (error) {
+      await channel.close().catch(() => undefined);
+      throw error;
+    }
+    this.publishChannel = channel;
+  }
+
   private async startConsumer(model: ChannelModel, subscription: QueueSubscription): Promise<void> {
     const channel = await model.createChannel();
     this.consumerChannels.push(channel);
+    let consuming = false;
+    channel.on('error', (error: Error) => this.log.warn({ err: error.message, queue: subscription.queue }, 'broker closed a consumer channel'));
     channel.on('close', () => {
       const index = this.consumerChannels.indexOf(channel);
       if (index >= 0) this.consumerChannels.splice(index, 1);
+      if (!consuming) return;
+      consuming = false;
+      this.attached.delete(subscription);
+      void this.reopen(model, subscription.queue, () => this.startConsumer(model, subscription));
     });
-    await channel.prefetch(subscription.prefetch ?? 16);
-    const queue = await declareQueue(channel, this.exchange, subscription);
-    for (const key of subscription.bindings) await channel.bindQueue(queue, this.exchange, key);
-    await channel.consume(queue, (message) => {
-      if (message) void this.handle(channel, subscription, message);
-    });
+    try {
+      await channel.prefetch(subscription.prefetch ?? 16);
+      const queue = await declareQueue(channel, this.exchange, subscription);
+      for (const key of subscription.bindings) await channel.bindQueue(queue, this.exchange, key);
+      await channel.consume(queue, (message) => {
+        if (message) {
+          void this.handle(channel, subscription, message);
+          return;
+        }
+        // The broker cancelled the consumer (its queue deleted, or its node gone): closing the
+        // channel gives back what it holds and starts the consumer again on a new one.
+        this.log.warn({ queue: subscription.queue }, 'broker cancelled a consumer');
+        channel.close().catch(() => undefined);
+      });
+    } catch (error) {
+      await channel.close().catch(() => undefined);
+      throw error;
+    }
+    consuming = true;
+    this.attached.add(subscription);
+  }
+
+  /**
+   * Reopens what a channel the broker closed carried, for as long as the connection it was on is
+   * the current one (a new connection's setup reopens everything itself): at once, then after
+   * growing pauses. Resolves after the first attempt.
+   */
+  private async reopen(model: ChannelModel, what: string, open: () => Promise<void>, attempt = 0): Promise<void> {
+    // A connection that closes closes its channels first: a turn later it is known to be gone.
+    await new Promise((resolve) => setImmediate(resolve));
+    if (!this.isCurrent(model)) return;
+    try {
+      await open();
+      this.log.info({ channel: what }, 'broker channel reopened');
+    } catch (error) {
+      if (!this.isCurrent(model)) return;
+      const delay = Math.min(RETRY_MAX_DELAY_MS, RETRY_INITIAL_DELAY_MS * 2 ** attempt);
+      this.log.warn({ err: (error as Error).message, channel: what, retry_in_ms: delay }, 'broker channel not reopened');
+      setTimeout(() => void this.reopen(model, what, open, attempt + 1), delay).unref();
+    }
+  }
+
+  private isCurrent(model: ChannelModel): boolean {
+    return !this.closed && this.model === model;
   }
 
   private async handle(channel: Channel, subscription: QueueSubscription, message: ConsumeMessage): Promise<void> {

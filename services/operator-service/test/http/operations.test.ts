@@ -17,10 +17,10 @@ describe('operations endpoints', () => {
     expect(reply.status).to.equal(200);
   });
 
-  it('GET /readyz reports the database ready (the broker is no readiness check)', async () => {
+  it('GET /readyz reports the database and the broker channels ready', async () => {
     const reply = await service.call('GET', '/readyz', { as: null });
     expect(reply.status).to.equal(200);
-    expect(reply.body).to.deep.equal({ status: 'ready', checks: { mongo: true } });
+    expect(reply.body).to.deep.equal({ status: 'ready', checks: { mongo: true, broker_channels: true } });
   });
 
   it('GET /metrics exposes the domain counters and HTTP latency by route', async () => {
