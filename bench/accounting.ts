@@ -65,7 +65,12 @@ export function namedGroup(name: string, names: string[]): ProcessGroup {
 
 /** The local engines (scripts/stack.sh): FerretDB on PostgreSQL, or mongod; RabbitMQ's Erlang VM. */
 export function engineGroups(): ProcessGroup[] {
-  const groups = [namedGroup('FerretDB', ['ferretdb']), namedGroup('PostgreSQL', ['postgres']), namedGroup('mongod', ['mongod']), namedGroup('RabbitMQ', ['beam.smp'])];
+  const groups = [
+    namedGroup('FerretDB', ['ferretdb']),
+    namedGroup('PostgreSQL', ['postgres']),
+    namedGroup('mongod', ['mongod']),
+    namedGroup('RabbitMQ', ['beam.smp']),
+  ];
   return groups.filter((group) => group.pids().length > 0);
 }
 
@@ -111,7 +116,11 @@ export async function costPerUnit(groups: ProcessGroup[], phase: () => Promise<n
  * (the large zone import's rescreening keeps the engine busy for a minute or more) would share the machine's cores
  * with the next phase, and a process's CPU per unit depends on how fast its units come.
  */
-export async function untilQuiet(groups: ProcessGroup[], msPerSecond: number, limitSeconds: number): Promise<{ seconds: number; msPerSecond: number }> {
+export async function untilQuiet(
+  groups: ProcessGroup[],
+  msPerSecond: number,
+  limitSeconds: number,
+): Promise<{ seconds: number; msPerSecond: number }> {
   const started = performance.now();
   for (;;) {
     const second = await costPerUnit(groups, () => new Promise((resolve) => setTimeout(() => resolve(1), 1000)));

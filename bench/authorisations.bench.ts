@@ -72,12 +72,18 @@ async function untilKnown(gateway: GatewayClient, client: RegisteredOperator): P
 }
 
 function measurePost(system: System, client: RegisteredOperator, path: string, label: string): Promise<Measured> {
-  return measure('authorisations', label, {
-    url: `${system.gatewayUrl}${path}`,
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-api-key': client.key },
-    body: JSON.stringify(flightRequestBody(client, {}, LONGITUDE)),
-  }, CONNECTIONS, SECONDS);
+  return measure(
+    'authorisations',
+    label,
+    {
+      url: `${system.gatewayUrl}${path}`,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': client.key },
+      body: JSON.stringify(flightRequestBody(client, {}, LONGITUDE)),
+    },
+    CONNECTIONS,
+    SECONDS,
+  );
 }
 
 /**
@@ -96,12 +102,34 @@ async function measureRescission(system: System, client: RegisteredOperator): Pr
     const zone = await gateway.send('POST', '/api/zones', {
       key: system.adminKey,
       body: {
-        name: 'Bench emergency', type: 'TEMPORARY', restriction: 'PROHIBITED', lower_limit_m: 0, upper_limit_m: 1000, authority: 'POLICE',
-        geometry: { type: 'Polygon', coordinates: [[[LONGITUDE - 0.1, 51.9], [LONGITUDE + 0.1, 51.9], [LONGITUDE + 0.1, 52.1], [LONGITUDE - 0.1, 52.1], [LONGITUDE - 0.1, 51.9]]] },
+        name: 'Bench emergency',
+        type: 'TEMPORARY',
+        restriction: 'PROHIBITED',
+        lower_limit_m: 0,
+        upper_limit_m: 1000,
+        authority: 'POLICE',
+        geometry: {
+          type: 'Polygon',
+          coordinates: [
+            [
+              [LONGITUDE - 0.1, 51.9],
+              [LONGITUDE + 0.1, 51.9],
+              [LONGITUDE + 0.1, 52.1],
+              [LONGITUDE - 0.1, 52.1],
+              [LONGITUDE - 0.1, 51.9],
+            ],
+          ],
+        },
       },
     });
     if (zone.status !== 201) throw new Error(`zone refused: ${zone.status} ${JSON.stringify(zone.body)}`);
-    const rescinded = () => receiver.received.filter((webhook) => webhook.body.event === 'status_change' && webhook.body.data['status'] === 'Rescinded' && uuids.has(String(webhook.body.data['flight_request_uuid'])));
+    const rescinded = () =>
+      receiver.received.filter(
+        (webhook) =>
+          webhook.body.event === 'status_change' &&
+          webhook.body.data['status'] === 'Rescinded' &&
+          uuids.has(String(webhook.body.data['flight_request_uuid'])),
+      );
     const deadline = Date.now() + RESCISSION_TIMEOUT_MS;
     while (rescinded().length < uuids.size) {
       if (Date.now() > deadline) throw new Error(`only ${rescinded().length} of ${uuids.size} rescission webhooks arrived`);
@@ -119,8 +147,12 @@ async function seedApprovals(gateway: GatewayClient, client: RegisteredOperator)
   const uuids = new Set<string>();
   const started = performance.now();
   const submitOne = async () => {
-    const answer = await gateway.send<{ data: { uuid: string; status: string } }>('POST', '/api/flight-requests', { key: client.key, body: flightRequestBody(client, {}, LONGITUDE) });
-    if (answer.status !== 201 || answer.body.data.status !== 'Approved') throw new Error(`seeding failed: ${answer.status} ${JSON.stringify(answer.body)}`);
+    const answer = await gateway.send<{ data: { uuid: string; status: string } }>('POST', '/api/flight-requests', {
+      key: client.key,
+      body: flightRequestBody(client, {}, LONGITUDE),
+    });
+    if (answer.status !== 201 || answer.body.data.status !== 'Approved')
+      throw new Error(`seeding failed: ${answer.status} ${JSON.stringify(answer.body)}`);
     uuids.add(answer.body.data.uuid);
   };
   while (uuids.size < AFFECTED) {

@@ -55,10 +55,14 @@ send({ ready: true });
 function post(target: string, id: string, body: string): Promise<number> {
   const signature = signWebhookPayload({ rawBody: body, secrets: secret });
   return new Promise((resolve, reject) => {
-    const sent = request(target, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'webhook-id': id, 'x-webhook-signature': signature } }, (answer) => {
-      answer.resume();
-      answer.on('end', () => resolve(answer.statusCode ?? 0));
-    });
+    const sent = request(
+      target,
+      { method: 'POST', agent, headers: { 'content-type': 'application/json', 'webhook-id': id, 'x-webhook-signature': signature } },
+      (answer) => {
+        answer.resume();
+        answer.on('end', () => resolve(answer.statusCode ?? 0));
+      },
+    );
     sent.on('error', reject);
     sent.end(body);
   });

@@ -11,9 +11,29 @@ import { flightRequestBody, GatewayClient, type RegisteredOperator } from '../e2
 import { entryPoint, startSystem, type ServiceName, type System } from '../e2e/src/system.js';
 import { loadWebhookConfig } from '../services/webhook-service/src/config.js';
 import { createWebhookService } from '../services/webhook-service/src/service.js';
-import { costPerUnit, engineGroups, peakRssMiB, resetPeakRss, rssMiB, serviceGroup, untilQuiet, type CostPerUnit, type ProcessGroup } from './accounting.js';
+import {
+  costPerUnit,
+  engineGroups,
+  peakRssMiB,
+  resetPeakRss,
+  rssMiB,
+  serviceGroup,
+  untilQuiet,
+  type CostPerUnit,
+  type ProcessGroup,
+} from './accounting.js';
 import type { BenchSummary } from './run.js';
-import { CommandTally, commandsBetween, freePort, load, round, startReceiver, statusData, withCommandMonitoring, type BenchReceiver } from './support.js';
+import {
+  CommandTally,
+  commandsBetween,
+  freePort,
+  load,
+  round,
+  startReceiver,
+  statusData,
+  withCommandMonitoring,
+  type BenchReceiver,
+} from './support.js';
 
 /**
  * What a unit of work costs, in CPU time each process spent on it as the
@@ -112,7 +132,11 @@ const runs = (flow: (typeof FLOWS)[number]) => selected.has(flow);
 const LOG = (line: string) => process.stdout.write(`cost: ${line}\n`);
 const verdict = (ok: boolean) => (ok ? '✔' : '✘');
 /** webhook-service's settings, for its child process and for the copy hosted here to count commands. */
-const WEBHOOK_ENV = { WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'), WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: '4', WEBHOOK_MAX_IN_FLIGHT: '64' } as const;
+const WEBHOOK_ENV = {
+  WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
+  WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: '4',
+  WEBHOOK_MAX_IN_FLIGHT: '64',
+} as const;
 const LOG_LEVEL = process.env['BENCH_LOG_LEVEL'] ?? 'warn';
 /** Node's own options (a profiler, say) for every process the bench measures. */
 const NODE_OPTIONS: Record<string, string> = process.env['NODE_OPTIONS'] ? { NODE_OPTIONS: process.env['NODE_OPTIONS'] } : {};
@@ -140,7 +164,10 @@ export default async function costBench(): Promise<BenchSummary> {
     const walked = memory(system);
     for (const name of SERVICES) {
       add(`${name} RSS idle ${round(idle.get(name) ?? 0, 0)} MiB`);
-      add(`${name} RSS after the README walkthrough ${round(walked.get(name) ?? 0, 0)} MiB (goal <= ${GOALS.rssMiB})`, (walked.get(name) ?? Infinity) <= GOALS.rssMiB);
+      add(
+        `${name} RSS after the README walkthrough ${round(walked.get(name) ?? 0, 0)} MiB (goal <= ${GOALS.rssMiB})`,
+        (walked.get(name) ?? Infinity) <= GOALS.rssMiB,
+      );
     }
 
     const client = new GatewayClient(system.gatewayUrl);
@@ -150,8 +177,13 @@ export default async function costBench(): Promise<BenchSummary> {
     const report = (flow: string, unit: string, cost: CostPerUnit) => {
       LOG(`${flow}: ${cost.units} × ${unit} in ${round(cost.seconds, 1)} s`);
       for (const [name, ms] of cost.msPerUnit) {
-        if (name === 'gateway' && flow === 'proxied read') add(`${flow}: gateway ${round(ms, 3)} ms CPU per ${unit} (goal <= ${GOALS.gatewayMsPerRead})`, ms <= GOALS.gatewayMsPerRead);
-        else if (name === 'webhook-service') add(`${flow}: webhook-service ${round(ms, 3)} ms CPU per ${unit} (goal <= ${GOALS.webhookMsPerDelivery})`, ms <= GOALS.webhookMsPerDelivery);
+        if (name === 'gateway' && flow === 'proxied read')
+          add(`${flow}: gateway ${round(ms, 3)} ms CPU per ${unit} (goal <= ${GOALS.gatewayMsPerRead})`, ms <= GOALS.gatewayMsPerRead);
+        else if (name === 'webhook-service')
+          add(
+            `${flow}: webhook-service ${round(ms, 3)} ms CPU per ${unit} (goal <= ${GOALS.webhookMsPerDelivery})`,
+            ms <= GOALS.webhookMsPerDelivery,
+          );
         else add(`${flow}: ${name} ${round(ms, 3)} ms CPU per ${unit}`);
       }
     };
@@ -205,25 +237,39 @@ export default async function costBench(): Promise<BenchSummary> {
       report(
         'submission without screening',
         'submission',
-        await costPerUnit(through('gateway', 'flight-request-service'), () => timedLoad(system.gatewayUrl, '/api/flight-requests', operator.key, submission(operator, UNSCREENED_LON))),
+        await costPerUnit(through('gateway', 'flight-request-service'), () =>
+          timedLoad(system.gatewayUrl, '/api/flight-requests', operator.key, submission(operator, UNSCREENED_LON)),
+        ),
       );
       await quietBefore('submission with screening');
       report(
         `submission with screening (${ZONES} zones, 5 intersecting)`,
         'submission',
-        await costPerUnit(through('gateway', 'flight-request-service'), () => timedLoad(system.gatewayUrl, '/api/flight-requests', operator.key, submission(operator, SCREENED_LON))),
+        await costPerUnit(through('gateway', 'flight-request-service'), () =>
+          timedLoad(system.gatewayUrl, '/api/flight-requests', operator.key, submission(operator, SCREENED_LON)),
+        ),
       );
     }
     if (runs('list')) {
       await quietBefore('list');
-      report('list', 'request', await costPerUnit(through('gateway', 'flight-request-service'), () => timedLoad(system.gatewayUrl, '/api/flight-requests?per_page=15', operator.key)));
+      report(
+        'list',
+        'request',
+        await costPerUnit(through('gateway', 'flight-request-service'), () =>
+          timedLoad(system.gatewayUrl, '/api/flight-requests?per_page=15', operator.key),
+        ),
+      );
     }
     if (runs('cancel')) {
       // The pool is sized on a burst of cancels: not on the list phase's aftermath in the engine.
       await quietBefore('cancel burst');
       const cancellable = await cancellableRequests(system, client, operator);
       await quietBefore('cancel');
-      report('cancel', 'request', await costPerUnit(through('gateway', 'flight-request-service'), () => cancelAll(client, operator.key, cancellable)));
+      report(
+        'cancel',
+        'request',
+        await costPerUnit(through('gateway', 'flight-request-service'), () => cancelAll(client, operator.key, cancellable)),
+      );
     }
 
     if (runs('import')) {
@@ -231,7 +277,9 @@ export default async function costBench(): Promise<BenchSummary> {
       const { bytes, peak, settledAfter } = await largeImport(system, client);
       const what = `zone import at the limits (${LARGE_IMPORT.zones} zones of ${LARGE_IMPORT.vertices} vertices, ${round(bytes / 2 ** 20, 1)} MiB)`;
       for (const name of IMPORT_SERVICES) {
-        add(`${what}: ${name} peak RSS ${round(peak.get(name) ?? 0, 0)} MiB, ${SETTLE_SECONDS} s after its answer ${round(settledAfter.get(name) ?? 0, 0)} MiB`);
+        add(
+          `${what}: ${name} peak RSS ${round(peak.get(name) ?? 0, 0)} MiB, ${SETTLE_SECONDS} s after its answer ${round(settledAfter.get(name) ?? 0, 0)} MiB`,
+        );
       }
     }
 
@@ -326,21 +374,36 @@ async function importZones(client: GatewayClient, adminKey: string): Promise<voi
     return {
       type: 'Feature',
       id: `cost-zone-${index}`,
-      properties: { name: `Cost zone ${index}`, type: 'NATURE', restriction: 'CONDITIONAL', lower_limit_m: 0, upper_limit_m: 500, authority: 'NATURE' },
+      properties: {
+        name: `Cost zone ${index}`,
+        type: 'NATURE',
+        restriction: 'CONDITIONAL',
+        lower_limit_m: 0,
+        upper_limit_m: 500,
+        authority: 'NATURE',
+      },
       geometry: {
         type: 'Polygon',
-        coordinates: [over ? square(SCREENED_LON - 0.05 + index * 0.005, 51.95, 0.1) : square(20 + (index % 100) * 0.2, 40 + Math.floor(index / 100) * 0.4, 0.1)],
+        coordinates: [
+          over ? square(SCREENED_LON - 0.05 + index * 0.005, 51.95, 0.1) : square(20 + (index % 100) * 0.2, 40 + Math.floor(index / 100) * 0.4, 0.1),
+        ],
       },
     };
   });
   for (let offset = 0; offset < features.length; offset += IMPORT_CHUNK) {
-    const answer = await client.send('POST', '/api/zones/import', { key: adminKey, body: { type: 'FeatureCollection', features: features.slice(offset, offset + IMPORT_CHUNK) } });
+    const answer = await client.send('POST', '/api/zones/import', {
+      key: adminKey,
+      body: { type: 'FeatureCollection', features: features.slice(offset, offset + IMPORT_CHUNK) },
+    });
     if (answer.status !== 200) throw new Error(`zone import answered ${answer.status}: ${JSON.stringify(answer.body).slice(0, 300)}`);
   }
 }
 
 /** LARGE_IMPORT through the gateway: the body's size, and the peak RSS of IMPORT_SERVICES from the request until SETTLE_SECONDS after the answer. */
-async function largeImport(system: System, client: GatewayClient): Promise<{ bytes: number; peak: Map<ServiceName, number>; settledAfter: Map<ServiceName, number> }> {
+async function largeImport(
+  system: System,
+  client: GatewayClient,
+): Promise<{ bytes: number; peak: Map<ServiceName, number>; settledAfter: Map<ServiceName, number> }> {
   const features = Array.from({ length: LARGE_IMPORT.zones }, (_, index) => {
     const [lon, lat] = [30 + (index % 25) * 0.5, 30 + Math.floor(index / 25) * 0.5];
     const ring = Array.from({ length: LARGE_IMPORT.vertices }, (_, k) => {
@@ -350,7 +413,14 @@ async function largeImport(system: System, client: GatewayClient): Promise<{ byt
     return {
       type: 'Feature',
       id: `large-import-${index}`,
-      properties: { name: `Large import ${index}`, type: 'NATURE', restriction: 'CONDITIONAL', lower_limit_m: 0, upper_limit_m: 500, authority: 'NATURE' },
+      properties: {
+        name: `Large import ${index}`,
+        type: 'NATURE',
+        restriction: 'CONDITIONAL',
+        lower_limit_m: 0,
+        upper_limit_m: 500,
+        authority: 'NATURE',
+      },
       geometry: { type: 'Polygon', coordinates: [[...ring, ring[0]]] },
     };
   });
@@ -382,7 +452,9 @@ async function cancellableRequests(system: System, client: GatewayClient, operat
   const cancelsPerSecond = (await cancelAll(client, operator.key, probe, CANCEL_PROBE_SECONDS)) / CANCEL_PROBE_SECONDS;
   const after = await topUp(system, operator, CANCEL_POOL_MARGIN * PHASE_SECONDS * cancelsPerSecond - probe.length);
   const pool = await storedRequests(system, operator.uuid);
-  LOG(`cancel: ${pool.length} requests to cancel (${round(cancelsPerSecond, 0)} a second in a burst of ${CANCEL_PROBE_SECONDS} s; ${before + after} submitted to top up)`);
+  LOG(
+    `cancel: ${pool.length} requests to cancel (${round(cancelsPerSecond, 0)} a second in a burst of ${CANCEL_PROBE_SECONDS} s; ${before + after} submitted to top up)`,
+  );
   return pool;
 }
 
@@ -477,7 +549,9 @@ async function serviceEvents(system: System, receiver: BenchReceiver): Promise<E
   const broker = await Broker.connect(system.amqpUrl, system.exchange, createLogger('cost-bench', 'warn'));
   return {
     publish: async (count) => {
-      await Promise.all(Array.from({ length: count }, () => broker.publish(newEvent(RoutingKeys.flightRequestStatusChanged, operatorUuid, statusData(operatorUuid)))));
+      await Promise.all(
+        Array.from({ length: count }, () => broker.publish(newEvent(RoutingKeys.flightRequestStatusChanged, operatorUuid, statusData(operatorUuid)))),
+      );
     },
     close: () => broker.close(),
   };
@@ -505,7 +579,8 @@ async function deliveries(system: System, receiver: BenchReceiver, publisher: Ev
     const bareMs = baseline.msPerUnit.get('bare deliverer') ?? Number.NaN;
     LOG(`${flow}, bare deliverer: ${baseline.units} × delivery in ${round(baseline.seconds, 1)} s`);
     add(`${flow}: bare deliverer (amqplib + node:http + one insert per event, at webhook-service's rate) ${round(bareMs, 3)} ms CPU per delivery`);
-    for (const [name, ms] of baseline.msPerUnit) if (name !== 'bare deliverer') add(`${flow}, bare deliverer: ${name} ${round(ms, 3)} ms CPU per delivery`);
+    for (const [name, ms] of baseline.msPerUnit)
+      if (name !== 'bare deliverer') add(`${flow}, bare deliverer: ${name} ${round(ms, 3)} ms CPU per delivery`);
     add(`${flow}: webhook-service/bare deliverer CPU per delivery ${round(serviceMs / bareMs, 2)}`);
   } finally {
     await bare.stop();
@@ -528,7 +603,10 @@ async function commandsPerDelivery(system: System, receiver: BenchReceiver, publ
       const commands = commandsBetween(before, hosted.tally.counts());
       const perDelivery = commands.total / delivered;
       const byName = [...commands.byName].map(([name, count]) => `${name} ${round(count / delivered, 2)}`).join(', ');
-      add(`webhook delivery: ${round(perDelivery, 2)} database commands per delivery [${byName}] over ${delivered} deliveries (goal <= ${GOALS.commandsPerDelivery})`, perDelivery <= GOALS.commandsPerDelivery);
+      add(
+        `webhook delivery: ${round(perDelivery, 2)} database commands per delivery [${byName}] over ${delivered} deliveries (goal <= ${GOALS.commandsPerDelivery})`,
+        perDelivery <= GOALS.commandsPerDelivery,
+      );
     } finally {
       await hosted.stop();
     }
@@ -612,7 +690,11 @@ async function steadyLoad(system: System, receiver: BenchReceiver, client: Gatew
     ]);
     const part = (name: string, { answered, failed }: Answered) => `${answered} ${name}${failed > 0 ? ` (and ${failed} not answered 2xx)` : ''}`;
     sample();
-    return { after: memory(system), peak, load: `${part('reads', reads)}, ${part('submissions', submissions)}, ${part('lists', lists)}, ${delivered} deliveries` };
+    return {
+      after: memory(system),
+      peak,
+      load: `${part('reads', reads)}, ${part('submissions', submissions)}, ${part('lists', lists)}, ${delivered} deliveries`,
+    };
   } finally {
     clearInterval(sampling);
     await publisher.close();
@@ -700,7 +782,10 @@ async function startBareProxy(system: System, operator: RegisteredOperator, upst
     BARE_PROXY_UPSTREAM: upstream,
     BARE_PROXY_TOKEN: await signer.sign(principal),
   });
-  const renewal = setInterval(() => void signer.sign(principal).then((token) => baseline.child.send({ token })), (INTERNAL_TOKEN_TTL_SECONDS * 1000) / 3);
+  const renewal = setInterval(
+    () => void signer.sign(principal).then((token) => baseline.child.send({ token })),
+    (INTERNAL_TOKEN_TTL_SECONDS * 1000) / 3,
+  );
   return {
     url: `http://127.0.0.1:${baseline.ready.port}`,
     pid: baseline.pid,
@@ -734,7 +819,9 @@ async function readAtOnce(system: System, operator: RegisteredOperator, run: Run
   const { group, add, quietBefore } = run;
   const flow = 'proxied read, upstream answering at once';
   const path = `/api/operators/${operator.uuid}`;
-  const recorded = await startBaseline<{ port: number }>('bench/recorded-upstream.ts', 'operator-service', { RECORDED_UPSTREAM: system.url('operator-service') });
+  const recorded = await startBaseline<{ port: number }>('bench/recorded-upstream.ts', 'operator-service', {
+    RECORDED_UPSTREAM: system.url('operator-service'),
+  });
   const upstream = `http://127.0.0.1:${recorded.ready.port}`;
   /** CPU per request of `proxy` after a warm-up. */
   const measured = async (base: string, proxy: ProcessGroup) => {
@@ -751,7 +838,10 @@ async function readAtOnce(system: System, operator: RegisteredOperator, run: Run
     add(`${flow}: gateway ${round(gatewayMs, 3)} ms CPU per request (goal <= ${GOALS.gatewayMsPerRead})`, gatewayMs <= GOALS.gatewayMsPerRead);
     const bare = await startBareProxy(system, operator, upstream);
     try {
-      const bareMs = await measured(bare.url, serviceGroup('bare proxy', () => bare.pid));
+      const bareMs = await measured(
+        bare.url,
+        serviceGroup('bare proxy', () => bare.pid),
+      );
       add(`${flow}: bare proxy ${round(bareMs, 3)} ms CPU per request`);
       add(`${flow}: gateway/bare proxy CPU per request ${round(gatewayMs / bareMs, 2)}`);
     } finally {

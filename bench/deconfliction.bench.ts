@@ -85,7 +85,14 @@ function post(system: System, path: string, body: unknown, key?: string): Promis
 }
 
 function body(client: Client, corner: [number, number], start: Date, hours: number): Record<string, unknown> {
-  return flightRequestExample({ operatorUuid: client.uuid, operatorEmail: client.email, start, end: new Date(start.getTime() + hours * HOUR), corner, side: SIDE });
+  return flightRequestExample({
+    operatorUuid: client.uuid,
+    operatorEmail: client.email,
+    start,
+    end: new Date(start.getTime() + hours * HOUR),
+    corner,
+    side: SIDE,
+  });
 }
 
 /**
@@ -100,7 +107,12 @@ async function seedNeighbours(system: System, neighbour: Client, start: Date): P
     const angle = (index * 2.399963) % (2 * Math.PI);
     const corner: [number, number] = [CORNER[0] + Math.cos(angle) * ring * 0.003, CORNER[1] + Math.sin(angle) * ring * 0.002];
     const when = new Date(start.getTime() + (((index * 7) % 24) - 12) * HOUR);
-    const answer = await post(system, '/api/flight-requests', body(neighbour, corner, when > new Date() ? when : start, 1 + (index % 2)), neighbour.key);
+    const answer = await post(
+      system,
+      '/api/flight-requests',
+      body(neighbour, corner, when > new Date() ? when : start, 1 + (index % 2)),
+      neighbour.key,
+    );
     if (answer.status !== 201) throw new Error(`seeding failed: ${answer.status} ${(await answer.text()).slice(0, 300)}`);
   };
   await Promise.all(

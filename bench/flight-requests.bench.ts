@@ -217,9 +217,14 @@ async function importZones(system: System): Promise<void> {
 
 function measureSubmissions(label: string, system: System, client: Client): Promise<Measured> {
   const init = submitInit(client);
-  return measure('flight-requests', label, { url: `${system.gatewayUrl}/api/flight-requests`, method: 'POST', headers: init.headers as Record<string, string>, body: init.body as string }, CONNECTIONS, SECONDS);
+  return measure(
+    'flight-requests',
+    label,
+    { url: `${system.gatewayUrl}/api/flight-requests`, method: 'POST', headers: init.headers as Record<string, string>, body: init.body as string },
+    CONNECTIONS,
+    SECONDS,
+  );
 }
-
 
 const LIST_SIZES = (process.env['BENCH_LIST_SIZES'] ?? '10000,100000').split(',').map(Number);
 /** The listing operator owns one stored request in this many. */
@@ -265,7 +270,10 @@ async function persistenceFigures(): Promise<Figures> {
       lists.push(await measureList(hosted, operator, counted.listCommands, size));
     }
     for (const line of unservedQueries(commandLog)) LOG(line);
-    return { lines: [...counted.figures.lines, ...lists.flatMap((list) => list.lines)], goalsMet: counted.figures.goalsMet && lists.every((list) => list.goalsMet) };
+    return {
+      lines: [...counted.figures.lines, ...lists.flatMap((list) => list.lines)],
+      goalsMet: counted.figures.goalsMet && lists.every((list) => list.goalsMet),
+    };
   } finally {
     await hosted?.stop();
     await system.stop();
@@ -355,7 +363,14 @@ async function countCommands(hosted: HostedService, operator: Principal, operato
     const own = sent[operation].map((commands) => commands.filter((command) => !isOutboxRelayCommand(command)).length);
     const relay = sent[operation].map((commands) => commands.filter(isOutboxRelayCommand).length);
     const most = Math.max(...own);
-    const names = [...new Set(sent[operation].flat().filter((command) => !isOutboxRelayCommand(command)).map((command) => command.name))];
+    const names = [
+      ...new Set(
+        sent[operation]
+          .flat()
+          .filter((command) => !isOutboxRelayCommand(command))
+          .map((command) => command.name),
+      ),
+    ];
     const line =
       `${operation}: ${round(mean(own))} database commands per request (at most ${most}; goal <= ${GOAL_COMMANDS[operation]}) ` +
       `${verdict(most <= GOAL_COMMANDS[operation])} [${names.join(', ')}], plus ${round(mean(relay))} by the outbox relay's publication`;

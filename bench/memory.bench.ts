@@ -49,23 +49,53 @@ export default async function memoryBench(): Promise<BenchSummary> {
     const operator = await new GatewayClient(system.gatewayUrl).registerOperatorWithKey();
     const json = { 'content-type': 'application/json' };
     const loads: Load[] = [
-      { name: 'zone import, operator key, 3 MiB', path: '/api/zones/import', headers: { ...json, 'x-api-key': operator.key }, body: emptyObjects(3 * MIB), concurrency: 8 },
-      { name: 'zone import, admin key, 2 MiB', path: '/api/zones/import', headers: { ...json, 'x-api-key': system.adminKey }, body: emptyObjects(2 * MIB), concurrency: 4 },
-      { name: 'registration, anonymous, just under 1 MiB', path: '/api/operators', headers: json, body: emptyObjects(MIB - 1024, '{"company_name":['), concurrency: 16 },
-      { name: 'submission, operator key, just under 1 MiB', path: '/api/flight-requests', headers: { ...json, 'x-api-key': operator.key }, body: emptyObjects(MIB - 1024, '{"flight_area":['), concurrency: 16 },
+      {
+        name: 'zone import, operator key, 3 MiB',
+        path: '/api/zones/import',
+        headers: { ...json, 'x-api-key': operator.key },
+        body: emptyObjects(3 * MIB),
+        concurrency: 8,
+      },
+      {
+        name: 'zone import, admin key, 2 MiB',
+        path: '/api/zones/import',
+        headers: { ...json, 'x-api-key': system.adminKey },
+        body: emptyObjects(2 * MIB),
+        concurrency: 4,
+      },
+      {
+        name: 'registration, anonymous, just under 1 MiB',
+        path: '/api/operators',
+        headers: json,
+        body: emptyObjects(MIB - 1024, '{"company_name":['),
+        concurrency: 16,
+      },
+      {
+        name: 'submission, operator key, just under 1 MiB',
+        path: '/api/flight-requests',
+        headers: { ...json, 'x-api-key': operator.key },
+        body: emptyObjects(MIB - 1024, '{"flight_area":['),
+        concurrency: 16,
+      },
     ];
     const lines: string[] = [];
     let goalsMet = true;
     const pids = Object.fromEntries(SERVICES.map((service) => [service, system.pid(service)]));
     for (const load of loads) {
       const { statuses, peaks } = await run(system, load);
-      lines.push(`${load.name} ×${load.concurrency}, ${SECONDS} s: ${Object.entries(statuses).map(([status, count]) => `${status}×${count}`).join(' ')}`);
+      lines.push(
+        `${load.name} ×${load.concurrency}, ${SECONDS} s: ${Object.entries(statuses)
+          .map(([status, count]) => `${status}×${count}`)
+          .join(' ')}`,
+      );
       for (const service of SERVICES) {
         const peak = peaks[service]!;
         const share = peak.heapMiB / HEAP_LIMIT_MIB;
         const restarted = system.pid(service) !== pids[service];
         if (share > GOAL_HEAP_SHARE || restarted) goalsMet = false;
-        lines.push(`  ${service}: peak heap ${peak.heapMiB} MiB (${round(share * 100, 0)} % of ${HEAP_LIMIT_MIB}), peak RSS ${peak.rssMiB} MiB${restarted ? ', RESTARTED' : ''}`);
+        lines.push(
+          `  ${service}: peak heap ${peak.heapMiB} MiB (${round(share * 100, 0)} % of ${HEAP_LIMIT_MIB}), peak RSS ${peak.rssMiB} MiB${restarted ? ', RESTARTED' : ''}`,
+        );
       }
     }
     for (const line of lines) process.stdout.write(`[memory] ${line}\n`);

@@ -82,11 +82,18 @@ export default async function webhooksBench(): Promise<BenchSummary> {
       return EVENTS * ENDPOINTS;
     });
     const pipeline = cost.units / cost.seconds;
-    const sampleBody = JSON.stringify({ id: randomUUID(), event: 'status_change', created_at: new Date().toISOString(), data: statusData(throughputOperator) });
+    const sampleBody = JSON.stringify({
+      id: randomUUID(),
+      event: 'status_change',
+      created_at: new Date().toISOString(),
+      data: statusData(throughputOperator),
+    });
     const bare = await bareLoop(`${receiver.url}/bare`, sampleBody, EVENTS * ENDPOINTS, concurrency);
     const engine = await engineAlone(system, EVENTS, ENDPOINTS, PER_ENDPOINT);
     const ratio = pipeline / bare;
-    process.stdout.write(`webhooks: throughput: ${round(pipeline, 0)} deliveries/s vs bare POST loop ${round(bare, 0)} req/s (concurrency ${concurrency})\n`);
+    process.stdout.write(
+      `webhooks: throughput: ${round(pipeline, 0)} deliveries/s vs bare POST loop ${round(bare, 0)} req/s (concurrency ${concurrency})\n`,
+    );
 
     const lines = [
       `throughput: ${round(pipeline, 0)} deliveries/s (${EVENTS} events × ${ENDPOINTS} endpoints), bare POST loop ${round(bare, 0)} req/s, concurrency ${concurrency}`,
@@ -127,7 +134,8 @@ export default async function webhooksBench(): Promise<BenchSummary> {
 }
 
 /** The database commands one delivery costs the pipeline, as the command log counts them. */
-const ENGINE_COMMANDS = 'per event: find subscribers, one insert of its deliveries; per delivery: insert the attempt beside the status write (the first attempt works from the copy its message carries)';
+const ENGINE_COMMANDS =
+  'per event: find subscribers, one insert of its deliveries; per delivery: insert the attempt beside the status write (the first attempt works from the copy its message carries)';
 
 /**
  * What the local database takes for the webhook pipeline's database work
@@ -145,22 +153,45 @@ async function engineAlone(system: System, events: number, endpoints: number, pe
   try {
     const operatorUuid = randomUUID();
     await Endpoints.collection.insertMany(
-      Array.from({ length: endpoints }, () => ({ _id: randomUUID() as never, operator_uuid: operatorUuid, enabled: true, events: ['status_change'], url: 'http://127.0.0.1/', version: 0 })),
+      Array.from({ length: endpoints }, () => ({
+        _id: randomUUID() as never,
+        operator_uuid: operatorUuid,
+        enabled: true,
+        events: ['status_change'],
+        url: 'http://127.0.0.1/',
+        version: 0,
+      })),
     );
-    const payload = { id: randomUUID(), event: 'status_change', created_at: new Date().toISOString(), data: statusData(operatorUuid) } as WebhookPayload;
+    const payload = {
+      id: randomUUID(),
+      event: 'status_change',
+      created_at: new Date().toISOString(),
+      data: statusData(operatorUuid),
+    } as WebhookPayload;
     const delivery = (endpoint: WebhookEndpoint) => {
       const fresh = newDelivery(endpoint, { ...payload, id: randomUUID() }, new Date(), new Date());
       return { ...fresh, version: 0, outbox: [] };
     };
     const oneEvent = async () => {
-      const subscribers = await Endpoints.find({ operator_uuid: operatorUuid, enabled: true, events: 'status_change' }, { outbox: 0 }).lean<WebhookEndpoint[]>();
+      const subscribers = await Endpoints.find({ operator_uuid: operatorUuid, enabled: true, events: 'status_change' }, { outbox: 0 }).lean<
+        WebhookEndpoint[]
+      >();
       const docs = subscribers.map(delivery);
       await Deliveries.insertMany(docs, { ordered: false });
       await Promise.all(
         docs.map(async (doc) => {
           const now = new Date();
           await Promise.all([
-            Attempts.create({ _id: randomUUID(), delivery_id: doc._id, endpoint_id: doc.endpoint_id, at: now, status_code: 200, error: null, latency_ms: 1, response_body: 'ok' }),
+            Attempts.create({
+              _id: randomUUID(),
+              delivery_id: doc._id,
+              endpoint_id: doc.endpoint_id,
+              at: now,
+              status_code: 200,
+              error: null,
+              latency_ms: 1,
+              response_body: 'ok',
+            }),
             Deliveries.findOneAndUpdate(
               { _id: doc._id, version: 0 },
               { $set: { status: 'succeeded', attempt_count: 1, round_attempts: 1, next_attempt_at: null, updated_at: now }, $inc: { version: 1 } },
@@ -183,7 +214,13 @@ async function engineAlone(system: System, events: number, endpoints: number, pe
  * replicas run with SCALE_IN_FLIGHT attempts in flight, so the figure is what
  * a replica adds when the receivers, not the engine, are slow.
  */
-async function scaleOut(system: System, secretKey: string, signer: InternalTokenSigner, receiver: BenchReceiver, slowMs: number): Promise<{ one: number; two: number }> {
+async function scaleOut(
+  system: System,
+  secretKey: string,
+  signer: InternalTokenSigner,
+  receiver: BenchReceiver,
+  slowMs: number,
+): Promise<{ one: number; two: number }> {
   const env = { WEBHOOK_MAX_IN_FLIGHT: String(SCALE_IN_FLIGHT), WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: String(SCALE_IN_FLIGHT) };
   await system.kill('webhook-service', 'SIGTERM');
   await system.start('webhook-service', env);
@@ -251,11 +288,14 @@ async function deliverAll(broker: Broker, receiver: BenchReceiver, operatorUuid:
   const batch = 50;
   for (let sent = 0; sent < events; sent += batch) {
     const size = Math.min(batch, events - sent);
-    await Promise.all(Array.from({ length: size }, () => broker.publish(newEvent(RoutingKeys.flightRequestStatusChanged, operatorUuid, statusData(operatorUuid)))));
+    await Promise.all(
+      Array.from({ length: size }, () => broker.publish(newEvent(RoutingKeys.flightRequestStatusChanged, operatorUuid, statusData(operatorUuid)))),
+    );
   }
   const deadline = Date.now() + 300_000;
   while (receiver.count < expected) {
-    if (Date.now() > deadline) throw new Error(`only ${receiver.count - (expected - events * endpoints)} of ${events * endpoints} deliveries arrived`);
+    if (Date.now() > deadline)
+      throw new Error(`only ${receiver.count - (expected - events * endpoints)} of ${events * endpoints} deliveries arrived`);
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
   return (events * endpoints) / ((performance.now() - started) / 1000);

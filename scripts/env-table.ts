@@ -94,12 +94,7 @@ export function envTable(): string {
   const names = [...new Set(SERVICES.flatMap(([, config]) => Object.keys(config.properties)))].sort();
   const descriptions = documentedVariables();
   const header = ['Variable', 'Type', ...SERVICES.map(([service]) => service), 'Meaning'];
-  const rows = names.map((name) => [
-    `\`${name}\``,
-    typeOf(name),
-    ...SERVICES.map(([, config]) => cell(config, name)),
-    descriptions.get(name) ?? '',
-  ]);
+  const rows = names.map((name) => [`\`${name}\``, typeOf(name), ...SERVICES.map(([, config]) => cell(config, name)), descriptions.get(name) ?? '']);
   return [header, header.map(() => '---'), ...rows].map((row) => `| ${row.join(' | ')} |`).join('\n');
 }
 

@@ -24,9 +24,13 @@ function ownEnv(service: string): string[] {
   const script = readFileSync(START, 'utf8');
   const own = /^own_env\(\) \{[\s\S]*?^\}$/m.exec(script)?.[0];
   if (own === undefined) throw new Error('start.sh has no own_env function');
-  const standIns = 'INTERNAL_TOKEN_PRIVATE_KEY=p INTERNAL_TOKEN_PUBLIC_KEY=p GATEWAY_METRICS_PORT=1 MONGO_URL=m OPERATOR_SERVICE_PORT=1 FLIGHT_REQUEST_SERVICE_PORT=1 WEBHOOK_SERVICE_PORT=1 ADMIN_API_KEY=a AUTHORISATION_SIGNING_KEY_FILE=f WEBHOOK_SECRET_KEY=w ALLOW_HTTP_WEBHOOKS=true';
+  const standIns =
+    'INTERNAL_TOKEN_PRIVATE_KEY=p INTERNAL_TOKEN_PUBLIC_KEY=p GATEWAY_METRICS_PORT=1 MONGO_URL=m OPERATOR_SERVICE_PORT=1 FLIGHT_REQUEST_SERVICE_PORT=1 WEBHOOK_SERVICE_PORT=1 ADMIN_API_KEY=a AUTHORISATION_SIGNING_KEY_FILE=f WEBHOOK_SECRET_KEY=w ALLOW_HTTP_WEBHOOKS=true';
   const output = execFileSync('bash', ['-c', `set -euo pipefail; ${own}\n${standIns}; own_env "$1"`, 'own-env', service]).toString('utf8');
-  return output.split('\0').filter(Boolean).map((pair) => pair.slice(0, pair.indexOf('=')));
+  return output
+    .split('\0')
+    .filter(Boolean)
+    .map((pair) => pair.slice(0, pair.indexOf('=')));
 }
 
 describe('scripts/start.sh: what each process is given', () => {
@@ -43,7 +47,9 @@ describe('scripts/start.sh: what each process is given', () => {
   it('every secret goes to the one process that reads it', () => {
     const given = Object.fromEntries(Object.keys(SCHEMAS).map((service) => [service, ownEnv(service)]));
     for (const secret of SECRETS) {
-      const holders = Object.entries(given).filter(([, names]) => names.includes(secret)).map(([service]) => service);
+      const holders = Object.entries(given)
+        .filter(([, names]) => names.includes(secret))
+        .map(([service]) => service);
       expect(holders.length, `${secret}: ${holders.join(', ')}`).to.be.at.most(1);
     }
     expect(given['gateway']).to.include('INTERNAL_TOKEN_PRIVATE_KEY');

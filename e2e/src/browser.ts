@@ -113,7 +113,9 @@ export async function checkScreen(page: Page, name: string): Promise<string[]> {
     // Leaflet re-lays itself out on resize; let it settle before the picture.
     await page.waitForTimeout(300);
     for (const violation of await seriousViolations(page)) {
-      problems.push(`${name} ${size.width}x${size.height}: ${violation.impact} ${violation.id} (${violation.help}) at ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
+      problems.push(
+        `${name} ${size.width}x${size.height}: ${violation.impact} ${violation.id} (${violation.help}) at ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`,
+      );
     }
     await page.screenshot({ path: join(SCREENSHOTS, `${name}-${size.width}x${size.height}.png`), fullPage: false });
   }

@@ -25,7 +25,11 @@ export class GatewayClient {
   constructor(private readonly baseUrl: string) {}
 
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the default of Answer
-  async send<T = any>(method: string, path: string, options: { key?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<Answer<T>> {
+  async send<T = any>(
+    method: string,
+    path: string,
+    options: { key?: string; body?: unknown; headers?: Record<string, string> } = {},
+  ): Promise<Answer<T>> {
     const response = await fetch(`${this.baseUrl}${path}`, {
       method,
       headers: {
@@ -65,7 +69,10 @@ export function isoZ(date: Date): string {
 /** A valid submission (the documented example): an hour from now for an hour, a small square at `lon`, 52.0. */
 export function flightRequestBody(operator: { uuid: string; email: string }, overrides: Record<string, unknown> = {}, lon = 4.9) {
   const start = new Date(Math.ceil((Date.now() + 3_600_000) / 1000) * 1000);
-  return { ...flightRequestExample({ operatorUuid: operator.uuid, operatorEmail: operator.email, start, corner: [lon, 52], side: 0.001 }), ...overrides };
+  return {
+    ...flightRequestExample({ operatorUuid: operator.uuid, operatorEmail: operator.email, start, corner: [lon, 52], side: 0.001 }),
+    ...overrides,
+  };
 }
 
 export interface ReceivedWebhook {

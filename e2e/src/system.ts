@@ -94,9 +94,10 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
   const keys = generateTokenKeys();
   const exchange = uniqueName('e2e_events');
   const adminKey = `dfc_${randomBytes(8).toString('hex')}_${randomBytes(32).toString('base64url')}`;
-  const ports = Object.fromEntries(
-    await Promise.all(ALL_SERVICES.map(async (name) => [name, await freePort()] as const)),
-  ) as Record<ServiceName, number>;
+  const ports = Object.fromEntries(await Promise.all(ALL_SERVICES.map(async (name) => [name, await freePort()] as const))) as Record<
+    ServiceName,
+    number
+  >;
   const databases = Object.fromEntries(
     ALL_SERVICES.map((name) => [name, uniqueName(`e2e_${name.replace(/-service$/, '').replace(/-/g, '_')}`)]),
   ) as Record<ServiceName, string>;
@@ -151,7 +152,9 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
         ...env,
         PORT: String(port),
         MONGO_DB: databases[name],
-        ...(name === 'gateway' ? { RATE_LIMIT_MONGO_URL: mongoUrl, RATE_LIMIT_MONGO_DB: databases[name], METRICS_PORT: String(gatewayMetricsPort) } : {}),
+        ...(name === 'gateway'
+          ? { RATE_LIMIT_MONGO_URL: mongoUrl, RATE_LIMIT_MONGO_DB: databases[name], METRICS_PORT: String(gatewayMetricsPort) }
+          : {}),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -217,7 +220,11 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
       processesToReap.delete(stop);
       await stop();
       await dropDatabases(mongoUrl, Object.values(databases));
-      await removeBrokerTopology(amqpUrl, exchange, DURABLE_QUEUES.map((purpose) => queueName(exchange, purpose)));
+      await removeBrokerTopology(
+        amqpUrl,
+        exchange,
+        DURABLE_QUEUES.map((purpose) => queueName(exchange, purpose)),
+      );
     },
   };
 }
@@ -244,7 +251,9 @@ async function migrateIndexes(mongoUrl: string, databases: Record<ServiceName, s
  * ENTRYPOINT), or its source under tsx; a caller's own node options before the script.
  */
 export function entryPoint(name: ServiceName, entry: 'main' | 'migrate', compiled: boolean, nodeArgs: string[] = []): string[] {
-  return compiled ? ['--conditions=compiled', ...nodeArgs, `services/${name}/dist/${entry}.js`] : ['--import', 'tsx', ...nodeArgs, `services/${name}/src/${entry}.ts`];
+  return compiled
+    ? ['--conditions=compiled', ...nodeArgs, `services/${name}/dist/${entry}.js`]
+    : ['--import', 'tsx', ...nodeArgs, `services/${name}/src/${entry}.ts`];
 }
 
 /** A test run that dies early must not leave services behind. */

@@ -11,8 +11,12 @@ function answerBeforeBody(gatewayUrl: string, path: string, headers: Record<stri
   const { hostname, port } = new URL(gatewayUrl);
   return new Promise((resolve, reject) => {
     let answer = '';
-    const lines = Object.entries({ ...headers, 'content-type': 'application/json', 'content-length': String(declaredBytes) }).map(([name, value]) => `${name}: ${value}\r\n`);
-    const socket = connect(Number(port), hostname, () => socket.write(`POST ${path} HTTP/1.1\r\nHost: ${hostname}:${port}\r\n${lines.join('')}\r\n{"type":`));
+    const lines = Object.entries({ ...headers, 'content-type': 'application/json', 'content-length': String(declaredBytes) }).map(
+      ([name, value]) => `${name}: ${value}\r\n`,
+    );
+    const socket = connect(Number(port), hostname, () =>
+      socket.write(`POST ${path} HTTP/1.1\r\nHost: ${hostname}:${port}\r\n${lines.join('')}\r\n{"type":`),
+    );
     socket.setEncoding('utf8');
     socket.on('data', (chunk: string) => (answer += chunk));
     socket.on('error', reject);
@@ -50,7 +54,8 @@ describe('abuse by an operator with an ordinary key, through the gateway', funct
     it('when an operator declares a 3 MiB import, then 403 before the body is sent, and both processes stay up', async () => {
       const answer = await answerBeforeBody(system.gatewayUrl, '/api/zones/import', { 'x-api-key': operator.key }, 3 * MIB);
       expect(answer.split('\r\n')[0]).to.equal('HTTP/1.1 403 Forbidden');
-      for (const service of ['gateway', 'flight-request-service'] as const) expect((await fetch(`${system.url(service)}/healthz`)).status).to.equal(200);
+      for (const service of ['gateway', 'flight-request-service'] as const)
+        expect((await fetch(`${system.url(service)}/healthz`)).status).to.equal(200);
     });
   });
 
@@ -62,12 +67,18 @@ describe('abuse by an operator with an ordinary key, through the gateway', funct
       const uuid: string = first.body.data.uuid;
       expect(uuid).to.match(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-/);
       const reordered = Object.fromEntries(Object.entries(body).reverse());
-      const retry = await client.send('POST', '/api/flight-requests', { key: operator.key, body: reordered, headers: { 'idempotency-key': 'order-42' } });
+      const retry = await client.send('POST', '/api/flight-requests', {
+        key: operator.key,
+        body: reordered,
+        headers: { 'idempotency-key': 'order-42' },
+      });
       expect(retry.status).to.equal(201);
       expect(retry.body.data.uuid).to.equal(uuid);
 
       expect(first.body.data.status).to.equal('Approved');
-      expect((await client.send('DELETE', `/api/flight-requests/${uuid}`, { key: operator.key, body: { reason: 'Private reason' } })).status).to.equal(200);
+      expect(
+        (await client.send('DELETE', `/api/flight-requests/${uuid}`, { key: operator.key, body: { reason: 'Private reason' } })).status,
+      ).to.equal(200);
       const status = await client.send('GET', `/api/v1/authorisations/${uuid}.1`);
       expect(status.body).to.deep.equal({ data: { jti: `${uuid}.1`, status: 'revoked' } });
     });
@@ -76,11 +87,17 @@ describe('abuse by an operator with an ordinary key, through the gateway', funct
   describe('no silent ignore (unknown fields on write endpoints)', () => {
     it('when key issuance names a role, or a webhook PATCH a secret or an operator, then 422 naming each field', async () => {
       const basic = `Basic ${Buffer.from(`${operator.email}:${operator.password}`).toString('base64')}`;
-      const issued = await client.send('POST', `/api/operators/${operator.uuid}/api-keys`, { body: { name: 'x', role: 'admin' }, headers: { authorization: basic } });
+      const issued = await client.send('POST', `/api/operators/${operator.uuid}/api-keys`, {
+        body: { name: 'x', role: 'admin' },
+        headers: { authorization: basic },
+      });
       expect(issued.status).to.equal(422);
       expect(issued.body.errors).to.deep.equal({ role: ['The role field is prohibited.'] });
 
-      const created = await client.send('POST', '/api/webhooks', { key: operator.key, body: { url: 'https://hooks.example.com/dfc', events: ['status_change'] } });
+      const created = await client.send('POST', '/api/webhooks', {
+        key: operator.key,
+        body: { url: 'https://hooks.example.com/dfc', events: ['status_change'] },
+      });
       expect(created.status).to.equal(201);
       const patched = await client.send('PATCH', `/api/webhooks/${created.body.data.id}`, {
         key: operator.key,
@@ -89,7 +106,10 @@ describe('abuse by an operator with an ordinary key, through the gateway', funct
       expect(patched.status).to.equal(422);
       expect(Object.keys(patched.body.errors).sort()).to.deep.equal(['operator_uuid', 'secret']);
 
-      const rotated = await client.send('POST', `/api/webhooks/${created.body.data.id}/rotate-secret`, { key: operator.key, body: { secret: 'whsec_mine' } });
+      const rotated = await client.send('POST', `/api/webhooks/${created.body.data.id}/rotate-secret`, {
+        key: operator.key,
+        body: { secret: 'whsec_mine' },
+      });
       expect(rotated.status).to.equal(422);
       expect(rotated.body.errors).to.deep.equal({ secret: ['The secret field is prohibited.'] });
     });
@@ -97,8 +117,17 @@ describe('abuse by an operator with an ordinary key, through the gateway', funct
 
   describe('SSRF forms at registration (POST /api/webhooks)', () => {
     it('when the URL names an IPv6 form carrying 169.254.169.254, then 422 on url, whatever the form', async () => {
-      for (const host of ['[::a9fe:a9fe]', '[::ffff:0:a9fe:a9fe]', '[2002:a9fe:a9fe::]', '[2001:0:4136:e378:8000:63bf:5601:5601]', '[64:ff9b:1::a9fe:a9fe]']) {
-        const answer = await client.send('POST', '/api/webhooks', { key: operator.key, body: { url: `https://${host}/hook`, events: ['status_change'] } });
+      for (const host of [
+        '[::a9fe:a9fe]',
+        '[::ffff:0:a9fe:a9fe]',
+        '[2002:a9fe:a9fe::]',
+        '[2001:0:4136:e378:8000:63bf:5601:5601]',
+        '[64:ff9b:1::a9fe:a9fe]',
+      ]) {
+        const answer = await client.send('POST', '/api/webhooks', {
+          key: operator.key,
+          body: { url: `https://${host}/hook`, events: ['status_change'] },
+        });
         expect(answer.status, host).to.equal(422);
         expect(answer.body.errors.url, host).to.deep.equal(['The url field must not point to a private, loopback or link-local address.']);
       }
@@ -109,9 +138,15 @@ describe('abuse by an operator with an ordinary key, through the gateway', funct
     it('when an operator creates one endpoint more than the cap, then 422 naming the cap', async () => {
       const capped = await client.registerOperatorWithKey();
       for (let i = 0; i < 3; i += 1) {
-        expect((await client.send('POST', '/api/webhooks', { key: capped.key, body: { url: 'https://hooks.example.com/dfc', events: ['status_change'] } })).status).to.equal(201);
+        expect(
+          (await client.send('POST', '/api/webhooks', { key: capped.key, body: { url: 'https://hooks.example.com/dfc', events: ['status_change'] } }))
+            .status,
+        ).to.equal(201);
       }
-      const refused = await client.send('POST', '/api/webhooks', { key: capped.key, body: { url: 'https://hooks.example.com/dfc', events: ['status_change'] } });
+      const refused = await client.send('POST', '/api/webhooks', {
+        key: capped.key,
+        body: { url: 'https://hooks.example.com/dfc', events: ['status_change'] },
+      });
       expect(refused.status).to.equal(422);
       expect(refused.body.errors.endpoints[0]).to.contain('at most 3 webhook endpoints');
     });
@@ -130,9 +165,16 @@ describe('abuse by an operator with an ordinary key, through the gateway', funct
       const basic = `Basic ${Buffer.from(`${owner.email}:${owner.password}`).toString('base64')}`;
       const stolen = await client.send('PATCH', `/api/operators/${owner.uuid}`, { key: owner.key, body: { email: `thief-${owner.email}` } });
       expect(stolen.status).to.equal(403);
-      const sibling = await client.send('POST', `/api/operators/${owner.uuid}/api-keys`, { body: { name: 'sibling' }, headers: { authorization: basic } });
+      const sibling = await client.send('POST', `/api/operators/${owner.uuid}/api-keys`, {
+        body: { name: 'sibling' },
+        headers: { authorization: basic },
+      });
       expect((await client.send('DELETE', `/api/operators/${owner.uuid}/api-keys/${sibling.body.data.id}`, { key: owner.key })).status).to.equal(403);
-      const changed = await client.send('PATCH', `/api/operators/${owner.uuid}`, { key: owner.key, body: { phone: '+31 20 555 0199', email: `new-${owner.email}` }, headers: { authorization: basic } });
+      const changed = await client.send('PATCH', `/api/operators/${owner.uuid}`, {
+        key: owner.key,
+        body: { phone: '+31 20 555 0199', email: `new-${owner.email}` },
+        headers: { authorization: basic },
+      });
       expect(changed.status).to.equal(200);
       expect(changed.body.data.email).to.equal(`new-${owner.email}`);
     });
@@ -142,7 +184,10 @@ describe('abuse by an operator with an ordinary key, through the gateway', funct
     it('when an account gets more wrong passwords than its limit, then even the right one is 429, and its key keeps working', async () => {
       const target = await client.registerOperatorWithKey();
       const login = (password: string) =>
-        client.send('POST', `/api/operators/${target.uuid}/api-keys`, { body: {}, headers: { authorization: `Basic ${Buffer.from(`${target.email}:${password}`).toString('base64')}` } });
+        client.send('POST', `/api/operators/${target.uuid}/api-keys`, {
+          body: {},
+          headers: { authorization: `Basic ${Buffer.from(`${target.email}:${password}`).toString('base64')}` },
+        });
       for (let i = 0; i < 3; i += 1) expect((await login(`guess ${i}`)).status).to.equal(401);
       const refused = await login(target.password);
       expect(refused.status).to.equal(429);
@@ -160,4 +205,3 @@ describe('abuse by an operator with an ordinary key, through the gateway', funct
     });
   });
 });
-

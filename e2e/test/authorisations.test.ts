@@ -52,11 +52,19 @@ describe('signed authorisations and preview through the gateway', function () {
     // The verifier: a plain JOSE library, the token, and the key set the gateway publishes. No API key.
     const keys = createRemoteJWKSet(new URL(`${system.gatewayUrl}/.well-known/jwks.json`));
     const { payload } = await jwtVerify(token, keys, { issuer: 'dfc-flight-request-service', typ: 'dfc-authorisation+jwt', algorithms: ['EdDSA'] });
-    expect(payload).to.include({ flight_request_uuid: uuid, operator_uuid: client.uuid, operator_registration_number: 'NLDrp7001e2e', max_altitude: 100, decision: 'Approved' });
+    expect(payload).to.include({
+      flight_request_uuid: uuid,
+      operator_uuid: client.uuid,
+      operator_registration_number: 'NLDrp7001e2e',
+      max_altitude: 100,
+      decision: 'Approved',
+    });
 
     // The flight area it names is the one the operator submitted: same RFC 8785 digest.
     const full = await send('GET', `/api/v1/flight-requests/${uuid}?include_geometry=true`, client.key);
-    const digest = createHash('sha256').update(canonicalize(full.body.data.flight_area) ?? '').digest('hex');
+    const digest = createHash('sha256')
+      .update(canonicalize(full.body.data.flight_area) ?? '')
+      .digest('hex');
     expect(payload['flight_area_sha256']).to.equal(digest);
 
     const valid = await send('GET', `/api/v1/authorisations/${payload.jti}`);
@@ -82,8 +90,24 @@ describe('signed authorisations and preview through the gateway', function () {
 
   it('a preview answers the screening outcome and stores nothing: document counts and events are the same before and after', async () => {
     const zone = await send('POST', '/api/zones', system.adminKey, {
-      name: 'Preview CTR', type: 'CTR', restriction: 'REQ_AUTHORISATION', lower_limit_m: 0, upper_limit_m: 1000, authority: 'LVNL',
-      geometry: { type: 'Polygon', coordinates: [[[5.7, 52.0], [5.8, 52.0], [5.8, 52.1], [5.7, 52.1], [5.7, 52.0]]] },
+      name: 'Preview CTR',
+      type: 'CTR',
+      restriction: 'REQ_AUTHORISATION',
+      lower_limit_m: 0,
+      upper_limit_m: 1000,
+      authority: 'LVNL',
+      geometry: {
+        type: 'Polygon',
+        coordinates: [
+          [
+            [5.7, 52.0],
+            [5.8, 52.0],
+            [5.8, 52.1],
+            [5.7, 52.1],
+            [5.7, 52.0],
+          ],
+        ],
+      },
     });
     expect(zone.status).to.equal(201);
     // The operator must be known first; a submission elsewhere waits for that.
@@ -112,7 +136,12 @@ describe('signed authorisations and preview through the gateway', function () {
 
   it('the OpenAPI document describes the routes, the public ones without a key', async () => {
     const document = (await send('GET', '/api/openapi.json')).body;
-    expect(document.paths).to.include.keys('/api/flight-requests/preview', '/api/flight-requests/{uuid}/authorisation', '/api/authorisations/{jti}', '/.well-known/jwks.json');
+    expect(document.paths).to.include.keys(
+      '/api/flight-requests/preview',
+      '/api/flight-requests/{uuid}/authorisation',
+      '/api/authorisations/{jti}',
+      '/.well-known/jwks.json',
+    );
     expect(document.paths['/.well-known/jwks.json'].get.security).to.deep.equal([]);
     expect(document.paths['/api/authorisations/{jti}'].get.responses).to.not.have.key('401');
   });

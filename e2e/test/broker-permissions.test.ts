@@ -59,10 +59,14 @@ describe('broker permissions: every service works with only its own user’s per
 
     // operator.registered (operator-service) → flight-request-service.operators; the submission's
     // status_changed (flight-request-service) → webhook-service.events → .attempts → .wait.300ms → .attempts.
-    const submitted = await waitFor(async () => {
-      const answer = await client.send('POST', '/api/flight-requests', { key: operator.key, body: flightRequestBody(operator) });
-      return answer.status === 201 ? answer : undefined;
-    }, 20_000, 200);
+    const submitted = await waitFor(
+      async () => {
+        const answer = await client.send('POST', '/api/flight-requests', { key: operator.key, body: flightRequestBody(operator) });
+        return answer.status === 201 ? answer : undefined;
+      },
+      20_000,
+      200,
+    );
     const uuid: string = submitted.body.data.uuid;
     await waitFor(() => receiver.about(uuid, 'status_change').length >= 2, 30_000, 50);
     expect(calls).to.be.at.least(2);
@@ -100,14 +104,20 @@ describe('broker permissions: every service works with only its own user’s per
     });
 
     it('operator-service cannot declare, bind or read another service’s queue', async () => {
-      expect(await as('dfc-amqp-operator-service', (channel) => channel.assertQueue('flight-request-service.operators', { durable: true, arguments: { 'x-queue-type': 'quorum' } }))).to.match(refused);
+      expect(
+        await as('dfc-amqp-operator-service', (channel) =>
+          channel.assertQueue('flight-request-service.operators', { durable: true, arguments: { 'x-queue-type': 'quorum' } }),
+        ),
+      ).to.match(refused);
       expect(await as('dfc-amqp-operator-service', (channel) => channel.get('flight-request-service.operators'))).to.match(refused);
       expect(await as('dfc-amqp-operator-service', (channel) => channel.bindQueue('dfc.events.dead-letters', 'dfc.events', '#'))).to.match(refused);
     });
 
     it('flight-request-service cannot read webhook-service.events nor send to a queue through the default exchange', async () => {
       expect(await as('dfc-amqp-flight-request-service', (channel) => channel.get('webhook-service.events'))).to.match(refused);
-      expect(await as('dfc-amqp-flight-request-service', (channel) => channel.sendToQueue('webhook-service.attempts', Buffer.from('{}')))).to.match(refused);
+      expect(await as('dfc-amqp-flight-request-service', (channel) => channel.sendToQueue('webhook-service.attempts', Buffer.from('{}')))).to.match(
+        refused,
+      );
     });
 
     it('webhook-service cannot read the dead letters nor flight-request-service.operators, nor declare a queue of another name', async () => {
@@ -117,10 +127,18 @@ describe('broker permissions: every service works with only its own user’s per
     });
 
     it('the replay user declares nothing and publishes only on dfc.events', async () => {
-      expect(await as('dfc-amqp-dead-letter-replay', (channel) => channel.assertQueue('dfc.events.dead-letters', { durable: true, arguments: { 'x-queue-type': 'quorum' } }))).to.match(refused);
-      expect(await as('dfc-amqp-dead-letter-replay', (channel) => channel.sendToQueue('webhook-service.attempts', Buffer.from('{}')))).to.match(refused);
+      expect(
+        await as('dfc-amqp-dead-letter-replay', (channel) =>
+          channel.assertQueue('dfc.events.dead-letters', { durable: true, arguments: { 'x-queue-type': 'quorum' } }),
+        ),
+      ).to.match(refused);
+      expect(await as('dfc-amqp-dead-letter-replay', (channel) => channel.sendToQueue('webhook-service.attempts', Buffer.from('{}')))).to.match(
+        refused,
+      );
       expect(await as('dfc-amqp-dead-letter-replay', (channel) => channel.get('webhook-service.attempts'))).to.match(refused);
-      expect(await as('dfc-amqp-dead-letter-replay', (channel) => channel.publish('dfc.events', 'zone.changed', Buffer.from('{}')))).to.equal(undefined);
+      expect(await as('dfc-amqp-dead-letter-replay', (channel) => channel.publish('dfc.events', 'zone.changed', Buffer.from('{}')))).to.equal(
+        undefined,
+      );
     });
   });
 });

@@ -75,7 +75,10 @@ describe('dead letters: replayed by the runbook’s command, bounded by their po
       env: { PATH: process.env['PATH'] ?? '', AMQP_URL: users.url('dfc-amqp-dead-letter-replay') },
       timeout: 60_000,
     });
-    const lines = stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const lines = stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     return { ...lines.at(-1), lines: lines.slice(0, -1) };
   }
 
@@ -93,7 +96,12 @@ describe('dead letters: replayed by the runbook’s command, bounded by their po
     const dry = await replay('--dry-run');
     expect(dry).to.include({ replayed: 0, left: 3, remaining: 3 });
     expect(dry.lines.map((line) => line.outcome)).to.deep.equal(['would be replayed', 'would be replayed', 'would be replayed']);
-    expect(dry.lines[0]).to.include({ fromQueue: QUEUE, exchange: EXCHANGE, routingKey: RoutingKeys.operatorRegistered, type: RoutingKeys.operatorRegistered });
+    expect(dry.lines[0]).to.include({
+      fromQueue: QUEUE,
+      exchange: EXCHANGE,
+      routingKey: RoutingKeys.operatorRegistered,
+      type: RoutingKeys.operatorRegistered,
+    });
     await new Promise((done) => setTimeout(done, 300));
     expect(received).to.deep.equal([]);
 
@@ -120,7 +128,12 @@ describe('dead letters: replayed by the runbook’s command, bounded by their po
       consumer = undefined;
       // The queue again, with no consumer, so the replayed message can be looked at where it lands.
       const holder = await Broker.connect(users.url('dfc-amqp-flight-request-service'), EXCHANGE, log);
-      await holder.subscribe({ queue: QUEUE, bindings: [RoutingKeys.operatorRegistered], handler: async () => Promise.reject(new Error('reject')) , prefetch: 1 });
+      await holder.subscribe({
+        queue: QUEUE,
+        bindings: [RoutingKeys.operatorRegistered],
+        handler: async () => Promise.reject(new Error('reject')),
+        prefetch: 1,
+      });
       await holder.close();
       const id = randomUUID();
       await publisher!.publish(event(id));
@@ -149,7 +162,18 @@ describe('dead letters: replayed by the runbook’s command, bounded by their po
     const policy = brokerPolicy('dfc-dead-letters-limit');
     expect(policy.definition).to.include({ overflow: 'drop-head' });
     const definition = { ...policy.definition, 'max-length': 2 };
-    await rabbitmqctl('set_policy', '-p', users.vhost, '--apply-to', policy.applyTo, '--priority', String(policy.priority), policy.name, policy.pattern, JSON.stringify(definition));
+    await rabbitmqctl(
+      'set_policy',
+      '-p',
+      users.vhost,
+      '--apply-to',
+      policy.applyTo,
+      '--priority',
+      String(policy.priority),
+      policy.name,
+      policy.pattern,
+      JSON.stringify(definition),
+    );
     // The services' redeclaration of the queue is unaffected by the policy.
     const again = await Broker.connect(users.url('dfc-amqp-gateway'), EXCHANGE, log);
     await again.close();

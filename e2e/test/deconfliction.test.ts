@@ -36,7 +36,14 @@ describe('deconfliction and current operator facts, across two flight-request-se
   const operators = (count: number, overrides: Record<string, unknown> = {}) =>
     Promise.all(Array.from({ length: count }, () => client.registerOperatorWithKey({ timezone: 'Europe/Amsterdam', ...overrides })));
   const flight = (operator: RegisteredOperator, corner: [number, number], start: Date, overrides: Record<string, unknown> = {}) => ({
-    ...flightRequestExample({ operatorUuid: operator.uuid, operatorEmail: operator.email, start, end: new Date(start.getTime() + HOUR), corner, side: 0.01 }),
+    ...flightRequestExample({
+      operatorUuid: operator.uuid,
+      operatorEmail: operator.email,
+      start,
+      end: new Date(start.getTime() + HOUR),
+      corner,
+      side: 0.01,
+    }),
     ...overrides,
   });
   const hoursAhead = (hours: number) => new Date(Math.ceil((Date.now() + hours * HOUR) / 1000) * 1000);
@@ -48,9 +55,15 @@ describe('deconfliction and current operator facts, across two flight-request-se
       const owners = await operators(20);
       const start = hoursAhead(2 + round * 2);
       const answers = await Promise.all(owners.map((owner) => submit(owner, flight(owner, [6.0 + round * 0.3, 52.7], start))));
-      expect(answers.map((answer) => answer.status), JSON.stringify(answers.find((answer) => answer.status !== 201)?.body)).to.deep.equal(owners.map(() => 201));
+      expect(
+        answers.map((answer) => answer.status),
+        JSON.stringify(answers.find((answer) => answer.status !== 201)?.body),
+      ).to.deep.equal(owners.map(() => 201));
       const statuses = answers.map((answer) => answer.body.data.status as string);
-      expect(statuses.filter((status) => status === 'Approved'), `round ${round}: ${statuses.join(',')}`).to.have.length(1);
+      expect(
+        statuses.filter((status) => status === 'Approved'),
+        `round ${round}: ${statuses.join(',')}`,
+      ).to.have.length(1);
       for (const answer of answers.filter((candidate) => candidate.body.data.status !== 'Approved')) {
         expect(answer.body.data.status).to.equal('Pending');
         expect(answer.body.data.review.findings.map((finding: { code: string }) => finding.code)).to.include('DECONFLICTION_OVERLAP');
@@ -61,7 +74,10 @@ describe('deconfliction and current operator facts, across two flight-request-se
   it('POST /api/reviews/{id}/decision: when pairwise-overlapping pending requests are approved at once by several reviewers, then the approved ones are conflict-free and the others answer 409 with the shared volume', async () => {
     const reviewers = await Promise.all(
       [1, 2, 3].map(async (index) => {
-        const issued = await client.send('POST', '/api/api-keys', { key: system.adminKey, body: { role: 'reviewer', authority: 'NATIONAL', name: `desk ${index}` } });
+        const issued = await client.send('POST', '/api/api-keys', {
+          key: system.adminKey,
+          body: { role: 'reviewer', authority: 'NATIONAL', name: `desk ${index}` },
+        });
         expect(issued.status).to.equal(201);
         return issued.body.data.key as string;
       }),
@@ -70,12 +86,17 @@ describe('deconfliction and current operator facts, across two flight-request-se
       const owners = await operators(6);
       const start = hoursAhead(20 + round * 2);
       // A chain of squares each overlapping its neighbours: 1 meets 2, 2 meets 3, … (200 m needs NATIONAL review).
-      const created = await Promise.all(owners.map((owner, index) => submit(owner, flight(owner, [7.0 + round * 0.3 + index * 0.006, 52.7], start, { max_altitude: 200 }))));
+      const created = await Promise.all(
+        owners.map((owner, index) => submit(owner, flight(owner, [7.0 + round * 0.3 + index * 0.006, 52.7], start, { max_altitude: 200 }))),
+      );
       expect(created.map((answer) => answer.body.data.status)).to.deep.equal(owners.map(() => 'Pending'));
       const items = created.map((answer) => answer.body.data.review.items[0].id as string);
       const answers = await Promise.all(
         items.map((itemId, index) =>
-          client.send('POST', `/api/reviews/${itemId}/decision`, { key: reviewers[index % reviewers.length], body: { decision: 'approve', reason: 'Clear of traffic' } }),
+          client.send('POST', `/api/reviews/${itemId}/decision`, {
+            key: reviewers[index % reviewers.length],
+            body: { decision: 'approve', reason: 'Clear of traffic' },
+          }),
         ),
       );
       expect(answers.every((answer) => answer.status === 200 || answer.status === 409)).to.equal(true);
@@ -99,7 +120,8 @@ describe('deconfliction and current operator facts, across two flight-request-se
       const waiting = await submit(b!, flight(b!, [8.0 + round * 0.3, 52.7], start));
       expect([holder.body.data.status, waiting.body.data.status]).to.deep.equal(['Approved', 'Pending']);
       const itemId = waiting.body.data.review.items[0].id;
-      const approve = () => client.send('POST', `/api/reviews/${itemId}/decision`, { key: system.adminKey, body: { decision: 'approve', reason: 'Clear' } });
+      const approve = () =>
+        client.send('POST', `/api/reviews/${itemId}/decision`, { key: system.adminKey, body: { decision: 'approve', reason: 'Clear' } });
       const [cancelled, decided] = await Promise.all([
         client.send('DELETE', `/api/flight-requests/${holder.body.data.uuid}`, { key: a!.key, body: { reason: 'Weather' } }),
         approve(),
@@ -134,7 +156,18 @@ describe('deconfliction and current operator facts, across two flight-request-se
         upper_limit_m: 900,
         authority: 'TOWER',
         ctr_exemption_ceiling_m: 150,
-        geometry: { type: 'Polygon', coordinates: [[[10.0, 52.6], [10.2, 52.6], [10.2, 52.8], [10.0, 52.8], [10.0, 52.6]]] },
+        geometry: {
+          type: 'Polygon',
+          coordinates: [
+            [
+              [10.0, 52.6],
+              [10.2, 52.6],
+              [10.2, 52.8],
+              [10.0, 52.8],
+              [10.0, 52.6],
+            ],
+          ],
+        },
       },
     });
     expect(zone.status, JSON.stringify(zone.body)).to.equal(201);
@@ -153,7 +186,10 @@ describe('deconfliction and current operator facts, across two flight-request-se
       expect(submitted.status, JSON.stringify(submitted.body)).to.equal(201);
       expect(submitted.body.data.status, `round ${round}: revoked, submitted`).to.equal('Pending');
       expect(submitted.body.data.review.findings.map((finding: { code: string }) => finding.code)).not.to.include('CTR_EXEMPTION_APPLIED');
-      const granted = await client.send('PATCH', `/api/operators/${operator!.uuid}`, { key: operator!.key, body: { exemption_for_ctr: true, ctr_exemption_number: 'CTR-001' } });
+      const granted = await client.send('PATCH', `/api/operators/${operator!.uuid}`, {
+        key: operator!.key,
+        body: { exemption_for_ctr: true, ctr_exemption_number: 'CTR-001' },
+      });
       expect(granted.status).to.equal(200);
       expect(await codes(), `round ${round}: granted`).to.include('CTR_EXEMPTION_APPLIED');
     }

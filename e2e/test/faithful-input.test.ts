@@ -79,7 +79,13 @@ describe('input the API cannot store faithfully, through the gateway', function 
     it('POST /api/webhooks and PATCH: when the url holds CR/LF, surrounding white space or port 0, then 422 and nothing is stored; a valid url is stored exactly', async () => {
       const countEndpoints = async () => (await client.send('GET', '/api/webhooks', { key: operator.key })).body.meta.total as number;
       const before = await countEndpoints();
-      for (const url of ['http://127.0.0.1:9000/hooks\r\nX-Injected: 1', ' http://127.0.0.1:9000/hooks', 'http://127.0.0.1:9000/hooks ', 'http://127.0.0.1:9000/ho\toks', 'http://127.0.0.1:0/hooks']) {
+      for (const url of [
+        'http://127.0.0.1:9000/hooks\r\nX-Injected: 1',
+        ' http://127.0.0.1:9000/hooks',
+        'http://127.0.0.1:9000/hooks ',
+        'http://127.0.0.1:9000/ho\toks',
+        'http://127.0.0.1:0/hooks',
+      ]) {
         const answer = await client.send('POST', '/api/webhooks', { key: operator.key, body: { url, events: ['status_change'] } });
         expect(answer.status, JSON.stringify(url)).to.equal(422);
         expect(Object.keys(answer.body.errors), JSON.stringify(url)).to.deep.equal(['url']);
@@ -100,7 +106,10 @@ describe('input the API cannot store faithfully, through the gateway', function 
       const before = await storedCount();
       const crs = { type: 'name', properties: { name: 'urn:ogc:def:crs:EPSG::28992' } };
       const body = flightRequestBody(operator, {}, 6.08) as { flight_area: Record<string, unknown> };
-      const answer = await client.send('POST', '/api/flight-requests', { key: operator.key, body: { ...body, flight_area: { ...body.flight_area, crs } } });
+      const answer = await client.send('POST', '/api/flight-requests', {
+        key: operator.key,
+        body: { ...body, flight_area: { ...body.flight_area, crs } },
+      });
       expect(answer.status).to.equal(422);
       expect(Object.keys(answer.body.errors)).to.deep.equal(['flight_area.crs']);
       expect(answer.body.errors['flight_area.crs'][0]).to.contain('RFC 7946');
@@ -114,7 +123,19 @@ describe('input the API cannot store faithfully, through the gateway', function 
           lower_limit_m: 0,
           upper_limit_m: 500,
           authority: 'LVNL',
-          geometry: { type: 'Polygon', crs, coordinates: [[[7, 50], [7.01, 50], [7.01, 50.01], [7, 50.01], [7, 50]]] },
+          geometry: {
+            type: 'Polygon',
+            crs,
+            coordinates: [
+              [
+                [7, 50],
+                [7.01, 50],
+                [7.01, 50.01],
+                [7, 50.01],
+                [7, 50],
+              ],
+            ],
+          },
         },
       });
       expect(zone.status).to.equal(422);
@@ -146,7 +167,9 @@ describe('input the API cannot store faithfully, through the gateway', function 
       for (const path of ['/api/webhooks', '/api/zones', `/api/operators/${operator.uuid}/api-keys`]) {
         const answer = await client.send('GET', `${path}?page=99999999999999999999`, {
           key: path.includes('api-keys') ? undefined : path === '/api/zones' ? system.adminKey : operator.key,
-          headers: path.includes('api-keys') ? { authorization: `Basic ${Buffer.from(`${operator.email}:${operator.password}`).toString('base64')}` } : {},
+          headers: path.includes('api-keys')
+            ? { authorization: `Basic ${Buffer.from(`${operator.email}:${operator.password}`).toString('base64')}` }
+            : {},
         });
         expect(answer.status, path).to.equal(422);
         expect(answer.body.errors, path).to.have.property('page');
@@ -203,14 +226,31 @@ describe('input the API cannot store faithfully, through the gateway', function 
           lower_limit_m: 0,
           upper_limit_m: 500,
           authority: ' ',
-          geometry: { type: 'Polygon', coordinates: [[[7, 50], [7.01, 50], [7.01, 50.01], [7, 50.01], [7, 50]]] },
+          geometry: {
+            type: 'Polygon',
+            coordinates: [
+              [
+                [7, 50],
+                [7.01, 50],
+                [7.01, 50.01],
+                [7, 50.01],
+                [7, 50],
+              ],
+            ],
+          },
         },
       });
       expect(zone.status).to.equal(422);
       expect(zone.body.errors).to.deep.include({ name: ['The name field is required.'], authority: ['The authority field is required.'] });
-      const high = await client.send('POST', '/api/flight-requests', { key: operator.key, body: flightRequestBody(operator, { max_altitude: 121 }, 6.09) });
+      const high = await client.send('POST', '/api/flight-requests', {
+        key: operator.key,
+        body: flightRequestBody(operator, { max_altitude: 121 }, 6.09),
+      });
       const item = high.body.data.review.items[0];
-      const decision = await client.send('POST', `/api/reviews/${item.id}/decision`, { key: system.adminKey, body: { decision: 'approve', reason: '  ' } });
+      const decision = await client.send('POST', `/api/reviews/${item.id}/decision`, {
+        key: system.adminKey,
+        body: { decision: 'approve', reason: '  ' },
+      });
       expect(decision.status).to.equal(422);
       expect(decision.body.errors).to.deep.equal({ reason: ['The reason field is required.'] });
       const still = await client.send('GET', `/api/flight-requests/${high.body.data.uuid}`, { key: operator.key });

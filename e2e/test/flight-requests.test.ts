@@ -75,7 +75,18 @@ describe('flight requests through the gateway', function () {
       lower_limit_m: 0,
       upper_limit_m: 1000,
       authority: 'LVNL',
-      geometry: { type: 'Polygon', coordinates: [[[5.0, 52.0], [5.5, 52.0], [5.5, 52.5], [5.0, 52.5], [5.0, 52.0]]] },
+      geometry: {
+        type: 'Polygon',
+        coordinates: [
+          [
+            [5.0, 52.0],
+            [5.5, 52.0],
+            [5.5, 52.5],
+            [5.0, 52.5],
+            [5.0, 52.0],
+          ],
+        ],
+      },
     });
     expect(zone.status).to.equal(201);
     const reviewerKey = await send('POST', '/api/api-keys', system.adminKey, { name: 'lvnl desk', role: 'reviewer', authority: 'LVNL' });
@@ -86,14 +97,17 @@ describe('flight requests through the gateway', function () {
     expect(pending.body.data.status).to.equal('Pending');
     // The review queue is a projection of the requests' events: the item appears a moment after the submission.
     const item = await waitFor(async () =>
-      (await send('GET', '/api/reviews', reviewer)).body.data.find((entry: { flight_request: { uuid: string } }) => entry.flight_request.uuid === pending.body.data.uuid),
+      (await send('GET', '/api/reviews', reviewer)).body.data.find(
+        (entry: { flight_request: { uuid: string } }) => entry.flight_request.uuid === pending.body.data.uuid,
+      ),
     );
     expect(item).to.include({ authority: 'LVNL', status: 'pending' });
     const decided = await send('POST', `/api/reviews/${item.id}/decision`, reviewer, { decision: 'approve', reason: 'Coordinated with the tower' });
     expect(decided.status).to.equal(200);
     expect(decided.body.data.flight_request.status).to.equal('Approved');
     const approvedEvent = await events.next(
-      (event) => forRequest(pending.body.data.uuid, RoutingKeys.flightRequestStatusChanged)(event) && (event.data as { status: string }).status === 'Approved',
+      (event) =>
+        forRequest(pending.body.data.uuid, RoutingKeys.flightRequestStatusChanged)(event) && (event.data as { status: string }).status === 'Approved',
       10_000,
     );
     expect(approvedEvent.data).to.include({ actor: 'reviewer:LVNL', previous_status: 'Pending' });

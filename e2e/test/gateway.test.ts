@@ -53,7 +53,11 @@ describe('the gateway in front of the system', function () {
       const response = await api(`/api/operators/${uuid}`, { headers: { 'X-API-Key': key, 'X-Request-Id': requestId } });
       expect(response.status).to.equal(200);
       expect(response.headers.get('x-request-id')).to.equal(requestId);
-      const logged = () => system.logs('operator-service').split('\n').some((line) => line.includes(`"request_id":"${requestId}"`));
+      const logged = () =>
+        system
+          .logs('operator-service')
+          .split('\n')
+          .some((line) => line.includes(`"request_id":"${requestId}"`));
       for (let i = 0; i < 40 && !logged(); i += 1) await new Promise((resolve) => setTimeout(resolve, 50));
       expect(logged()).to.equal(true);
     });
@@ -76,7 +80,7 @@ describe('the gateway in front of the system', function () {
       expect((await directRead(uuid, forged)).status).to.equal(401);
     });
 
-    it('when a service is called with a token of the gateway\'s key, then it answers (the check is the token, not the route)', async () => {
+    it("when a service is called with a token of the gateway's key, then it answers (the check is the token, not the route)", async () => {
       const { uuid } = await registerWithKey(system);
       const genuine = await new InternalTokenSigner(system.privateKeyPem).sign({ sub: 'admin', role: 'admin' });
       expect((await directRead(uuid, genuine)).status).to.equal(200);
@@ -91,10 +95,14 @@ describe('the gateway in front of the system', function () {
   });
 
   describe('routes the gateway does not expose', () => {
-    it('when a service\'s internal or operations routes are asked for through the gateway, then 404', async () => {
+    it("when a service's internal or operations routes are asked for through the gateway, then 404", async () => {
       const paths = ['/internal/api-keys/verify', '/api/internal/api-keys/verify', '/api/operators/../../internal/api-keys/verify', '/api/unknown'];
       for (const path of paths) {
-        const response = await api(path, { method: 'POST', headers: { 'content-type': 'application/json', 'X-API-Key': system.adminKey }, body: '{}' });
+        const response = await api(path, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'X-API-Key': system.adminKey },
+          body: '{}',
+        });
         expect(response.status, path).to.equal(404);
         expect(await response.json()).to.deep.equal({ message: 'Not Found.' });
       }
@@ -115,7 +123,12 @@ describe('the gateway in front of the system', function () {
         api('/api/operators', {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ company_name: 'Crash Test', email: `crash-${randomBytes(4).toString('hex')}@example.com`, password: 'long-enough-password', phone: '1' }),
+          body: JSON.stringify({
+            company_name: 'Crash Test',
+            email: `crash-${randomBytes(4).toString('hex')}@example.com`,
+            password: 'long-enough-password',
+            phone: '1',
+          }),
         });
       await system.kill('operator-service');
       const down = await register();
@@ -171,7 +184,9 @@ describe('the gateway in front of the system', function () {
       const statuses: number[] = [];
       let last: Response | undefined;
       for (let i = 0; i < 4; i += 1) {
-        last = await fetch(`${limited.gatewayUrl}/api/operators/00000000-0000-4000-8000-000000000000`, { headers: { 'X-API-Key': limited.adminKey } });
+        last = await fetch(`${limited.gatewayUrl}/api/operators/00000000-0000-4000-8000-000000000000`, {
+          headers: { 'X-API-Key': limited.adminKey },
+        });
         statuses.push(last.status);
       }
       expect(statuses).to.deep.equal([404, 404, 404, 429]);

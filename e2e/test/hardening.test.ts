@@ -142,11 +142,22 @@ describe('hostile clients and one style, through the gateway', function () {
     });
 
     it('when a polygon crosses the antimeridian, then 422 says to split it (RFC 7946 §3.1.9)', async () => {
-      const crossing = [[[179.99, -16.5], [-179.99, -16.5], [-179.99, -16.49], [179.99, -16.49], [179.99, -16.5]]];
+      const crossing = [
+        [
+          [179.99, -16.5],
+          [-179.99, -16.5],
+          [-179.99, -16.49],
+          [179.99, -16.49],
+          [179.99, -16.5],
+        ],
+      ];
       const answer = await client.send('POST', '/api/flight-requests', {
         key: operator.key,
         body: flightRequestBody(operator, {
-          flight_area: { type: 'FeatureCollection', features: [{ type: 'Feature', properties: {}, geometry: { type: 'Polygon', coordinates: crossing } }] },
+          flight_area: {
+            type: 'FeatureCollection',
+            features: [{ type: 'Feature', properties: {}, geometry: { type: 'Polygon', coordinates: crossing } }],
+          },
         }),
       });
       expect(answer.status).to.equal(422);
@@ -173,7 +184,18 @@ describe('hostile clients and one style, through the gateway', function () {
           lower_limit_m: 0,
           upper_limit_m: 100,
           authority: 'NATIONAL',
-          geometry: { type: 'Polygon', coordinates: [[[7, 50], [7.01, 50], [7.01, 50.01], [7, 50.01], [7, 50]]] },
+          geometry: {
+            type: 'Polygon',
+            coordinates: [
+              [
+                [7, 50],
+                [7.01, 50],
+                [7.01, 50.01],
+                [7, 50.01],
+                [7, 50],
+              ],
+            ],
+          },
         },
       });
       const expected = [
@@ -202,7 +224,8 @@ describe('hostile clients and one style, through the gateway', function () {
     it('when the whole-request examples are sent as they stand, then the system accepts each (2xx)', async () => {
       const document = buildOpenApiDocument();
       const example = (path: string, method: string) =>
-        ((document.paths[path]?.[method] as { requestBody: { content: Record<string, { example: unknown }> } }).requestBody.content['application/json']?.example);
+        (document.paths[path]?.[method] as { requestBody: { content: Record<string, { example: unknown }> } }).requestBody.content['application/json']
+          ?.example;
       expect(example('/api/operators', 'post')).to.deep.equal(registerOperatorExample);
       const registered = await client.send('POST', '/api/operators', { body: registerOperatorExample });
       expect(registered.status, JSON.stringify(registered.body)).to.equal(201);

@@ -43,7 +43,10 @@ describe('key rotation: the authorisation signing key, published before it signs
   let operator: RegisteredOperator;
 
   before(async () => {
-    system = await startSystem({ services: ['operator-service', 'flight-request-service', 'gateway'], env: { AUTHORISATION_SIGNING_KEY: oldKey.privateKeyPem } });
+    system = await startSystem({
+      services: ['operator-service', 'flight-request-service', 'gateway'],
+      env: { AUTHORISATION_SIGNING_KEY: oldKey.privateKeyPem },
+    });
     client = new GatewayClient(system.gatewayUrl);
     operator = await client.registerOperatorWithKey();
   });
@@ -62,7 +65,11 @@ describe('key rotation: the authorisation signing key, published before it signs
   /** A verifier that fetched the key set once and, honouring max-age, does not fetch it again. */
   const verifiesWith = async (cached: JSONWebKeySet, token: string): Promise<boolean> => {
     try {
-      await jwtVerify(token, createLocalJWKSet(cached), { issuer: 'dfc-flight-request-service', typ: 'dfc-authorisation+jwt', algorithms: ['EdDSA'] });
+      await jwtVerify(token, createLocalJWKSet(cached), {
+        issuer: 'dfc-flight-request-service',
+        typ: 'dfc-authorisation+jwt',
+        algorithms: ['EdDSA'],
+      });
       return true;
     } catch {
       return false;
@@ -90,13 +97,18 @@ describe('key rotation: the authorisation signing key, published before it signs
     const newKid = cachedAfterPublish.keys.keys[1]!.kid!;
 
     // 2. Sign: the new key signs, the old one stays published.
-    await roll(system, ['flight-request-service'], { AUTHORISATION_SIGNING_KEY: newKey.privateKeyPem, AUTHORISATION_PREVIOUS_PUBLIC_KEYS: oldKey.publicKeyPem });
+    await roll(system, ['flight-request-service'], {
+      AUTHORISATION_SIGNING_KEY: newKey.privateKeyPem,
+      AUTHORISATION_PREVIOUS_PUBLIC_KEYS: oldKey.publicKeyPem,
+    });
     const signed = await tokenOf(uuid);
     expect(signed.kid).to.equal(newKid);
     expect(await verifiesWith(cachedAfterPublish.keys, signed.token), 'the new token, with a cache filled after step 1').to.equal(true);
     expect(await verifiesWith(cachedAfterPublish.keys, before.token), 'the old token, with that cache').to.equal(true);
     expect(await verifiesWith((await jwks()).keys, before.token), 'the old token, with the current key set').to.equal(true);
-    expect(await verifiesWith(cachedBefore.keys, signed.token), 'why step 2 waits out max-age: a cache older than step 1 lacks the new key').to.equal(false);
+    expect(await verifiesWith(cachedBefore.keys, signed.token), 'why step 2 waits out max-age: a cache older than step 1 lacks the new key').to.equal(
+      false,
+    );
 
     // 3. Retire the old key once every token it signed has expired.
     await roll(system, ['flight-request-service'], { AUTHORISATION_SIGNING_KEY: newKey.privateKeyPem });
@@ -129,7 +141,12 @@ describe('key rotation: the internal token key, with an overlap window', functio
       const statuses: number[] = [];
       while (!stopped()) {
         for (const path of paths) {
-          statuses.push(await client.send('GET', path, { key: operator.key }).then((answer) => answer.status, () => 0));
+          statuses.push(
+            await client.send('GET', path, { key: operator.key }).then(
+              (answer) => answer.status,
+              () => 0,
+            ),
+          );
         }
         await new Promise((done) => setTimeout(done, 50));
       }
@@ -153,7 +170,10 @@ describe('key rotation: the internal token key, with an overlap window', functio
     }
     const statuses = await traffic;
     expect(statuses.filter((status) => status === 200).length, 'calls answered during the rotation').to.be.above(10);
-    expect(statuses.filter((status) => status === 401), 'refused tokens').to.have.length(0);
+    expect(
+      statuses.filter((status) => status === 401),
+      'refused tokens',
+    ).to.have.length(0);
     for (const path of [`/api/operators/${operator.uuid}`, '/api/flight-requests', '/api/webhooks']) {
       expect((await client.send('GET', path, { key: operator.key })).status, path).to.equal(200);
     }
@@ -190,10 +210,14 @@ describe('key rotation: WEBHOOK_SECRET_KEY, re-encrypting every endpoint secret'
     const created = await submit(client, operator, lon);
     expect(created.status).to.equal(201);
     for (const [index, secret] of secrets.entries()) {
-      const [hook] = await waitFor(() => {
-        const arrived = receivers[index]!.about(created.body.data.uuid, 'status_change');
-        return arrived.length > 0 ? arrived : undefined;
-      }, 30_000, 100);
+      const [hook] = await waitFor(
+        () => {
+          const arrived = receivers[index]!.about(created.body.data.uuid, 'status_change');
+          return arrived.length > 0 ? arrived : undefined;
+        },
+        30_000,
+        100,
+      );
       const verified = verifyWebhookSignature({ rawBody: hook!.rawBody, header: String(hook!.headers['x-webhook-signature']), secrets: secret });
       expect(verified.valid, `receiver ${index + 1}`).to.equal(true);
     }
@@ -214,7 +238,11 @@ describe('key rotation: WEBHOOK_SECRET_KEY, re-encrypting every endpoint secret'
         WEBHOOK_SECRET_KEY_DECRYPT_ONLY: oldKey,
       },
     });
-    const done = stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { endpoints_changed?: number }).find((line) => line.endpoints_changed !== undefined);
+    const done = stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { endpoints_changed?: number })
+      .find((line) => line.endpoints_changed !== undefined);
     expect(done, stdout).to.not.equal(undefined);
     return done!.endpoints_changed!;
   };

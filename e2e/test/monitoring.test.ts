@@ -29,7 +29,9 @@ function seriesIn(expr: string): string[] {
 
 /** Every `expr` of the dashboard's panels. */
 function dashboardExpressions(): string[] {
-  const dashboard = JSON.parse(readFileSync(resolve(MONITORING, 'dashboard.json'), 'utf8')) as { panels: Array<{ targets?: Array<{ expr: string }> }> };
+  const dashboard = JSON.parse(readFileSync(resolve(MONITORING, 'dashboard.json'), 'utf8')) as {
+    panels: Array<{ targets?: Array<{ expr: string }> }>;
+  };
   return dashboard.panels.flatMap((panel) => (panel.targets ?? []).map((target) => target.expr));
 }
 

@@ -68,7 +68,15 @@ describe('the OpenAPI document and the server refuse the same input, through the
     }
 
     it('when a circle and seven-decimal coordinates are sent, then both accept them and the stored geometry reads back exactly', async () => {
-      const square = [[[5.1234567, 52.0912345], [5.1244567, 52.0912345], [5.1244567, 52.0922345], [5.1234567, 52.0922345], [5.1234567, 52.0912345]]];
+      const square = [
+        [
+          [5.1234567, 52.0912345],
+          [5.1244567, 52.0912345],
+          [5.1244567, 52.0922345],
+          [5.1234567, 52.0922345],
+          [5.1234567, 52.0912345],
+        ],
+      ];
       const body = flightRequestBody(operator, {
         flight_area: {
           type: 'FeatureCollection',

@@ -51,7 +51,7 @@ describe('operators through the gateway', function () {
   }
 
   describe('POST /api/operators', () => {
-    it('when the spec\'s fields are sent, then 201 with the operator record and never the password', async () => {
+    it("when the spec's fields are sent, then 201 with the operator record and never the password", async () => {
       const body = operatorBody();
       const response = await jsonPost('/api/operators', body);
       expect(response.status).to.equal(201);
@@ -59,8 +59,17 @@ describe('operators through the gateway', function () {
       const { data } = (await response.json()) as { data: Record<string, unknown> };
       expect(Object.keys(data).sort()).to.deep.equal(
         [
-          'uuid', 'company_name', 'email', 'phone', 'operational_authorisation_number', 'operator_registration_number',
-          'exemption_for_ctr', 'ctr_exemption_number', 'timezone', 'created_at', 'updated_at',
+          'uuid',
+          'company_name',
+          'email',
+          'phone',
+          'operational_authorisation_number',
+          'operator_registration_number',
+          'exemption_for_ctr',
+          'ctr_exemption_number',
+          'timezone',
+          'created_at',
+          'updated_at',
         ].sort(),
       );
       expect(data['uuid']).to.match(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
@@ -90,7 +99,9 @@ describe('operators through the gateway', function () {
     it('when the JSON is malformed, then 400 with a message', async () => {
       const response = await api('/api/operators', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"company_name":' });
       expect(response.status).to.equal(400);
-      expect(await response.json()).to.have.property('message').that.is.a('string');
+      expect(await response.json())
+        .to.have.property('message')
+        .that.is.a('string');
     });
 
     it('when the body is not JSON, then 415', async () => {
@@ -107,7 +118,7 @@ describe('operators through the gateway', function () {
   });
 
   describe('POST /api/operators/{uuid}/api-keys (HTTP Basic)', () => {
-    it('when the operator\'s email and password are right, then 201 with the key shown once', async () => {
+    it("when the operator's email and password are right, then 201 with the key shown once", async () => {
       const body = operatorBody();
       const { data } = (await (await jsonPost('/api/operators', body)).json()) as { data: { uuid: string } };
       const response = await jsonPost(`/api/v1/operators/${data.uuid}/api-keys`, {}, { authorization: basic(body.email, body.password) });
@@ -203,7 +214,12 @@ describe('operators through the gateway', function () {
     it('when the operator changes its password with its email and password, then the new one logs in and its key keeps working', async () => {
       const operator = await registerWithKey();
       const newPassword = 'a-new-password-for-ci';
-      const changed = await patch(operator.uuid, operator.key, { password: newPassword, current_password: operator.password }, { authorization: basic(operator.email, operator.password) });
+      const changed = await patch(
+        operator.uuid,
+        operator.key,
+        { password: newPassword, current_password: operator.password },
+        { authorization: basic(operator.email, operator.password) },
+      );
       expect(changed.status).to.equal(200);
       const issue = (password: string) =>
         jsonPost(`/api/operators/${operator.uuid}/api-keys`, {}, { authorization: basic(operator.email, password) });
@@ -214,7 +230,12 @@ describe('operators through the gateway', function () {
 
     it('when the current password is wrong or a read-only field is sent, then 422 names the field', async () => {
       const operator = await registerWithKey();
-      const wrong = await patch(operator.uuid, operator.key, { password: 'a-new-password-for-ci', current_password: 'wrong-password' }, { authorization: basic(operator.email, operator.password) });
+      const wrong = await patch(
+        operator.uuid,
+        operator.key,
+        { password: 'a-new-password-for-ci', current_password: 'wrong-password' },
+        { authorization: basic(operator.email, operator.password) },
+      );
       expect(wrong.status).to.equal(422);
       expect(((await wrong.json()) as { errors: Record<string, string[]> }).errors).to.deep.equal({
         current_password: ['The password is incorrect.'],

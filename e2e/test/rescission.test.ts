@@ -47,16 +47,36 @@ describe('rescission and ordered webhooks through the gateway', function () {
     const zone = await gateway.send('POST', '/api/v1/zones', {
       key: system.adminKey,
       body: {
-        name: 'Emergency closure', type: 'TEMPORARY', restriction: 'PROHIBITED', lower_limit_m: 0, upper_limit_m: 1000, authority: 'POLICE',
-        geometry: { type: 'Polygon', coordinates: [[[6.3, 51.99], [6.32, 51.99], [6.32, 52.01], [6.3, 52.01], [6.3, 51.99]]] },
+        name: 'Emergency closure',
+        type: 'TEMPORARY',
+        restriction: 'PROHIBITED',
+        lower_limit_m: 0,
+        upper_limit_m: 1000,
+        authority: 'POLICE',
+        geometry: {
+          type: 'Polygon',
+          coordinates: [
+            [
+              [6.3, 51.99],
+              [6.32, 51.99],
+              [6.32, 52.01],
+              [6.3, 52.01],
+              [6.3, 51.99],
+            ],
+          ],
+        },
       },
     });
     expect(zone.status).to.equal(201);
 
-    const changes = await waitFor(() => {
-      const received = statusChanges(uuid);
-      return received.some((data) => data['status'] === 'Rescinded') ? received : undefined;
-    }, 30_000, 50);
+    const changes = await waitFor(
+      () => {
+        const received = statusChanges(uuid);
+        return received.some((data) => data['status'] === 'Rescinded') ? received : undefined;
+      },
+      30_000,
+      50,
+    );
     const rescinded = changes.find((data) => data['status'] === 'Rescinded')!;
     expect(rescinded).to.include({ previous_status: 'Approved', actor: 'screening' });
     expect(String(rescinded['reason'])).to.include(zone.body.data.id);
@@ -78,10 +98,15 @@ describe('rescission and ordered webhooks through the gateway', function () {
     expect(pending.body.data.status).to.equal('Pending');
     const uuid = pending.body.data.uuid as string;
     const [item] = pending.body.data.review.items as Array<{ id: string }>;
-    const decided = await gateway.send('POST', `/api/reviews/${item!.id}/decision`, { key: system.adminKey, body: { decision: 'approve', reason: 'Cleared' } });
+    const decided = await gateway.send('POST', `/api/reviews/${item!.id}/decision`, {
+      key: system.adminKey,
+      body: { decision: 'approve', reason: 'Cleared' },
+    });
     expect(decided.status).to.equal(200);
     const changes = await waitFor(() => (statusChanges(uuid).length === 2 ? statusChanges(uuid) : undefined), 20_000, 50);
-    const history = (await gateway.send('GET', `/api/flight-requests/${uuid}`, { key: client.key })).body.data.status_history as Array<{ status: string }>;
+    const history = (await gateway.send('GET', `/api/flight-requests/${uuid}`, { key: client.key })).body.data.status_history as Array<{
+      status: string;
+    }>;
     const bySequence = [...changes].sort((a, b) => Number(a['sequence']) - Number(b['sequence']));
     expect(bySequence.map((data) => data['status'])).to.deep.equal(history.map((entry) => entry.status));
     expect(bySequence.map((data) => data['sequence'])).to.deep.equal([1, 2]);

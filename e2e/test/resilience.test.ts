@@ -40,7 +40,9 @@ describe('resilience: broker and database outages', function () {
   async function outboxOf(uuid: string): Promise<unknown[]> {
     const connection = await mongoose.createConnection(system.mongoUrl).asPromise();
     try {
-      const flightRequests = connection.useDb(system.database('flight-request-service')).collection<{ _id: string; outbox: unknown[] }>('flight_requests');
+      const flightRequests = connection
+        .useDb(system.database('flight-request-service'))
+        .collection<{ _id: string; outbox: unknown[] }>('flight_requests');
       return (await flightRequests.findOne({ _id: uuid }))?.outbox ?? [];
     } finally {
       await connection.close();
@@ -72,10 +74,14 @@ describe('resilience: broker and database outages', function () {
     } finally {
       await resume('broker');
     }
-    const hooks = await waitFor(() => {
-      const arrived = receiver.about(uuid, 'status_change');
-      return arrived.length > 0 ? arrived : undefined;
-    }, 120_000, 200);
+    const hooks = await waitFor(
+      () => {
+        const arrived = receiver.about(uuid, 'status_change');
+        return arrived.length > 0 ? arrived : undefined;
+      },
+      120_000,
+      200,
+    );
     expect(hooks[0]!.body.data['status']).to.be.oneOf(['Pending', 'Approved']);
     expect(await outboxOf(uuid), 'published and removed from the outbox').to.have.length(0);
     const read = await client.send('GET', `/api/flight-requests/${uuid}`, { key: operator.key });
@@ -92,10 +98,14 @@ describe('resilience: broker and database outages', function () {
     } finally {
       await resume('database');
     }
-    const after = await waitFor(async () => {
-      const read = await client.send('GET', `/api/flight-requests/${submitted.body.data.uuid}`, { key: operator.key });
-      return read.status === 200 ? read : undefined;
-    }, 60_000, 250);
+    const after = await waitFor(
+      async () => {
+        const read = await client.send('GET', `/api/flight-requests/${submitted.body.data.uuid}`, { key: operator.key });
+        return read.status === 200 ? read : undefined;
+      },
+      60_000,
+      250,
+    );
     expect(after.body.data.uuid).to.equal(submitted.body.data.uuid);
     const me = await client.send('GET', `/api/operators/${operator.uuid}`, { key: operator.key });
     expect(me.status).to.equal(200);
@@ -113,19 +123,27 @@ describe('resilience: broker and database outages', function () {
       const submitted = await client.send('POST', '/api/flight-requests', { key: operator.key, body: flightRequestBody(operator, {}, 4.85) });
       expect(submitted.status).to.equal(201);
       const uuid: string = submitted.body.data.uuid;
-      const [first] = await waitFor(() => {
-        const arrived = receiver.about(uuid, 'status_change');
-        return arrived.length > 0 ? arrived : undefined;
-      }, 60_000, 50);
+      const [first] = await waitFor(
+        () => {
+          const arrived = receiver.about(uuid, 'status_change');
+          return arrived.length > 0 ? arrived : undefined;
+        },
+        60_000,
+        50,
+      );
       expect(first!.body.id).to.equal(refused);
       const refusedAt = Date.now();
       // The retry now waits in a durable delay queue; the lost-delivery sweep would take 30 minutes.
       await pause('broker');
       await resume('broker');
-      const retried = await waitFor(() => {
-        const arrived = receiver.about(uuid, 'status_change').filter((hook) => hook.body.id === refused);
-        return arrived.length > 1 ? arrived : undefined;
-      }, 120_000, 200);
+      const retried = await waitFor(
+        () => {
+          const arrived = receiver.about(uuid, 'status_change').filter((hook) => hook.body.id === refused);
+          return arrived.length > 1 ? arrived : undefined;
+        },
+        120_000,
+        200,
+      );
       expect(retried[1]!.headers['webhook-id']).to.equal(first!.headers['webhook-id']);
       expect(Date.now() - refusedAt, 'not before the Retry-After the receiver asked for').to.be.at.least(retryAfterSeconds * 1000 - 500);
     } finally {

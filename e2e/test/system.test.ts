@@ -3,15 +3,24 @@ import { rabbitmqctl } from '../src/broker-users.js';
 import { entryPoint, startSystem } from '../src/system.js';
 
 describe('entryPoint (how the harness starts a service)', () => {
-  it('compiled: when a caller gives node flags, then they come after the image\'s --conditions=compiled and before the script', () => {
-    expect(entryPoint('webhook-service', 'main', true, ['--cpu-prof'])).to.deep.equal(['--conditions=compiled', '--cpu-prof', 'services/webhook-service/dist/main.js']);
+  it("compiled: when a caller gives node flags, then they come after the image's --conditions=compiled and before the script", () => {
+    expect(entryPoint('webhook-service', 'main', true, ['--cpu-prof'])).to.deep.equal([
+      '--conditions=compiled',
+      '--cpu-prof',
+      'services/webhook-service/dist/main.js',
+    ]);
   });
 
   it('from sources: when a caller gives node flags, then they come after tsx and before the script', () => {
-    expect(entryPoint('gateway', 'migrate', false, ['--cpu-prof'])).to.deep.equal(['--import', 'tsx', '--cpu-prof', 'services/gateway/src/migrate.ts']);
+    expect(entryPoint('gateway', 'migrate', false, ['--cpu-prof'])).to.deep.equal([
+      '--import',
+      'tsx',
+      '--cpu-prof',
+      'services/gateway/src/migrate.ts',
+    ]);
   });
 
-  it('without flags of the caller, then the compiled entry point is the image\'s: --conditions=compiled and the script', () => {
+  it("without flags of the caller, then the compiled entry point is the image's: --conditions=compiled and the script", () => {
     expect(entryPoint('gateway', 'main', true)).to.deep.equal(['--conditions=compiled', 'services/gateway/dist/main.js']);
   });
 });

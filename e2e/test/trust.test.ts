@@ -21,17 +21,30 @@ describe('trust and privacy, through the gateway', function () {
       const text = body === undefined ? undefined : JSON.stringify(body);
       const outgoing = request(
         `${gatewayUrl}${path}`,
-        { method, headers: { ...headers, ...(text === undefined ? {} : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) }) } },
+        {
+          method,
+          headers: {
+            ...headers,
+            ...(text === undefined ? {} : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) }),
+          },
+        },
         (response) => {
           let answer = '';
           response.on('data', (chunk) => (answer += String(chunk)));
-          response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: answer === '' ? undefined : JSON.parse(answer) }));
+          response.on('end', () =>
+            resolve({ status: response.statusCode ?? 0, headers: response.headers, body: answer === '' ? undefined : JSON.parse(answer) }),
+          );
         },
       );
       outgoing.on('error', reject);
       outgoing.end(text);
     });
-  const registration = () => ({ company_name: 'Host Test', email: `host-${Math.random().toString(16).slice(2)}@example.com`, password: 'correct horse battery staple', phone: '+31 20 555 0100' });
+  const registration = () => ({
+    company_name: 'Host Test',
+    email: `host-${Math.random().toString(16).slice(2)}@example.com`,
+    password: 'correct horse battery staple',
+    phone: '+31 20 555 0100',
+  });
 
   describe('the Host header, without a configured public base URL', () => {
     it('POST /api/operators and GET /api/openapi.json: when Host names an address the deployment does not allow, then 400 and nothing is registered', async () => {
@@ -65,7 +78,11 @@ describe('trust and privacy, through the gateway', function () {
   describe('OPTIONS without a key', () => {
     it('OPTIONS /api/flight-requests: when sent without a key, or with a bad one, then 204 with Allow, and never counted as a failed authentication', async () => {
       for (let i = 0; i < 35; i += 1) {
-        const answer = await client.send('OPTIONS', '/api/flight-requests', i % 2 === 0 ? {} : { key: 'dfc_0000000000000000_not-a-valid-key-at-all-not-a-valid-key-000' });
+        const answer = await client.send(
+          'OPTIONS',
+          '/api/flight-requests',
+          i % 2 === 0 ? {} : { key: 'dfc_0000000000000000_not-a-valid-key-at-all-not-a-valid-key-000' },
+        );
         expect(answer.status).to.equal(204);
         expect(answer.headers.get('allow')).to.equal('POST, HEAD, GET, OPTIONS');
         expect(answer.headers.get('access-control-allow-origin'), 'CORS is off by default').to.equal(null);
@@ -89,7 +106,10 @@ describe('trust and privacy, through the gateway', function () {
 
     it("POST /api/flight-requests: when another operator's approved flight overlaps, then the finding carries only the shared volume, never that flight or its operator", async () => {
       const window = (({ start_time, end_time }) => ({ start_time, end_time }))(flightRequestBody(first));
-      const approved = await client.send('POST', '/api/flight-requests', { key: first.key, body: flightRequestBody(first, { ...window, max_altitude: 60 }, 6.3) });
+      const approved = await client.send('POST', '/api/flight-requests', {
+        key: first.key,
+        body: flightRequestBody(first, { ...window, max_altitude: 60 }, 6.3),
+      });
       expect(approved.status).to.equal(201);
       expect(approved.body.data.status).to.equal('Approved');
 
@@ -106,7 +126,9 @@ describe('trust and privacy, through the gateway', function () {
         upper_altitude_m: 60,
       });
       expect(finding.conflict.bbox).to.have.length(4);
-      expect(finding.message).to.match(/^The flight overlaps an approved flight of another operator from \S+\+00:00 to \S+\+00:00, from 0 m up to 60 m, within \[/);
+      expect(finding.message).to.match(
+        /^The flight overlaps an approved flight of another operator from \S+\+00:00 to \S+\+00:00, from 0 m up to 60 m, within \[/,
+      );
       expect(finding).not.to.have.property('flight_request_uuid');
 
       const read = await client.send('GET', `/api/v1/flight-requests/${record.uuid}`, { key: second.key });
@@ -133,7 +155,8 @@ describe('trust and privacy, through the gateway', function () {
     });
     after(() => configured?.stop());
 
-    const withHost = (method: string, path: string, headers: Record<string, string>, body?: unknown) => sendWithHost(method, path, headers, body, configured.gatewayUrl);
+    const withHost = (method: string, path: string, headers: Record<string, string>, body?: unknown) =>
+      sendWithHost(method, path, headers, body, configured.gatewayUrl);
 
     it('POST /api/flight-requests, GET /api/flight-requests, GET /api/openapi.json: whatever the Host, Location, links, meta.links and servers name the base URL', async () => {
       const headers = { host: 'evil.example', 'x-api-key': operator.key };
@@ -142,7 +165,12 @@ describe('trust and privacy, through the gateway', function () {
       expect(created.headers['location']).to.equal(`${base}/api/v1/flight-requests/${created.body.data.uuid}`);
       const list = await withHost('GET', '/api/flight-requests?per_page=1', headers);
       expect(list.status).to.equal(200);
-      const urls = [list.body.links.first, list.body.links.last, list.body.meta.path, ...list.body.meta.links.map((link: { url: string | null }) => link.url).filter(Boolean)];
+      const urls = [
+        list.body.links.first,
+        list.body.links.last,
+        list.body.meta.path,
+        ...list.body.meta.links.map((link: { url: string | null }) => link.url).filter(Boolean),
+      ];
       expect(urls).to.have.length.above(3);
       for (const url of urls) expect(url.startsWith(`${base}/api/flight-requests`), url).to.equal(true);
       const document = await withHost('GET', '/api/openapi.json', { host: 'a"b<c>' });
@@ -173,7 +201,9 @@ describe('trust and privacy, through the gateway', function () {
         const other = await configuredClient.send('GET', '/api/flight-requests', { key: operator.key, headers: { origin } });
         expect(other.status, origin).to.equal(200);
         expect(other.headers.get('access-control-allow-origin'), origin).to.equal(null);
-        const otherPreflight = await configuredClient.send('OPTIONS', '/api/flight-requests', { headers: { origin, 'access-control-request-method': 'POST' } });
+        const otherPreflight = await configuredClient.send('OPTIONS', '/api/flight-requests', {
+          headers: { origin, 'access-control-request-method': 'POST' },
+        });
         expect(otherPreflight.status, origin).to.equal(204);
         expect(otherPreflight.headers.get('access-control-allow-origin'), origin).to.equal(null);
         expect(otherPreflight.headers.get('allow'), origin).to.equal('POST, HEAD, GET, OPTIONS');

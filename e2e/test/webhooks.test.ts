@@ -39,16 +39,24 @@ describe('webhooks through the gateway', function () {
     expect(submitted.status, JSON.stringify(submitted.body)).to.equal(201);
     const flightUuid: string = submitted.body.data.uuid;
 
-    const [delivery] = await waitFor(() => {
-      const arrived = receiver.about(flightUuid, 'status_change');
-      return arrived.length > 0 ? arrived : undefined;
-    }, 20_000, 50);
+    const [delivery] = await waitFor(
+      () => {
+        const arrived = receiver.about(flightUuid, 'status_change');
+        return arrived.length > 0 ? arrived : undefined;
+      },
+      20_000,
+      50,
+    );
     expect(delivery!.headers['x-webhook-event']).to.equal('status_change');
     expect(delivery!.body.event).to.equal('status_change');
     expect(delivery!.body.data['uuid']).to.equal(flightUuid);
     expect(delivery!.body.data['operator_uuid']).to.equal(operator.uuid);
     expect(delivery!.headers['x-webhook-id']).to.equal(delivery!.body.id);
-    const verified = verifyWebhookSignature({ rawBody: delivery!.rawBody, header: String(delivery!.headers['x-webhook-signature']), secrets: endpoint.secret });
+    const verified = verifyWebhookSignature({
+      rawBody: delivery!.rawBody,
+      header: String(delivery!.headers['x-webhook-signature']),
+      secrets: endpoint.secret,
+    });
     expect(verified.valid).to.equal(true);
 
     const log = await waitFor(async () => {
@@ -62,7 +70,10 @@ describe('webhooks through the gateway', function () {
   it("when another client submits, then the first client's endpoint receives nothing about it", async () => {
     const first = await client.registerOperatorWithKey();
     const second = await client.registerOperatorWithKey();
-    const registered = await client.send('POST', '/api/webhooks', { key: first.key, body: { url: `${receiver.url}?owner=${first.uuid}`, events: ['status_change'] } });
+    const registered = await client.send('POST', '/api/webhooks', {
+      key: first.key,
+      body: { url: `${receiver.url}?owner=${first.uuid}`, events: ['status_change'] },
+    });
     expect(registered.status).to.equal(201);
     const submitted = await client.send('POST', '/api/flight-requests', { key: second.key, body: flightRequestBody(second, {}, 4.8) });
     expect(submitted.status).to.equal(201);

@@ -12,7 +12,10 @@ import { verifyWebhookSignature, WEBHOOK_HEADERS } from '@dfc/contracts';
 import { FlightStatusTracker, isRescission, type StatusChange } from './flight-status.js';
 
 const port = Number(process.env['PORT'] ?? 4000);
-const secrets = (process.env['WEBHOOK_SECRET'] ?? '').split(',').map((secret) => secret.trim()).filter(Boolean);
+const secrets = (process.env['WEBHOOK_SECRET'] ?? '')
+  .split(',')
+  .map((secret) => secret.trim())
+  .filter(Boolean);
 if (secrets.length === 0) {
   process.stderr.write('Set WEBHOOK_SECRET to the whsec_... secret shown when the endpoint was registered.\n');
   process.exit(1);

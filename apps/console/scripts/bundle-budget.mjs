@@ -9,7 +9,9 @@ const assets = join(import.meta.dirname, '..', 'dist', 'assets');
 const kb = (bytes) => `${(bytes / 1024).toFixed(1)} KB`;
 
 let total = 0;
-for (const name of readdirSync(assets).filter((file) => file.endsWith('.js')).sort()) {
+for (const name of readdirSync(assets)
+  .filter((file) => file.endsWith('.js'))
+  .sort()) {
   const gzipped = gzipSync(readFileSync(join(assets, name)), { level: 9 }).length;
   const basemap = name.startsWith('basemap');
   if (!basemap) total += gzipped;

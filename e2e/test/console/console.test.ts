@@ -24,7 +24,24 @@ const FAILED_AUTH_LIMIT = 3;
 
 const square = (lon: number, lat = 52.2) => ({
   type: 'FeatureCollection',
-  features: [{ type: 'Feature', properties: {}, geometry: { type: 'Polygon', coordinates: [[[lon, lat], [lon + 0.01, lat], [lon + 0.01, lat + 0.01], [lon, lat + 0.01], [lon, lat]]] } }],
+  features: [
+    {
+      type: 'Feature',
+      properties: {},
+      geometry: {
+        type: 'Polygon',
+        coordinates: [
+          [
+            [lon, lat],
+            [lon + 0.01, lat],
+            [lon + 0.01, lat + 0.01],
+            [lon, lat + 0.01],
+            [lon, lat],
+          ],
+        ],
+      },
+    },
+  ],
 });
 
 describe('the web console in Chromium', function () {
@@ -68,20 +85,46 @@ describe('the web console in Chromium', function () {
     const zone = await client.send('POST', '/api/zones', {
       key: system.adminKey,
       body: {
-        name: 'Console test CTR', type: 'CTR', restriction: 'REQ_AUTHORISATION', lower_limit_m: 0, upper_limit_m: 1000, authority: AUTHORITY,
-        geometry: { type: 'Polygon', coordinates: [[[5.0, 52.0], [5.5, 52.0], [5.5, 52.5], [5.0, 52.5], [5.0, 52.0]]] },
+        name: 'Console test CTR',
+        type: 'CTR',
+        restriction: 'REQ_AUTHORISATION',
+        lower_limit_m: 0,
+        upper_limit_m: 1000,
+        authority: AUTHORITY,
+        geometry: {
+          type: 'Polygon',
+          coordinates: [
+            [
+              [5.0, 52.0],
+              [5.5, 52.0],
+              [5.5, 52.5],
+              [5.0, 52.5],
+              [5.0, 52.0],
+            ],
+          ],
+        },
       },
     });
     expect(zone.status).to.equal(201);
-    const reviewer = await client.send('POST', '/api/api-keys', { key: system.adminKey, body: { role: 'reviewer', authority: AUTHORITY, name: 'console desk' } });
+    const reviewer = await client.send('POST', '/api/api-keys', {
+      key: system.adminKey,
+      body: { role: 'reviewer', authority: AUTHORITY, name: 'console desk' },
+    });
     expect(reviewer.status).to.equal(201);
     reviewerKey = reviewer.body.data.key;
     operator = await client.registerOperatorWithKey({ timezone: 'Europe/Amsterdam' });
     // Like flight-request-service, webhook-service learns of the operator by an event.
-    await waitFor(async () => {
-      const endpoint = await client.send('POST', '/api/webhooks', { key: operator.key, body: { url: receiver.url, events: ['status_change', 'review_complete'] } });
-      return endpoint.status === 201 ? endpoint : undefined;
-    }, 20_000, 200);
+    await waitFor(
+      async () => {
+        const endpoint = await client.send('POST', '/api/webhooks', {
+          key: operator.key,
+          body: { url: receiver.url, events: ['status_change', 'review_complete'] },
+        });
+        return endpoint.status === 201 ? endpoint : undefined;
+      },
+      20_000,
+      200,
+    );
     browser = await launchBrowser(system.gatewayUrl);
   });
 
@@ -97,7 +140,7 @@ describe('the web console in Chromium', function () {
     expect(browser.cspViolations, 'CSP violations').to.deep.equal([]);
   });
 
-  it('a reviewer approves an item on the map: the request becomes Approved and the operator\'s webhook arrives', async () => {
+  it("a reviewer approves an item on the map: the request becomes Approved and the operator's webhook arrives", async () => {
     const submitted = await submitByApi(flightRequestBody(operator, { purpose: 'Bridge survey', flight_area: square(IN_ZONE) }));
     expect(submitted.status).to.equal(201);
     expect(submitted.body.data.status).to.equal('Pending');
@@ -126,12 +169,21 @@ describe('the web console in Chromium', function () {
 
     const record = await client.send('GET', `/api/flight-requests/${uuid}`, { key: operator.key });
     expect(record.body.data.status).to.equal('Approved');
-    const hooks = await waitFor(() => {
-      const arrived = receiver.about(uuid, 'status_change').filter((hook) => hook.body.data['status'] === 'Approved');
-      return arrived.length > 0 ? arrived : undefined;
-    }, 20_000, 100);
+    const hooks = await waitFor(
+      () => {
+        const arrived = receiver.about(uuid, 'status_change').filter((hook) => hook.body.data['status'] === 'Approved');
+        return arrived.length > 0 ? arrived : undefined;
+      },
+      20_000,
+      100,
+    );
     expect(hooks[0]?.body.data['flight_request_uuid']).to.equal(uuid);
-    expect(sessionStorageHoldsOnlyTheKey(await page.evaluate<StorageState>('({ session: JSON.stringify(sessionStorage), local: localStorage.length, url: location.href })'), reviewerKey)).to.equal(true);
+    expect(
+      sessionStorageHoldsOnlyTheKey(
+        await page.evaluate<StorageState>('({ session: JSON.stringify(sessionStorage), local: localStorage.length, url: location.href })'),
+        reviewerKey,
+      ),
+    ).to.equal(true);
   });
 
   it("a reviewer's open request follows what happens elsewhere without a reload: cancelled by its operator, its item is withdrawn and the form goes", async () => {
@@ -142,7 +194,10 @@ describe('the web console in Chromium', function () {
     await page.getByRole('button', { name: 'Approve' }).waitFor();
     await page.evaluate('window.__notReloaded = true');
 
-    const cancelled = await client.send('DELETE', `/api/flight-requests/${submitted.body.data.uuid}`, { key: operator.key, body: { reason: 'Plans changed' } });
+    const cancelled = await client.send('DELETE', `/api/flight-requests/${submitted.body.data.uuid}`, {
+      key: operator.key,
+      body: { reason: 'Plans changed' },
+    });
     expect(cancelled.status).to.equal(200);
     await page.getByText('Request status: Cancelled').waitFor({ timeout: 15_000 });
     expect(await page.getByRole('button', { name: 'Approve' }).count()).to.equal(0);
@@ -197,7 +252,9 @@ describe('the web console in Chromium', function () {
     await page.goto(`${system.gatewayUrl}/console/requests/${approved.body.data.uuid}`);
     await page.getByText('Verified against the published keys').waitFor();
     expect(await page.getByText('Matches the signed hash').count()).to.equal(1);
-    expect((await client.send('DELETE', `/api/flight-requests/${approved.body.data.uuid}`, { key: operator.key, body: { reason: 'elsewhere' } })).status).to.equal(200);
+    expect(
+      (await client.send('DELETE', `/api/flight-requests/${approved.body.data.uuid}`, { key: operator.key, body: { reason: 'elsewhere' } })).status,
+    ).to.equal(200);
     await page.getByLabel('Reason for cancelling').fill('Twice');
     await page.getByRole('button', { name: 'Cancel request' }).click();
     const conflict = page.locator('form[aria-labelledby="cancel-title"] [role="alert"]');
@@ -207,10 +264,17 @@ describe('the web console in Chromium', function () {
 
   it("an operator previewing over another operator's approved flight sees the shared volume on the map, and nothing that identifies that flight", async () => {
     const other = await client.registerOperatorWithKey();
-    const theirs = await waitFor(async () => {
-      const answer = await client.send('POST', '/api/flight-requests', { key: other.key, body: flightRequestBody(other, { max_altitude: 60, flight_area: square(6.3, 52.4) }) });
-      return answer.status === 201 ? answer : undefined;
-    }, 20_000, 200);
+    const theirs = await waitFor(
+      async () => {
+        const answer = await client.send('POST', '/api/flight-requests', {
+          key: other.key,
+          body: flightRequestBody(other, { max_altitude: 60, flight_area: square(6.3, 52.4) }),
+        });
+        return answer.status === 201 ? answer : undefined;
+      },
+      20_000,
+      200,
+    );
     expect(theirs.body.data.status).to.equal('Approved');
 
     const page = await signIn(operator.key, operator.uuid);
@@ -249,8 +313,27 @@ describe('the web console in Chromium', function () {
 
     const feature = (name: string, lon: number, restriction: string) => ({
       type: 'Feature',
-      properties: { id: `import-${name.toLowerCase()}`, name, type: 'NATURE', restriction, lower_limit_m: 0, upper_limit_m: 300, authority: 'NATURE' },
-      geometry: { type: 'Polygon', coordinates: [[[lon, 51], [lon + 0.1, 51], [lon + 0.1, 51.1], [lon, 51.1], [lon, 51]]] },
+      properties: {
+        id: `import-${name.toLowerCase()}`,
+        name,
+        type: 'NATURE',
+        restriction,
+        lower_limit_m: 0,
+        upper_limit_m: 300,
+        authority: 'NATURE',
+      },
+      geometry: {
+        type: 'Polygon',
+        coordinates: [
+          [
+            [lon, 51],
+            [lon + 0.1, 51],
+            [lon + 0.1, 51.1],
+            [lon, 51.1],
+            [lon, 51],
+          ],
+        ],
+      },
     });
     const features = [feature('Dunes', 4.0, 'CONDITIONAL'), feature('Heath', 4.2, 'SOMETIMES'), feature('Marsh', 4.4, 'CONDITIONAL')];
     await page.getByRole('link', { name: 'Import zones' }).click();
@@ -270,7 +353,7 @@ describe('the web console in Chromium', function () {
     await page.getByText('Imported 3 zone(s): 3 new, 0 replaced.').waitFor();
   });
 
-  it('a key of one role never sees another role\'s screens, by link or by address', async () => {
+  it("a key of one role never sees another role's screens, by link or by address", async () => {
     const screens: Record<string, string[]> = {
       reviewer: ['/reviews'],
       operator: ['/requests', '/requests/new', '/webhooks'],
@@ -282,14 +365,19 @@ describe('the web console in Chromium', function () {
       ['admin', await signIn(system.adminKey)],
     ];
     for (const [role, page] of sessions) {
-      const links = await page.getByRole('navigation', { name: 'Screens' }).getByRole('link').evaluateAll((anchors) => anchors.map((anchor) => anchor.getAttribute('href')));
+      const links = await page
+        .getByRole('navigation', { name: 'Screens' })
+        .getByRole('link')
+        .evaluateAll((anchors) => anchors.map((anchor) => anchor.getAttribute('href')));
       expect(links, role).to.deep.equal((screens[role] ?? []).map((path) => `/console${path}`));
       for (const [other, paths] of Object.entries(screens)) {
         if (other === role) continue;
         for (const path of paths) {
           await page.goto(`${system.gatewayUrl}/console${path}`);
           await page.getByRole('heading', { name: 'Not available' }).waitFor();
-          expect(await page.getByRole('main').textContent(), `${role} at ${path}`).to.include(`not available to a${role === 'admin' ? 'n' : ''} ${role} key`);
+          expect(await page.getByRole('main').textContent(), `${role} at ${path}`).to.include(
+            `not available to a${role === 'admin' ? 'n' : ''} ${role} key`,
+          );
           expect(await page.locator('table, form, .map').count(), `${role} at ${path}`).to.equal(0);
         }
       }

@@ -117,10 +117,7 @@ export const PageLinks = Type.Object(
 );
 
 /** One entry of `meta.links`: Laravel's pager (previous, page numbers with "..." gaps, next). */
-export const PagerLink = Type.Object(
-  { url: Nullable(Type.String()), label: Type.String(), active: Type.Boolean() },
-  { $id: 'PagerLink' },
-);
+export const PagerLink = Type.Object({ url: Nullable(Type.String()), label: Type.String(), active: Type.Boolean() }, { $id: 'PagerLink' });
 
 export const PageMeta = Type.Object(
   {

@@ -18,10 +18,7 @@ export class ConfigError extends Error {
 
 const ajv = new Ajv({ coerceTypes: true, useDefaults: true, allErrors: true });
 
-export function loadConfig<P extends TProperties>(
-  schema: TObject<P>,
-  env: NodeJS.ProcessEnv = process.env,
-): Static<TObject<P>> {
+export function loadConfig<P extends TProperties>(schema: TObject<P>, env: NodeJS.ProcessEnv = process.env): Static<TObject<P>> {
   const candidate: Record<string, unknown> = {};
   const problems: string[] = [];
   for (const key of Object.keys(schema.properties)) {
@@ -32,10 +29,7 @@ export function loadConfig<P extends TProperties>(
   const validate = ajv.compile(schema);
   if (!validate(candidate)) {
     const problems = (validate.errors ?? []).map((error) => {
-      const name =
-        error.keyword === 'required'
-          ? String(error.params['missingProperty'])
-          : error.instancePath.replace(/^\//, '');
+      const name = error.keyword === 'required' ? String(error.params['missingProperty']) : error.instancePath.replace(/^\//, '');
       return error.keyword === 'required' ? `${name} is required` : `${name} ${error.message ?? 'is invalid'}`;
     });
     throw new ConfigError(problems);

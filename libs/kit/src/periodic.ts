@@ -15,7 +15,13 @@ export interface PeriodicJob {
  * only after its sweeps let go of them. An interval given as a function is
  * asked again for each round, counted from when the last round started.
  */
-export function repeatEvery(what: string, intervalMs: number | (() => number), work: () => Promise<unknown>, log: Logger, options: { immediately?: boolean } = {}): PeriodicJob {
+export function repeatEvery(
+  what: string,
+  intervalMs: number | (() => number),
+  work: () => Promise<unknown>,
+  log: Logger,
+  options: { immediately?: boolean } = {},
+): PeriodicJob {
   const interval = typeof intervalMs === 'number' ? () => intervalMs : intervalMs;
   let running: Promise<unknown> | undefined;
   let timer: NodeJS.Timeout | undefined;

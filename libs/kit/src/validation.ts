@@ -56,8 +56,12 @@ export function queryValidator<T extends TSchema>(schema: T): Validator<T> {
   const validate = queryAjv.compile({ ...schema, additionalProperties: false });
   const integers = integerPropertiesOf(schema);
   return (input) => {
-    const withNul = Object.entries(input as Record<string, unknown>).filter(([, value]) => String(value).includes('\u0000')).map(([name]) => name);
-    const notDigits = integers.filter((name) => typeof (input as Record<string, unknown>)[name] === 'string' && !INTEGER_TEXT.test((input as Record<string, string>)[name] ?? ''));
+    const withNul = Object.entries(input as Record<string, unknown>)
+      .filter(([, value]) => String(value).includes('\u0000'))
+      .map(([name]) => name);
+    const notDigits = integers.filter(
+      (name) => typeof (input as Record<string, unknown>)[name] === 'string' && !INTEGER_TEXT.test((input as Record<string, string>)[name] ?? ''),
+    );
     const valid = validate(input);
     if (valid && notDigits.length === 0 && withNul.length === 0) return input;
     const fields = valid ? {} : toFieldErrors(validate.errors ?? []);
@@ -146,9 +150,7 @@ function messageFor(error: ErrorObject, field: string): string {
     case 'maxLength':
       return `The ${name} field must not be greater than ${limit} characters.`;
     case 'minLength':
-      return Number(params.limit) <= 1
-        ? `The ${name} field is required.`
-        : `The ${name} field must be at least ${limit} characters.`;
+      return Number(params.limit) <= 1 ? `The ${name} field is required.` : `The ${name} field must be at least ${limit} characters.`;
     case 'minimum':
     case 'exclusiveMinimum':
       return `The ${name} field must be at least ${limit}.`;

@@ -39,6 +39,9 @@ describe('paginate (Laravel envelope)', () => {
     expect(pagerWindow(10, 20)).to.deep.equal([1, 2, 0, 7, 8, 9, 10, 11, 12, 13, 0, 19, 20]);
     expect(pagerWindow(19, 20)).to.deep.equal([1, 2, 0, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20]);
     const gaps = paginate([], 200, { page: 10, per_page: 10 }, path).meta.links.filter((link) => link.label === '...');
-    expect(gaps).to.deep.equal([{ url: null, label: '...', active: false }, { url: null, label: '...', active: false }]);
+    expect(gaps).to.deep.equal([
+      { url: null, label: '...', active: false },
+      { url: null, label: '...', active: false },
+    ]);
   });
 });

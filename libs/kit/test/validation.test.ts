@@ -76,7 +76,10 @@ describe('queryValidator', () => {
   it('when an integer is not written as digits (1e3, 1.0, 0x10), then 422 like 1.5', () => {
     const validate = queryValidator(List);
     for (const page of ['1e3', '1.0', '0x10', '1.5', ' 2']) {
-      expect(errorsOf(() => validate({ page })), page).to.deep.equal({ page: ['The page field must be an integer.'] });
+      expect(
+        errorsOf(() => validate({ page })),
+        page,
+      ).to.deep.equal({ page: ['The page field must be an integer.'] });
     }
   });
 });
@@ -109,7 +112,10 @@ describe('bodyValidator and the text rules of @dfc/contracts', () => {
 
   it('when required texts are blank (spaces, tabs, no-break spaces), then each is "required"', () => {
     for (const blank of ['   ', '\t', ' \u00a0 ']) {
-      expect(errorsOf(() => validate({ name: blank, reason: blank })), JSON.stringify(blank)).to.deep.equal({
+      expect(
+        errorsOf(() => validate({ name: blank, reason: blank })),
+        JSON.stringify(blank),
+      ).to.deep.equal({
         name: ['The name field is required.'],
         reason: ['The reason field is required.'],
       });
@@ -117,7 +123,11 @@ describe('bodyValidator and the text rules of @dfc/contracts', () => {
   });
 
   it('when texts carry surrounding white space, then they are stored trimmed and inner spaces kept', () => {
-    expect(validate({ name: '  Jane  Pilot ', note: ' n ', reason: '\n two\n lines \t' })).to.deep.equal({ name: 'Jane  Pilot', note: 'n', reason: 'two\n lines' });
+    expect(validate({ name: '  Jane  Pilot ', note: ' n ', reason: '\n two\n lines \t' })).to.deep.equal({
+      name: 'Jane  Pilot',
+      note: 'n',
+      reason: 'two\n lines',
+    });
   });
 
   it('when a one-line text holds a line break or a tab, then 422 says one line; free text may hold them', () => {

@@ -62,7 +62,18 @@ const south = 50 + Math.floor(Math.random() * 50_000) / 100_000 + 0.0000045;
 const polygon: FlightAreaFeature = {
   type: 'Feature',
   properties: {},
-  geometry: { type: 'Polygon', coordinates: [[[5.1234567, south], [5.1244567, south], [5.1244567, south + 0.001], [5.1234567, south + 0.001], [5.1234567, south]]] },
+  geometry: {
+    type: 'Polygon',
+    coordinates: [
+      [
+        [5.1234567, south],
+        [5.1244567, south],
+        [5.1244567, south + 0.001],
+        [5.1234567, south + 0.001],
+        [5.1234567, south],
+      ],
+    ],
+  },
 };
 const circle: FlightAreaFeature = { type: 'Feature', properties: { radius_m: 150 }, geometry: { type: 'Point', coordinates: [5.13, south + 0.005] } };
 const submission = (maxAltitude: number): FlightRequestCreate => ({
@@ -84,7 +95,10 @@ check(submitted.aircraftCategory === 'multirotor' && submitted.status === 'Appro
 
 const { data: read } = await flights.getFlightRequestV1({ uuid: submitted.uuid, includeGeometry: 'true' });
 const firstGeometry = read.flightArea?.features[0]?.geometry;
-check(firstGeometry?.type === 'Polygon' && firstGeometry.coordinates[0]?.[0]?.join() === [5.1234567, south].join(), 'the geometry comes back exactly');
+check(
+  firstGeometry?.type === 'Polygon' && firstGeometry.coordinates[0]?.[0]?.join() === [5.1234567, south].join(),
+  'the geometry comes back exactly',
+);
 check(read.startTime instanceof Date && read.startTime.getTime() === start.getTime(), 'start_time is a Date, as created_at');
 
 const day = start.toISOString().slice(0, 10);

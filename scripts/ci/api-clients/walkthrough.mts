@@ -32,7 +32,14 @@ const publicClient = createClient({ baseUrl });
 const { data: registered } = await registerOperator({
   client: publicClient,
   throwOnError: true,
-  body: { company_name: 'TypeScript Client', email, password, phone: '+31 20 555 0100', timezone: 'UTC', operator_registration_number: 'NLD-RP-2026-0042' },
+  body: {
+    company_name: 'TypeScript Client',
+    email,
+    password,
+    phone: '+31 20 555 0100',
+    timezone: 'UTC',
+    operator_registration_number: 'NLD-RP-2026-0042',
+  },
 });
 const operatorUuid = registered.data.uuid;
 
@@ -78,7 +85,18 @@ const { data: submitted } = await submitFlightRequest({
         {
           type: 'Feature',
           properties: {},
-          geometry: { type: 'Polygon', coordinates: [[[5.4, 51], [5.401, 51], [5.401, 51.001], [5.4, 51.001], [5.4, 51]]] },
+          geometry: {
+            type: 'Polygon',
+            coordinates: [
+              [
+                [5.4, 51],
+                [5.401, 51],
+                [5.401, 51.001],
+                [5.4, 51.001],
+                [5.4, 51],
+              ],
+            ],
+          },
         },
       ],
     },

@@ -134,7 +134,11 @@ async function record(db: mongoose.mongo.Db): Promise<Record<string, CollectionR
     const collection = db.collection(info.name);
     const hashes: string[] = [];
     for await (const raw of collection.find({}, { raw: true, sort: { _id: 1 } }) as AsyncIterable<unknown>) {
-      hashes.push(createHash('sha256').update(raw as Uint8Array).digest('hex'));
+      hashes.push(
+        createHash('sha256')
+          .update(raw as Uint8Array)
+          .digest('hex'),
+      );
     }
     const indexes = (await collection.listIndexes().toArray())
       .map(({ v: _v, ns: _ns, ...index }) => index)
@@ -146,7 +150,12 @@ async function record(db: mongoose.mongo.Db): Promise<Record<string, CollectionR
 
 function describe(records: Record<string, Record<string, CollectionRecord>>): string {
   return Object.entries(records)
-    .map(([db, collections]) => `${db}: ${Object.entries(collections).map(([name, c]) => `${name} ${c.count}`).join(', ')}`)
+    .map(
+      ([db, collections]) =>
+        `${db}: ${Object.entries(collections)
+          .map(([name, c]) => `${name} ${c.count}`)
+          .join(', ')}`,
+    )
     .join('; ');
 }
 
@@ -159,9 +168,18 @@ function compareRecords(before: Record<string, CollectionRecord>, after: Record<
     const now = after[name]!;
     expect(now.count === was.count, `${db}.${name}: ${was.count} documents before the dump, ${now.count} after the restore`);
     const missing = was.hashes.filter((hash) => !now.hashes.includes(hash)).length;
-    expect(missing === 0 && isDeepStrictEqual(now.hashes, was.hashes), `${db}.${name}: ${missing} document(s) differ after the restore (BSON hashes)`);
-    expect(isDeepStrictEqual(now.indexes, was.indexes), `${db}.${name}: indexes differ after the restore:\n before ${JSON.stringify(was.indexes)}\n after  ${JSON.stringify(now.indexes)}`);
-    expect(isDeepStrictEqual(now.options, was.options), `${db}.${name}: options differ after the restore: ${JSON.stringify(was.options)} → ${JSON.stringify(now.options)}`);
+    expect(
+      missing === 0 && isDeepStrictEqual(now.hashes, was.hashes),
+      `${db}.${name}: ${missing} document(s) differ after the restore (BSON hashes)`,
+    );
+    expect(
+      isDeepStrictEqual(now.indexes, was.indexes),
+      `${db}.${name}: indexes differ after the restore:\n before ${JSON.stringify(was.indexes)}\n after  ${JSON.stringify(now.indexes)}`,
+    );
+    expect(
+      isDeepStrictEqual(now.options, was.options),
+      `${db}.${name}: options differ after the restore: ${JSON.stringify(was.options)} → ${JSON.stringify(now.options)}`,
+    );
   }
 }
 
@@ -222,14 +240,24 @@ async function drill(tool: DumpTool): Promise<void> {
     expect(operators.length === 1, `expected the walkthrough's one operator, found ${operators.length}`);
     const operator = operators[0]!;
     const uuid = String(operator['uuid'] ?? operator['_id']);
-    const issued = await call(system, 'POST', `/api/operators/${uuid}/api-keys`, { basic: `${operator['email']}:${WALKTHROUGH_PASSWORD}`, body: { name: 'backup drill' } });
+    const issued = await call(system, 'POST', `/api/operators/${uuid}/api-keys`, {
+      basic: `${operator['email']}:${WALKTHROUGH_PASSWORD}`,
+      body: { name: 'backup drill' },
+    });
     expect(issued.status === 201, `an API key for the walkthrough's operator: HTTP ${issued.status} ${JSON.stringify(issued.body).slice(0, 300)}`);
     const key = issued.body['data']['key'] as string;
     const before = await apiView(system, uuid, key);
     const requests = (before['flight requests']!['data'] as Json[]).length;
-    const deliveries = Object.entries(before).filter(([name]) => name.startsWith('deliveries')).reduce((sum, [, page]) => sum + (page['data'] as Json[]).length, 0);
-    expect(requests >= 2 && deliveries >= 5, `the walkthrough's data: ${requests} flight requests, ${deliveries} deliveries (expected at least 2 and 5)`);
-    say(`API view recorded: operator ${uuid}, ${requests} flight requests, ${(before['webhook endpoints']!['data'] as Json[]).length} webhook endpoint(s), ${deliveries} deliveries`);
+    const deliveries = Object.entries(before)
+      .filter(([name]) => name.startsWith('deliveries'))
+      .reduce((sum, [, page]) => sum + (page['data'] as Json[]).length, 0);
+    expect(
+      requests >= 2 && deliveries >= 5,
+      `the walkthrough's data: ${requests} flight requests, ${deliveries} deliveries (expected at least 2 and 5)`,
+    );
+    say(
+      `API view recorded: operator ${uuid}, ${requests} flight requests, ${(before['webhook endpoints']!['data'] as Json[]).length} webhook endpoint(s), ${deliveries} deliveries`,
+    );
 
     // 3. Writers stopped, then what the databases hold.
     for (const name of ALL_SERVICES) await system.kill(name, 'SIGTERM');
@@ -242,7 +270,9 @@ async function drill(tool: DumpTool): Promise<void> {
     for (const db of databases) await tool.dump(client.db(db), DIR);
     say(`dumped in ${Date.now() - t} ms into ${DIR.replace(ROOT, '')}`);
     for (const db of databases) await client.db(db).dropDatabase();
-    const left = (await client.db().admin().listDatabases({ nameOnly: true })).databases.map((d) => d.name).filter((name) => databases.includes(name));
+    const left = (await client.db().admin().listDatabases({ nameOnly: true })).databases
+      .map((d) => d.name)
+      .filter((name) => databases.includes(name));
     for (const db of databases) {
       const collections = await client.db(db).listCollections().toArray();
       expect(collections.length === 0, `${db} still has collections after the wipe: ${collections.map((c) => c.name).join(', ')}`);
@@ -267,9 +297,15 @@ async function drill(tool: DumpTool): Promise<void> {
       const difference = firstDifference(stable(view), stable(after[name]));
       expect(difference === undefined, `the API shows ${name} differently after the restore: ${difference}`);
     }
-    expect(isDeepStrictEqual(Object.keys(after), Object.keys(before)), `the API lists other objects after the restore: ${Object.keys(after).join(', ')}`);
+    expect(
+      isDeepStrictEqual(Object.keys(after), Object.keys(before)),
+      `the API lists other objects after the restore: ${Object.keys(after).join(', ')}`,
+    );
     say(`the API shows the same ${Object.keys(before).length} views after the restore; the operator's key still works`);
-    const login = await call(system, 'POST', `/api/operators/${uuid}/api-keys`, { basic: `${operator['email']}:${WALKTHROUGH_PASSWORD}`, body: { name: 'after restore' } });
+    const login = await call(system, 'POST', `/api/operators/${uuid}/api-keys`, {
+      basic: `${operator['email']}:${WALKTHROUGH_PASSWORD}`,
+      body: { name: 'after restore' },
+    });
     expect(login.status === 201, `the operator's password after the restore: HTTP ${login.status}`);
     const sample = before[`flight request ${(before['flight requests']!['data'] as Json[])[0]!['uuid']}`]!['data'];
     const fresh = await call(system, 'POST', '/api/flight-requests', {

@@ -64,7 +64,8 @@ export const standIn: DumpTool = {
     const out = join(dir, db.databaseName);
     await mkdir(out, { recursive: true });
     for (const info of await db.listCollections({}, { nameOnly: false }).toArray()) {
-      if (info.type && info.type !== 'collection') throw new Error(`${db.databaseName}.${info.name}: a ${info.type}, which the drill does not expect`);
+      if (info.type && info.type !== 'collection')
+        throw new Error(`${db.databaseName}.${info.name}: a ${info.type}, which the drill does not expect`);
       const collection = db.collection(info.name);
       const documents: Buffer[] = [];
       // raw: each document as the server sent it, so that nothing is converted on the way to disk.
@@ -83,9 +84,16 @@ export const standIn: DumpTool = {
   async restore(db, dir) {
     const from = join(dir, db.databaseName);
     for (const file of (await readdir(from)).filter((name) => name.endsWith('.metadata.json')).sort()) {
-      const metadata = EJSON.parse(await readFile(join(from, file), 'utf8'), { relaxed: false }) as { collectionName: string; options: Document; indexes: Document[] };
+      const metadata = EJSON.parse(await readFile(join(from, file), 'utf8'), { relaxed: false }) as {
+        collectionName: string;
+        options: Document;
+        indexes: Document[];
+      };
       const name = metadata.collectionName;
-      await db.collection(name).drop().catch(() => undefined);
+      await db
+        .collection(name)
+        .drop()
+        .catch(() => undefined);
       await db.createCollection(name, metadata.options);
       const documents = splitBson(await readFile(join(from, `${name}.bson`))).map((bytes) =>
         // No promotion: longs stay Int64, binaries stay Binary, so the documents go back as they came.

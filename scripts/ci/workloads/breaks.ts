@@ -12,7 +12,7 @@ import type { Container, K8sObject, PodTemplate } from './spec.js';
 
 type Edit = (find: (kind: string, name: string) => K8sObject) => void;
 
-const container = (object: K8sObject): Container => ((object['spec'] as { template: PodTemplate }).template.spec.containers[0]!);
+const container = (object: K8sObject): Container => (object['spec'] as { template: PodTemplate }).template.spec.containers[0]!;
 const service = (object: K8sObject) => object['spec'] as { selector: Record<string, string>; ports: { targetPort?: string | number }[] };
 
 const CASES: { name: string; expect: string; edit: Edit }[] = [

@@ -61,15 +61,27 @@ function sortObject(object: K8sObject, inventory: Inventory): void {
       note('Deployment.spec.selector', spec['selector'] as object);
       const template = spec['template'] as PodTemplate;
       const selector = (spec['selector'] as { matchLabels?: Record<string, string> } | undefined)?.matchLabels ?? {};
-      if (!matchesSelector(selector, template.metadata?.labels)) inventory.problems.push(`${where}: spec.selector.matchLabels ${JSON.stringify(selector)} does not match the pod template labels (the API server refuses it)`);
+      if (!matchesSelector(selector, template.metadata?.labels))
+        inventory.problems.push(
+          `${where}: spec.selector.matchLabels ${JSON.stringify(selector)} does not match the pod template labels (the API server refuses it)`,
+        );
       checkPod(template, note);
-      inventory.workloads.push({ kind, name: metadata.name, namespace, template, selector, deadlineSeconds: Number(spec['progressDeadlineSeconds'] ?? 600), minReadySeconds: Number(spec['minReadySeconds'] ?? 0) });
+      inventory.workloads.push({
+        kind,
+        name: metadata.name,
+        namespace,
+        template,
+        selector,
+        deadlineSeconds: Number(spec['progressDeadlineSeconds'] ?? 600),
+        minReadySeconds: Number(spec['minReadySeconds'] ?? 0),
+      });
       return;
     }
     case 'Job': {
       note('Job.spec', spec);
       for (const field of ['completions', 'parallelism'] as const) {
-        if (spec[field] !== undefined && spec[field] !== 1) inventory.problems.push(`${where}: ${field} ${JSON.stringify(spec[field])} is not supported by the runner (1 only)`);
+        if (spec[field] !== undefined && spec[field] !== 1)
+          inventory.problems.push(`${where}: ${field} ${JSON.stringify(spec[field])} is not supported by the runner (1 only)`);
       }
       const template = spec['template'] as PodTemplate;
       checkPod(template, note);
@@ -78,8 +90,14 @@ function sortObject(object: K8sObject, inventory: Inventory): void {
     }
     case 'Service': {
       note('Service.spec', spec);
-      if ((spec['type'] ?? 'ClusterIP') !== 'ClusterIP') inventory.problems.push(`${where}: type ${String(spec['type'])} is not supported by the runner`);
-      inventory.services.push({ name: metadata.name, namespace, selector: (spec['selector'] ?? {}) as Record<string, string>, ports: (spec['ports'] ?? []) as Service['ports'] });
+      if ((spec['type'] ?? 'ClusterIP') !== 'ClusterIP')
+        inventory.problems.push(`${where}: type ${String(spec['type'])} is not supported by the runner`);
+      inventory.services.push({
+        name: metadata.name,
+        namespace,
+        selector: (spec['selector'] ?? {}) as Record<string, string>,
+        ports: (spec['ports'] ?? []) as Service['ports'],
+      });
       return;
     }
     case 'ConfigMap':
@@ -90,7 +108,10 @@ function sortObject(object: K8sObject, inventory: Inventory): void {
     }
     default:
       if (kind in NOT_STARTED) inventory.notStarted.push(`${where}: ${NOT_STARTED[kind]}`);
-      else inventory.problems.push(`${where}: the runner does not know the kind ${kind}; teach scripts/ci/workloads/ to start it or list it in spec.ts NOT_STARTED`);
+      else
+        inventory.problems.push(
+          `${where}: the runner does not know the kind ${kind}; teach scripts/ci/workloads/ to start it or list it in spec.ts NOT_STARTED`,
+        );
   }
 }
 
@@ -126,7 +147,10 @@ function objectData(object: K8sObject): Map<string, Buffer> {
  * that a rendered ConfigMap or Secret also has, or lacks, is a CI override and logged as one.
  */
 function addTestValues(dir: string, inventory: Inventory): void {
-  for (const [kind, folder, store] of [['Secret', 'secret', inventory.values.secrets], ['ConfigMap', 'configmap', inventory.values.configMaps]] as const) {
+  for (const [kind, folder, store] of [
+    ['Secret', 'secret', inventory.values.secrets],
+    ['ConfigMap', 'configmap', inventory.values.configMaps],
+  ] as const) {
     const base = join(dir, folder);
     if (!existsSync(base)) continue;
     for (const name of readdirSync(base)) {
@@ -137,7 +161,9 @@ function addTestValues(dir: string, inventory: Inventory): void {
         if (rendered) {
           const before = rendered.get(key);
           const shown = kind === 'Secret' ? '<test value>' : value.toString('utf8');
-          inventory.overrides.push(`${kind} ${name} ${key}=${shown} (CI test value; the manifests ${before === undefined ? 'leave it unset' : kind === 'Secret' ? 'have another' : `say ${before.toString('utf8')}`})`);
+          inventory.overrides.push(
+            `${kind} ${name} ${key}=${shown} (CI test value; the manifests ${before === undefined ? 'leave it unset' : kind === 'Secret' ? 'have another' : `say ${before.toString('utf8')}`})`,
+          );
         }
         object.set(key, value);
       }
@@ -165,10 +191,21 @@ export function wireServices(inventory: Inventory): Map<string, string[]> {
     for (const workload of selected) {
       for (const port of service.ports) {
         const resolved = targetPortOf(workload, port.targetPort ?? port.port);
-        if (resolved === undefined) inventory.problems.push(`${where}: port ${port.name ?? port.port} targetPort "${String(port.targetPort)}" is no port of ${workload.kind}/${workload.name}'s containers`);
-        else if (resolved !== port.port) inventory.problems.push(`${where}: port ${port.port} targets ${resolved} in ${workload.name}; the runner's network aliases cannot remap ports`);
+        if (resolved === undefined)
+          inventory.problems.push(
+            `${where}: port ${port.name ?? port.port} targetPort "${String(port.targetPort)}" is no port of ${workload.kind}/${workload.name}'s containers`,
+          );
+        else if (resolved !== port.port)
+          inventory.problems.push(
+            `${where}: port ${port.port} targets ${resolved} in ${workload.name}; the runner's network aliases cannot remap ports`,
+          );
       }
-      const names = [service.name, `${service.name}.${service.namespace}`, `${service.name}.${service.namespace}.svc`, `${service.name}.${service.namespace}.svc.cluster.local`];
+      const names = [
+        service.name,
+        `${service.name}.${service.namespace}`,
+        `${service.name}.${service.namespace}.svc`,
+        `${service.name}.${service.namespace}.svc.cluster.local`,
+      ];
       aliases.set(workload.name, [...(aliases.get(workload.name) ?? []), ...names]);
     }
   }
@@ -178,7 +215,8 @@ export function wireServices(inventory: Inventory): Map<string, string[]> {
 /** The container port a Service targetPort names: by port name, or a declared number. */
 export function targetPortOf(workload: Workload, targetPort: number | string): number | undefined {
   const ports = workload.template.spec.containers.flatMap((container) => container.ports ?? []);
-  if (typeof targetPort === 'number' || /^[0-9]+$/.test(targetPort)) return ports.find((port) => port.containerPort === Number(targetPort))?.containerPort;
+  if (typeof targetPort === 'number' || /^[0-9]+$/.test(targetPort))
+    return ports.find((port) => port.containerPort === Number(targetPort))?.containerPort;
   return ports.find((port) => port.name === targetPort)?.containerPort;
 }
 
@@ -192,7 +230,11 @@ export function publishedPorts(inventory: Inventory, requests: string[]): Map<st
     const match = /^([^/=]+)\/([^=]+)=(.+):([0-9]+)$/.exec(request);
     const service = match && inventory.services.find((candidate) => candidate.name === match[1]);
     const port = match && service?.ports.find((candidate) => candidate.name === match[2] || String(candidate.port) === match[2]);
-    const workload = service && inventory.workloads.find((candidate) => candidate.kind === 'Deployment' && matchesSelector(service.selector, candidate.template.metadata?.labels));
+    const workload =
+      service &&
+      inventory.workloads.find(
+        (candidate) => candidate.kind === 'Deployment' && matchesSelector(service.selector, candidate.template.metadata?.labels),
+      );
     const containerPort = port && workload && targetPortOf(workload, port.targetPort ?? port.port);
     if (!match || !workload || containerPort === undefined) {
       inventory.problems.push(`--publish ${request}: no Service port of a started workload by that name (service/port=hostIP:hostPort)`);

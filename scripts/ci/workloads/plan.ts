@@ -5,7 +5,18 @@
  */
 import { chmodSync, chownSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, posix } from 'node:path';
-import { bytes, millicores, type Container, type KeyToPath, type KeysSource, type PodSpec, type Probe, type SecurityContext, type Volume, type Workload } from './spec.js';
+import {
+  bytes,
+  millicores,
+  type Container,
+  type KeyToPath,
+  type KeysSource,
+  type PodSpec,
+  type Probe,
+  type SecurityContext,
+  type Volume,
+  type Workload,
+} from './spec.js';
 
 /** Secret and ConfigMap contents by name, then key. */
 export interface Values {
@@ -60,7 +71,8 @@ export function planWorkload(workload: Workload, context: PlanContext): Containe
   const problems: string[] = [];
   const spec = workload.template.spec;
   const where = `${workload.kind}/${workload.name}`;
-  if (spec.automountServiceAccountToken !== false) problems.push(`${where}: automountServiceAccountToken is not false; the runner has no token to mount`);
+  if (spec.automountServiceAccountToken !== false)
+    problems.push(`${where}: automountServiceAccountToken is not false; the runner has no token to mount`);
   if (spec.enableServiceLinks !== false) problems.push(`${where}: enableServiceLinks is not false; the runner sets no service link variables`);
   const files = materialiseVolumes(workload, context, problems);
   const plans = spec.containers.map((container, index) => {
@@ -69,11 +81,15 @@ export function planWorkload(workload: Workload, context: PlanContext): Containe
     const image = mapImage(container.image, context.imageMap, at, problems);
     const env = resolveEnv(container, context.values, at, problems);
     const options = [
-      '--name', name,
-      '--label', `dfc.workloads.run=${context.runLabel}`,
-      '--label', `dfc.workloads.workload=${workload.kind}/${workload.name}`,
+      '--name',
+      name,
+      '--label',
+      `dfc.workloads.run=${context.runLabel}`,
+      '--label',
+      `dfc.workloads.workload=${workload.kind}/${workload.name}`,
       ...networkOptions(workload, index, context),
-      '--stop-timeout', String(spec.terminationGracePeriodSeconds ?? 30),
+      '--stop-timeout',
+      String(spec.terminationGracePeriodSeconds ?? 30),
       ...(container.workingDir ? ['--workdir', container.workingDir] : []),
       ...[...env].flatMap(([key, value]) => ['--env', `${key}=${value}`]),
       ...securityOptions(spec, container, image ? context.imageUser(image) : undefined, at, problems),
@@ -85,7 +101,11 @@ export function planWorkload(workload: Workload, context: PlanContext): Containe
       if (port.name) ports.set(port.name, port.containerPort);
       if ('hostPort' in port) problems.push(`${at}: hostPort is not supported`);
     }
-    for (const [kind, probe] of Object.entries({ startup: container.startupProbe, readiness: container.readinessProbe, liveness: container.livenessProbe })) {
+    for (const [kind, probe] of Object.entries({
+      startup: container.startupProbe,
+      readiness: container.readinessProbe,
+      liveness: container.livenessProbe,
+    })) {
       if (probe) checkProbe(probe, ports, `${at} ${kind}Probe`, problems);
     }
     const memory = container.resources?.limits?.['memory'];
@@ -108,9 +128,12 @@ export function planWorkload(workload: Workload, context: PlanContext): Containe
 
 export function podmanRunArgs(plan: ContainerPlan): string[] {
   return [
-    'run', '--detach', ...plan.options,
+    'run',
+    '--detach',
+    ...plan.options,
     ...(plan.entrypoint ? ['--entrypoint', JSON.stringify(plan.entrypoint)] : []),
-    plan.image, ...plan.args,
+    plan.image,
+    ...plan.args,
   ];
 }
 
@@ -127,14 +150,24 @@ function mapImage(image: string, imageMap: Map<string, string>, at: string, prob
 function networkOptions(workload: Workload, index: number, context: PlanContext): string[] {
   if (index > 0) return ['--network', `container:${context.prefix}-${workload.name}`];
   return [
-    '--network', context.network,
-    '--hostname', workload.name,
+    '--network',
+    context.network,
+    '--hostname',
+    workload.name,
     ...(context.aliases.get(workload.name) ?? []).flatMap((alias) => ['--network-alias', alias]),
     ...(context.publish.get(workload.name) ?? []).flatMap((publish) => ['--publish', publish]),
   ];
 }
 
-function lookup(values: Map<string, Map<string, Buffer>>, kind: string, name: string, key: string | undefined, optional: boolean | undefined, at: string, problems: string[]): Buffer | Map<string, Buffer> | undefined {
+function lookup(
+  values: Map<string, Map<string, Buffer>>,
+  kind: string,
+  name: string,
+  key: string | undefined,
+  optional: boolean | undefined,
+  at: string,
+  problems: string[],
+): Buffer | Map<string, Buffer> | undefined {
   const object = values.get(name);
   if (!object) {
     if (!optional) problems.push(`${at}: ${kind} ${name} does not exist (the pod would stay in CreateContainerConfigError)`);
@@ -174,7 +207,9 @@ export function resolveEnv(container: Container, values: Values, at: string, pro
     const { secretKeyRef, configMapKeyRef, ...other } = variable.valueFrom;
     const unsupported = Object.keys(other);
     if (unsupported.length > 0) problems.push(`${at}: env ${variable.name} valueFrom ${unsupported.join(', ')} is not supported by the runner`);
-    const [kind, ref, store] = secretKeyRef ? (['Secret', secretKeyRef, values.secrets] as const) : (['ConfigMap', configMapKeyRef, values.configMaps] as const);
+    const [kind, ref, store] = secretKeyRef
+      ? (['Secret', secretKeyRef, values.secrets] as const)
+      : (['ConfigMap', configMapKeyRef, values.configMaps] as const);
     if (!ref) continue;
     const value = lookup(store, kind, ref.name, ref.key, ref.optional, `${at} env ${variable.name}`, problems);
     if (value instanceof Buffer) env.set(variable.name, value.toString('utf8'));
@@ -229,7 +264,15 @@ function volumeEntries(volume: Volume, values: Values, at: string, problems: str
   const { name: _name, projected, secret, configMap, emptyDir, ...other } = volume;
   if (Object.keys(other).length > 0) problems.push(`${at}: volume type ${Object.keys(other).join(', ')} is not supported by the runner`);
   if (emptyDir) return undefined;
-  if (secret) return keysToFiles('Secret', values.secrets, { name: secret.secretName, items: secret.items, optional: secret.optional }, secret.defaultMode ?? 0o644, at, problems);
+  if (secret)
+    return keysToFiles(
+      'Secret',
+      values.secrets,
+      { name: secret.secretName, items: secret.items, optional: secret.optional },
+      secret.defaultMode ?? 0o644,
+      at,
+      problems,
+    );
   if (configMap) return keysToFiles('ConfigMap', values.configMaps, configMap, configMap.defaultMode ?? 0o644, at, problems);
   if (!projected) return undefined;
   return projected.sources.flatMap((source) => {
@@ -241,7 +284,14 @@ function volumeEntries(volume: Volume, values: Values, at: string, problems: str
   });
 }
 
-function keysToFiles(kind: string, store: Map<string, Map<string, Buffer>>, source: KeysSource, defaultMode: number, at: string, problems: string[]): FileEntry[] {
+function keysToFiles(
+  kind: string,
+  store: Map<string, Map<string, Buffer>>,
+  source: KeysSource,
+  defaultMode: number,
+  at: string,
+  problems: string[],
+): FileEntry[] {
   const object = lookup(store, kind, source.name, undefined, source.optional, at, problems);
   if (!(object instanceof Map)) return [];
   const items: KeyToPath[] = source.items ?? [...object.keys()].map((key) => ({ key, path: key }));
@@ -296,7 +346,8 @@ function securityOptions(spec: PodSpec, container: Container, imageUser: string 
   if ((own.runAsNonRoot ?? pod.runAsNonRoot) === true && effectiveUid !== undefined && !/^[1-9][0-9]*$/.test(effectiveUid)) {
     problems.push(`${at}: runAsNonRoot, but the container would run as "${effectiveUid || 'root'}" (the kubelet refuses a non-numeric or 0 uid)`);
   }
-  for (const group of [...(pod.fsGroup !== undefined ? [pod.fsGroup] : []), ...(pod.supplementalGroups ?? [])]) options.push('--group-add', String(group));
+  for (const group of [...(pod.fsGroup !== undefined ? [pod.fsGroup] : []), ...(pod.supplementalGroups ?? [])])
+    options.push('--group-add', String(group));
   if (own.readOnlyRootFilesystem) options.push('--read-only', '--read-only-tmpfs=false');
   if (own.privileged) options.push('--privileged');
   if (own.allowPrivilegeEscalation === false) options.push('--security-opt', 'no-new-privileges');

@@ -66,7 +66,11 @@ export async function memory(name: string): Promise<Memory | undefined> {
       const stat = await read(`${v1}/memory.stat`);
       const inactive = Number(/^total_inactive_file (\d+)$/m.exec(stat)?.[1] ?? 0);
       const usage = Number(await read(`${v1}/memory.usage_in_bytes`));
-      return { workingSet: Math.max(0, usage - inactive), peak: Number(await read(`${v1}/memory.max_usage_in_bytes`)), limit: Number(await read(`${v1}/memory.limit_in_bytes`)) };
+      return {
+        workingSet: Math.max(0, usage - inactive),
+        peak: Number(await read(`${v1}/memory.max_usage_in_bytes`)),
+        limit: Number(await read(`${v1}/memory.limit_in_bytes`)),
+      };
     } catch {
       const v2 = `/sys/fs/cgroup${path}`;
       const stat = await read(`${v2}/memory.stat`);

@@ -67,7 +67,10 @@ export async function pollUntilDecided(
   let successes = 0;
   let failures = 0;
   for (let attempts = 1; ; attempts++) {
-    const detail = await target().then((resolved) => probeOnce(probe, resolved), (error: Error) => `no pod IP: ${error.message}`);
+    const detail = await target().then(
+      (resolved) => probeOnce(probe, resolved),
+      (error: Error) => `no pod IP: ${error.message}`,
+    );
     options.onAttempt?.(detail);
     if (detail === undefined) {
       successes++;
@@ -85,9 +88,18 @@ export async function pollUntilDecided(
 }
 
 /** Polls a liveness probe until the signal ends (undefined) or it fails (what failed). */
-export async function watchLiveness(probe: Probe, target: () => Promise<ProbeTarget>, signal: AbortSignal, onAttempt: (failure: string | undefined) => void): Promise<string | undefined> {
+export async function watchLiveness(
+  probe: Probe,
+  target: () => Promise<ProbeTarget>,
+  signal: AbortSignal,
+  onAttempt: (failure: string | undefined) => void,
+): Promise<string | undefined> {
   try {
-    const outcome = await pollUntilDecided({ ...probe, successThreshold: Number.POSITIVE_INFINITY }, target, { failureIsFinal: true, signal, onAttempt });
+    const outcome = await pollUntilDecided({ ...probe, successThreshold: Number.POSITIVE_INFINITY }, target, {
+      failureIsFinal: true,
+      signal,
+      onAttempt,
+    });
     return outcome.passed ? undefined : outcome.detail;
   } catch (error) {
     if (signal.aborted) return undefined;

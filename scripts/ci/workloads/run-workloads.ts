@@ -37,7 +37,11 @@ const log = (message: string) => console.log(`[workloads +${((Date.now() - began
 
 /** What failed, and the containers whose logs explain it. */
 class Failure extends Error {
-  constructor(message: string, readonly containers: string[] = [], readonly tail = 200) {
+  constructor(
+    message: string,
+    readonly containers: string[] = [],
+    readonly tail = 200,
+  ) {
     super(message);
   }
 }
@@ -174,19 +178,25 @@ class Run {
     const statuses = [];
     for (const plan of containers) statuses.push(await this.start(plan));
     const deadline = AbortSignal.any([this.stop.signal, AbortSignal.timeout(workload.deadlineSeconds * 1000)]);
-    await Promise.all(statuses.map(async (status) => {
-      const sampler = setInterval(() => void this.sample(status), 500);
-      try {
-        status.exitCode = await abortable(waitForExit(status.plan.name), deadline);
-      } catch {
-        throw this.failure ?? new Failure(`Job/${workload.name} did not complete within activeDeadlineSeconds ${workload.deadlineSeconds}`, [status.plan.name]);
-      } finally {
-        clearInterval(sampler);
-      }
-      status.upSeconds = (Date.now() - status.startedAt!) / 1000;
-      if (status.exitCode !== 0) throw new Failure(`Job/${workload.name} container ${status.plan.container.name} exited with code ${status.exitCode}`, [status.plan.name]);
-      log(`Job/${workload.name}: completed (exit 0) in ${status.upSeconds.toFixed(1)} s`);
-    }));
+    await Promise.all(
+      statuses.map(async (status) => {
+        const sampler = setInterval(() => void this.sample(status), 500);
+        try {
+          status.exitCode = await abortable(waitForExit(status.plan.name), deadline);
+        } catch {
+          throw (
+            this.failure ??
+            new Failure(`Job/${workload.name} did not complete within activeDeadlineSeconds ${workload.deadlineSeconds}`, [status.plan.name])
+          );
+        } finally {
+          clearInterval(sampler);
+        }
+        status.upSeconds = (Date.now() - status.startedAt!) / 1000;
+        if (status.exitCode !== 0)
+          throw new Failure(`Job/${workload.name} container ${status.plan.container.name} exited with code ${status.exitCode}`, [status.plan.name]);
+        log(`Job/${workload.name}: completed (exit 0) in ${status.upSeconds.toFixed(1)} s`);
+      }),
+    );
   }
 
   private async sample(status: Status): Promise<void> {
@@ -207,17 +217,24 @@ class Run {
       }
       statuses.push(pod);
     }
-    await Promise.all(statuses.flat().map((status) => abortable(this.waitUp(status), this.stop.signal).catch((error: unknown) => {
-      throw this.failure ?? error;
-    })));
+    await Promise.all(
+      statuses.flat().map((status) =>
+        abortable(this.waitUp(status), this.stop.signal).catch((error: unknown) => {
+          throw this.failure ?? error;
+        }),
+      ),
+    );
   }
 
   /** A Deployment container that stops fails the run (Kubernetes would restart it; here that is a finding). */
   private watchExit(status: Status): void {
-    waitForExit(status.plan.name).then((code) => {
-      status.exitCode = code;
-      this.fail(new Failure(`${where(status.plan)} exited with code ${code} (Kubernetes would restart it: CrashLoopBackOff)`, [status.plan.name]));
-    }, () => undefined);
+    waitForExit(status.plan.name).then(
+      (code) => {
+        status.exitCode = code;
+        this.fail(new Failure(`${where(status.plan)} exited with code ${code} (Kubernetes would restart it: CrashLoopBackOff)`, [status.plan.name]));
+      },
+      () => undefined,
+    );
   }
 
   private target(plan: ContainerPlan, probe: Probe): () => Promise<ProbeTarget> {
@@ -247,9 +264,18 @@ class Run {
     const deadline = AbortSignal.any([this.stop.signal, AbortSignal.timeout(plan.workload.deadlineSeconds * 1000)]);
     let last = 'no attempt';
     try {
-      await pollUntilDecided(readiness, this.target(plan, readiness), { failureIsFinal: false, signal: deadline, onAttempt: (failure) => (last = failure ?? last) });
+      await pollUntilDecided(readiness, this.target(plan, readiness), {
+        failureIsFinal: false,
+        signal: deadline,
+        onAttempt: (failure) => (last = failure ?? last),
+      });
     } catch {
-      throw this.failure ?? new Failure(`${where(plan)}: not ready within progressDeadlineSeconds ${plan.workload.deadlineSeconds}; last readiness failure: ${last}`, [plan.name]);
+      throw (
+        this.failure ??
+        new Failure(`${where(plan)}: not ready within progressDeadlineSeconds ${plan.workload.deadlineSeconds}; last readiness failure: ${last}`, [
+          plan.name,
+        ])
+      );
     }
   }
 
@@ -289,19 +315,27 @@ class Run {
    */
   async checkProbesAtTheEnd(): Promise<void> {
     this.livenessStop.abort();
-    await Promise.all(this.statuses.filter((status) => status.plan.workload.kind === 'Deployment').flatMap((status) => {
-      const { plan } = status;
-      return (['liveness', 'readiness'] as const).map(async (kind) => {
-        const probe = plan.probes[kind];
-        if (!probe) return;
-        const onAttempt = (failure: string | undefined) => {
-          if (kind === 'liveness') status.livenessChecks++;
-          if (kind === 'liveness' && failure) status.livenessFailures++;
-        };
-        const outcome = await pollUntilDecided({ ...probe, initialDelaySeconds: 0, successThreshold: 1 }, this.target(plan, probe), { failureIsFinal: true, signal: this.stop.signal, onAttempt });
-        if (!outcome.passed) throw new Failure(`${where(plan)}: ${kind} probe fails at the end of the run: ${outcome.detail}`, [plan.name]);
-      });
-    }));
+    await Promise.all(
+      this.statuses
+        .filter((status) => status.plan.workload.kind === 'Deployment')
+        .flatMap((status) => {
+          const { plan } = status;
+          return (['liveness', 'readiness'] as const).map(async (kind) => {
+            const probe = plan.probes[kind];
+            if (!probe) return;
+            const onAttempt = (failure: string | undefined) => {
+              if (kind === 'liveness') status.livenessChecks++;
+              if (kind === 'liveness' && failure) status.livenessFailures++;
+            };
+            const outcome = await pollUntilDecided({ ...probe, initialDelaySeconds: 0, successThreshold: 1 }, this.target(plan, probe), {
+              failureIsFinal: true,
+              signal: this.stop.signal,
+              onAttempt,
+            });
+            if (!outcome.passed) throw new Failure(`${where(plan)}: ${kind} probe fails at the end of the run: ${outcome.detail}`, [plan.name]);
+          });
+        }),
+    );
     log('every liveness and readiness probe passes at the end');
   }
 
@@ -317,7 +351,9 @@ class Run {
         plan.container.name,
         running === 'running' ? 'running' : plan.workload.kind === 'Job' && exit === '0' ? 'completed (exit 0)' : `${running} (exit ${exit ?? '?'})`,
         status.upSeconds === undefined ? '-' : `${status.upSeconds.toFixed(1)} s`,
-        plan.probes.liveness && status.livenessChecks > 0 ? `${status.livenessChecks - status.livenessFailures}/${status.livenessChecks} passed` : '-',
+        plan.probes.liveness && status.livenessChecks > 0
+          ? `${status.livenessChecks - status.livenessFailures}/${status.livenessChecks} passed`
+          : '-',
         mebibytes(figures?.workingSet),
         mebibytes(Math.max(status.peak, figures?.peak ?? 0) || undefined),
         mebibytes(plan.memoryLimit),
@@ -337,8 +373,18 @@ class Run {
   async teardown(): Promise<void> {
     this.tearingDown = true;
     if (!this.stop.signal.aborted) this.stop.abort(new Error('teardown'));
-    await Promise.all(this.statuses.map((status) =>
-      podman(['rm', '--force', '--depend', '--time', String(status.plan.workload.template.spec.terminationGracePeriodSeconds ?? 30), status.plan.name])));
+    await Promise.all(
+      this.statuses.map((status) =>
+        podman([
+          'rm',
+          '--force',
+          '--depend',
+          '--time',
+          String(status.plan.workload.template.spec.terminationGracePeriodSeconds ?? 30),
+          status.plan.name,
+        ]),
+      ),
+    );
   }
 }
 

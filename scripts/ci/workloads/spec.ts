@@ -189,7 +189,7 @@ export const FIELDS: Record<string, Record<string, Rule>> = {
     seccompProfile: 'honoured: RuntimeDefault is podman default profile; Unconfined turns it off; Localhost is refused',
     fsGroupChangePolicy: 'ignored: the files are written with their group in the first place',
   },
-  'container': {
+  container: {
     name: 'honoured: container name <prefix>-<workload>[-<container>]',
     image: 'honoured: mapped to a locally built image (--image-map); an unmapped image fails (no registry here)',
     imagePullPolicy: 'ignored: images are local',
@@ -239,19 +239,21 @@ export const FIELDS: Record<string, Record<string, Rule>> = {
     readOnly: 'honoured: secret/configMap/projected files are always read-only (as in Kubernetes); tmpfs gets ro',
     subPath: 'honoured: one file of a secret/configMap/projected volume',
   },
-  'volume': {
+  volume: {
     name: 'honoured',
     projected: 'honoured: secret and configMap sources, items, defaultMode and item mode; files bind-mounted read-only one by one',
     secret: 'honoured: as projected',
     configMap: 'honoured: as projected',
-    emptyDir: 'honoured: a tmpfs of sizeLimit (a hard limit here, where the kubelet evicts; podman\'s default size when unset); medium Memory the same',
+    emptyDir:
+      "honoured: a tmpfs of sizeLimit (a hard limit here, where the kubelet evicts; podman's default size when unset); medium Memory the same",
   },
   'Service.spec': {
-    selector: 'honoured: must select a Deployment pod template; its Service name (and .<namespace>[.svc[.cluster.local]]) becomes a network alias of those pods',
+    selector:
+      'honoured: must select a Deployment pod template; its Service name (and .<namespace>[.svc[.cluster.local]]) becomes a network alias of those pods',
     ports: 'honoured: targetPort (a name or number) must be a port of the selected containers and equal port (an alias cannot remap ports)',
     type: 'honoured: ClusterIP only',
   },
-  'probe': {
+  probe: {
     httpGet: 'honoured: path, port (name or number), host, scheme, httpHeaders; 200-399 is success',
     tcpSocket: 'honoured: a TCP connect',
     initialDelaySeconds: 'honoured',

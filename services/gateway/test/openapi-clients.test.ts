@@ -32,7 +32,9 @@ describe('the OpenAPI document for client generators', () => {
   const everything = objectsOf(document);
 
   it('when a schema lists allowed strings, then it is type string + enum, never an anyOf of consts', () => {
-    const constUnions = everything.filter(([node]) => Array.isArray(node['anyOf']) && (node['anyOf'] as JsonObject[]).some((member) => 'const' in member));
+    const constUnions = everything.filter(
+      ([node]) => Array.isArray(node['anyOf']) && (node['anyOf'] as JsonObject[]).some((member) => 'const' in member),
+    );
     expect(constUnions.map(([, at]) => at)).to.deep.equal([]);
     const status = (components['FlightRequestRecord']?.['properties'] as JsonObject)['status'];
     expect(status).to.deep.equal({ type: 'string', enum: ['Pending', 'Approved', 'Rejected', 'Cancelled', 'Expired', 'Rescinded'] });
@@ -61,7 +63,11 @@ describe('the OpenAPI document for client generators', () => {
 
   it('when the webhooks section lists what subscribers receive, then its operations have a tag of their own (one API class per tag)', () => {
     const tagsOf = (items: Record<string, JsonObject>) =>
-      new Set(Object.values(items).flatMap((item) => METHODS.flatMap((method) => ((item[method] as JsonObject | undefined)?.['tags'] as string[] | undefined) ?? [])));
+      new Set(
+        Object.values(items).flatMap((item) =>
+          METHODS.flatMap((method) => ((item[method] as JsonObject | undefined)?.['tags'] as string[] | undefined) ?? []),
+        ),
+      );
     const received = tagsOf(document.webhooks);
     expect([...received]).to.deep.equal(['Webhook events']);
     expect([...tagsOf(document.paths)].filter((tag) => received.has(tag))).to.deep.equal([]);
@@ -69,11 +75,18 @@ describe('the OpenAPI document for client generators', () => {
 
   it('when a number is documented, then it has format double; an integer format int32 or int64', () => {
     const unformatted = everything
-      .filter(([node]) => (node['type'] === 'number' || node['type'] === 'integer' || (Array.isArray(node['type']) && (node['type'].includes('number') || node['type'].includes('integer')))))
+      .filter(
+        ([node]) =>
+          node['type'] === 'number' ||
+          node['type'] === 'integer' ||
+          (Array.isArray(node['type']) && (node['type'].includes('number') || node['type'].includes('integer'))),
+      )
       .filter(([node]) => !['double', 'int32', 'int64'].includes(String(node['format'])))
       .map(([, at]) => at);
     expect(unformatted).to.deep.equal([]);
-    const summary = (components['FlightRequestRecord']?.['properties'] as Record<string, JsonObject>)['area'] as { properties: Record<string, JsonObject> };
+    const summary = (components['FlightRequestRecord']?.['properties'] as Record<string, JsonObject>)['area'] as {
+      properties: Record<string, JsonObject>;
+    };
     expect(summary.properties['bbox']?.['items']).to.deep.equal({ type: 'number', format: 'double' });
     expect(summary.properties['area_m2']).to.deep.include({ format: 'double', minimum: 0 });
   });
@@ -83,7 +96,9 @@ describe('the OpenAPI document for client generators', () => {
     for (const name of ['start_time', 'end_time', 'created_at', 'updated_at']) expect(record[name]?.['format'], name).to.equal('date-time');
     const queued = (components['ReviewQueueEntry']?.['properties'] as Record<string, { properties: Record<string, JsonObject> }>)['flight_request'];
     expect(queued?.properties['start_time']?.['format']).to.equal('date-time');
-    const responseTimes = everything.filter(([node, at]) => at.includes('/components/schemas/') && !at.includes('Create') && /_(at|time)$/.test(at) && node['type'] !== undefined);
+    const responseTimes = everything.filter(
+      ([node, at]) => at.includes('/components/schemas/') && !at.includes('Create') && /_(at|time)$/.test(at) && node['type'] !== undefined,
+    );
     expect(responseTimes.filter(([node]) => node['format'] !== 'date-time').map(([, at]) => at)).to.deep.equal([]);
   });
 
@@ -122,7 +137,7 @@ describe('the OpenAPI document for client generators', () => {
     expect(components).to.include.keys('FlightAreaFeature', 'GeoJsonPolygon', 'GeoJsonMultiPolygon', 'GeoJsonPoint');
   });
 
-  it('when the spec\'s /api/v1 retrieval path is looked for, then it is documented', () => {
+  it("when the spec's /api/v1 retrieval path is looked for, then it is documented", () => {
     expect((document.paths['/api/v1/flight-requests/{uuid}']?.['get'] as JsonObject)['operationId']).to.equal('getFlightRequestV1');
   });
 
@@ -136,7 +151,10 @@ describe('the OpenAPI document for client generators', () => {
   it('when an operation takes a body or query parameters (webhooks too), then its 422 is documented', () => {
     for (const [path, method, operation] of operations(document)) {
       const item = document.paths[path] as JsonObject;
-      const parameters = [...((operation['parameters'] as JsonObject[] | undefined) ?? []), ...((item['parameters'] as JsonObject[] | undefined) ?? [])];
+      const parameters = [
+        ...((operation['parameters'] as JsonObject[] | undefined) ?? []),
+        ...((item['parameters'] as JsonObject[] | undefined) ?? []),
+      ];
       if (operation['requestBody'] === undefined && !parameters.some((parameter) => parameter['in'] === 'query')) continue;
       expect(operation['responses'], `${method} ${path}`).to.have.property('422');
     }
@@ -145,7 +163,9 @@ describe('the OpenAPI document for client generators', () => {
   it('when a request documents examples (whole bodies or fields), then every one is valid against its schema', () => {
     let checked = 0;
     for (const [path, method, operation] of operations(document)) {
-      const media = ((operation['requestBody'] as JsonObject | undefined)?.['content'] as Record<string, JsonObject> | undefined)?.['application/json'];
+      const media = ((operation['requestBody'] as JsonObject | undefined)?.['content'] as Record<string, JsonObject> | undefined)?.[
+        'application/json'
+      ];
       if (media === undefined) continue;
       const schema = inlined(media['schema'], components) as JsonObject;
       if (media['example'] !== undefined) {

@@ -61,7 +61,7 @@ describe('the OpenAPI document (buildOpenApiDocument)', () => {
     for (const [ref, at] of refs) expect(resolve(document, ref), `${ref} at ${at}`).to.not.equal(undefined);
   });
 
-  it('when assembled, then registration needs no key and an operator\'s keys take HTTP Basic', () => {
+  it("when assembled, then registration needs no key and an operator's keys take HTTP Basic", () => {
     const registration = document.paths['/api/operators']?.['post'] as JsonObject;
     expect(registration['security']).to.satisfy((security: unknown[]) => security.length === 0 || JSON.stringify(security).includes('{}'));
     const issuance = Object.entries(document.paths).find(([path]) => /^\/api\/operators\/\{[^}]+\}\/api-keys$/.test(path))?.[1];
@@ -106,7 +106,7 @@ describe('assembleOpenApiDocument', () => {
     expect(JSON.stringify(document.paths['/api/widgets']?.['get'])).to.include('"$ref":"#/components/schemas/Widget"');
   });
 
-  it('when an operation is documented, then the gateway\'s own statuses and the /api/v1 alias are added', () => {
+  it("when an operation is documented, then the gateway's own statuses and the /api/v1 alias are added", () => {
     const document = assembleOpenApiDocument([slice]);
     const item = document.paths['/api/widgets'] as JsonObject;
     expect(item['description']).to.include('/api/v1/widgets');

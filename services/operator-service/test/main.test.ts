@@ -96,7 +96,11 @@ describe('operator-service main (a real process)', function () {
     }
     expect(await service.exited).to.equal(0);
     expect(service.output()).not.to.include(adminKey);
-    const lines = service.output().trim().split('\n').map((line) => JSON.parse(line) as { msg: string; service: string });
+    const lines = service
+      .output()
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { msg: string; service: string });
     expect(lines.map((line) => line.msg)).to.include.members(['listening', 'shutting down', 'stopped']);
     expect(lines.every((line) => line.service === 'operator-service')).to.equal(true);
     await dropDatabase(mongoUrl, database);

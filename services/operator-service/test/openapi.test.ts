@@ -39,8 +39,14 @@ describe('OpenAPI path items of the operator-service', () => {
         if (method === 'parameters') continue;
         expect(operation.operationId, `${method} ${path}`).to.be.a('string');
         const statuses = Object.keys(operation.responses ?? {});
-        expect(statuses.some((status) => status.startsWith('2')), `${method} ${path}`).to.equal(true);
-        expect(statuses.some((status) => status.startsWith('4')), `${method} ${path}`).to.equal(true);
+        expect(
+          statuses.some((status) => status.startsWith('2')),
+          `${method} ${path}`,
+        ).to.equal(true);
+        expect(
+          statuses.some((status) => status.startsWith('4')),
+          `${method} ${path}`,
+        ).to.equal(true);
       }
     }
   });

@@ -38,7 +38,9 @@ describe('webhook-service restarts', () => {
     await waitFor(() => hook.requests.length === 2, 5000);
     const retried = hook.requests[1]!;
     expect(retried.headers['x-webhook-id']).to.equal(event.id);
-    expect(verifyWebhookSignature({ rawBody: retried.rawBody, header: String(retried.headers['x-webhook-signature']), secrets: endpoint.secret }).valid).to.equal(true);
+    expect(
+      verifyWebhookSignature({ rawBody: retried.rawBody, header: String(retried.headers['x-webhook-signature']), secrets: endpoint.secret }).valid,
+    ).to.equal(true);
     // The delivery's status and the record of the attempt that set it are written side by side (attempt-delivery.ts):
     // the status may read 'succeeded' a moment before that attempt's record is there. Waited for both, so that
     // the assertion below is about the attempts the service recorded, not about which write a read saw first.

@@ -116,7 +116,10 @@ export async function cleanUp(names: Names): Promise<void> {
   const connection = await connectMongo(mongoUrl, names.db, log, 3);
   await connection.dropDatabase().catch(() => undefined);
   await connection.close();
-  await removeBrokerTopology(amqpUrl, names.exchange, [eventsQueueName({ AMQP_EXCHANGE: names.exchange }), attemptsQueueName({ AMQP_EXCHANGE: names.exchange })]);
+  await removeBrokerTopology(amqpUrl, names.exchange, [
+    eventsQueueName({ AMQP_EXCHANGE: names.exchange }),
+    attemptsQueueName({ AMQP_EXCHANGE: names.exchange }),
+  ]);
 }
 
 export function operator(operatorUuid: string = randomUUID()): Principal {
@@ -265,7 +268,12 @@ export function reviewCompleted(operatorUuid: string): EventEnvelope<FlightReque
   });
 }
 
-export async function registerEndpoint(base: string, principal: Principal, url: string, events = ['status_change', 'cascade_rejection', 'review_complete']) {
+export async function registerEndpoint(
+  base: string,
+  principal: Principal,
+  url: string,
+  events = ['status_change', 'cascade_rejection', 'review_complete'],
+) {
   const response = await api(base, principal, 'POST', '/api/webhooks', { url, events });
   if (response.status !== 201) throw new Error(`registration failed: ${response.status} ${JSON.stringify(response.body)}`);
   return response.body.data as { id: string; secret: string };

@@ -54,7 +54,9 @@ export function MapView({ layers, label, onPick }: { layers: MapLayer[]; label: 
       const { land, borders } = basemap();
       const pane = created.createPane('basemap');
       pane.style.zIndex = '350';
-      L.geoJSON(land, { pane: 'basemap', interactive: false, style: { color: '#9aa59a', weight: 0.8, fillColor: '#eef2e6', fillOpacity: 1 } }).addTo(created);
+      L.geoJSON(land, { pane: 'basemap', interactive: false, style: { color: '#9aa59a', weight: 0.8, fillColor: '#eef2e6', fillOpacity: 1 } }).addTo(
+        created,
+      );
       L.geoJSON(borders, { pane: 'basemap', interactive: false, style: { color: '#8d968d', weight: 0.8, dashArray: '3 2' } }).addTo(created);
     });
     return () => {

@@ -28,7 +28,9 @@ export function Authorisation({ api, record }: { api: Api; record: FlightRequest
       <h2 id="authorisation-title">Signed authorisation</h2>
       <ErrorBanner error={result.error} />
       {result.data === null ? (
-        result.error ? null : <Loading />
+        result.error ? null : (
+          <Loading />
+        )
       ) : (
         <dl class="facts" data-testid="authorisation">
           <dt>Signature</dt>

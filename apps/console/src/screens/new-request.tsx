@@ -41,7 +41,11 @@ function emptyDraft(): Draft {
 function drawnArea(points: Array<[number, number]>): string {
   if (points.length < 3) return '';
   const ring = [...points, points[0] as [number, number]];
-  return JSON.stringify({ type: 'FeatureCollection', features: [{ type: 'Feature', properties: {}, geometry: { type: 'Polygon', coordinates: [ring] } }] }, null, 1);
+  return JSON.stringify(
+    { type: 'FeatureCollection', features: [{ type: 'Feature', properties: {}, geometry: { type: 'Polygon', coordinates: [ring] } }] },
+    null,
+    1,
+  );
 }
 
 function parsedArea(text: string): unknown {
@@ -70,14 +74,24 @@ export function NewRequest({ api, operatorUuid }: { api: Api; operatorUuid: stri
   const area = parsedArea(draft.flight_area);
   const layers = useMemo<MapLayer[]>(
     () => [
-      ...(area && typeof area === 'object' ? [{ id: 'draft', kind: preview ? ('preview' as const) : ('draft' as const), data: area as GeoJSON.GeoJsonObject, label: 'The new flight area' }] : []),
+      ...(area && typeof area === 'object'
+        ? [
+            {
+              id: 'draft',
+              kind: preview ? ('preview' as const) : ('draft' as const),
+              data: area as GeoJSON.GeoJsonObject,
+              label: 'The new flight area',
+            },
+          ]
+        : []),
       ...findingLayers(preview?.findings ?? []),
     ],
     [draft.flight_area, preview],
   );
 
   const body = () => {
-    if (area === null) throw new ApiError(422, 'The flight area is not valid JSON.', { flight_area: ['The flight area must be GeoJSON (a FeatureCollection).'] });
+    if (area === null)
+      throw new ApiError(422, 'The flight area is not valid JSON.', { flight_area: ['The flight area must be GeoJSON (a FeatureCollection).'] });
     return {
       operator_uuid: operatorUuid,
       operator_name: draft.operator_name,
@@ -185,7 +199,9 @@ export function NewRequest({ api, operatorUuid }: { api: Api; operatorUuid: stri
 function PreviewResult({ preview }: { preview: FlightRequestPreview }) {
   return (
     <section class="preview" aria-labelledby="preview-title" aria-live="polite">
-      <h2 id="preview-title">Preview: this request would be <StatusBadge status={preview.status} /></h2>
+      <h2 id="preview-title">
+        Preview: this request would be <StatusBadge status={preview.status} />
+      </h2>
       <p>
         Area {(preview.area.area_m2 / 10_000).toFixed(2)} ha in {preview.area.feature_count} feature(s).
         {preview.review_items.length ? ` Review by: ${preview.review_items.map((item) => item.authority).join(', ')}.` : ''}

@@ -47,16 +47,22 @@ export function RequestList({ api }: { api: Api }) {
           ))}
         </fieldset>
         <Field id="from-date" label="From date" name="from_date" error={list.error}>
-          {(control) => <input {...control} type="date" value={filters.from_date} onInput={(e) => setFilters({ ...filters, from_date: e.currentTarget.value })} />}
+          {(control) => (
+            <input {...control} type="date" value={filters.from_date} onInput={(e) => setFilters({ ...filters, from_date: e.currentTarget.value })} />
+          )}
         </Field>
         <Field id="to-date" label="To date" name="to_date" error={list.error}>
-          {(control) => <input {...control} type="date" value={filters.to_date} onInput={(e) => setFilters({ ...filters, to_date: e.currentTarget.value })} />}
+          {(control) => (
+            <input {...control} type="date" value={filters.to_date} onInput={(e) => setFilters({ ...filters, to_date: e.currentTarget.value })} />
+          )}
         </Field>
         <button type="submit">Apply filters</button>
       </form>
       <ErrorBanner error={list.error} />
       {list.data === null ? (
-        list.error ? null : <Loading />
+        list.error ? null : (
+          <Loading />
+        )
       ) : list.data.data.length === 0 ? (
         <p>No flight requests match.</p>
       ) : (
@@ -88,7 +94,13 @@ export function RequestList({ api }: { api: Api }) {
               </tbody>
             </table>
           </TableWrap>
-          <Pager label="Flight requests" page={list.data.meta.current_page} lastPage={list.data.meta.last_page} total={list.data.meta.total} onPage={setPage} />
+          <Pager
+            label="Flight requests"
+            page={list.data.meta.current_page}
+            lastPage={list.data.meta.last_page}
+            total={list.data.meta.total}
+            onPage={setPage}
+          />
         </>
       )}
     </section>

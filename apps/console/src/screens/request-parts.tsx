@@ -8,7 +8,11 @@ import { useLoad } from '../ui/use-load';
 
 /** A request with its area, reloaded every `pollMs` so decisions made elsewhere show without a reload. */
 export function useFlightRequest(api: Api, uuid: string, pollMs: number) {
-  const request = useLoad(() => api.get<{ data: FlightRequestRecord }>(`/api/flight-requests/${encodeURIComponent(uuid)}?include_geometry=true`), [uuid], pollMs);
+  const request = useLoad(
+    () => api.get<{ data: FlightRequestRecord }>(`/api/flight-requests/${encodeURIComponent(uuid)}?include_geometry=true`),
+    [uuid],
+    pollMs,
+  );
   return { record: request.data?.data ?? null, error: request.error, reload: request.reload };
 }
 
@@ -52,7 +56,8 @@ export function Findings({ findings }: { findings: FindingRecord[] }) {
           {finding.conflict ? (
             <>
               <br />
-              Shared volume: {when(finding.conflict.start_time)} – {when(finding.conflict.end_time)}, {finding.conflict.lower_altitude_m}–{finding.conflict.upper_altitude_m} m
+              Shared volume: {when(finding.conflict.start_time)} – {when(finding.conflict.end_time)}, {finding.conflict.lower_altitude_m}–
+              {finding.conflict.upper_altitude_m} m
             </>
           ) : null}
         </li>
@@ -83,13 +88,21 @@ export function findingLayers(findings: FindingRecord[]): MapLayer[] {
     const conflict = finding.conflict;
     if (conflict === undefined) return [];
     const [west, south, east, north] = conflict.bbox as [number, number, number, number];
-    const ring = [[west, south], [east, south], [east, north], [west, north], [west, south]];
-    return [{
-      id: `conflict-${index}`,
-      kind: 'finding' as const,
-      data: { type: 'Polygon', coordinates: [ring] },
-      label: `Shared with another approved flight: ${conflict.lower_altitude_m}–${conflict.upper_altitude_m} m, ${when(conflict.start_time)} – ${when(conflict.end_time)}`,
-    }];
+    const ring = [
+      [west, south],
+      [east, south],
+      [east, north],
+      [west, north],
+      [west, south],
+    ];
+    return [
+      {
+        id: `conflict-${index}`,
+        kind: 'finding' as const,
+        data: { type: 'Polygon', coordinates: [ring] },
+        label: `Shared with another approved flight: ${conflict.lower_altitude_m}–${conflict.upper_altitude_m} m, ${when(conflict.start_time)} – ${when(conflict.end_time)}`,
+      },
+    ];
   });
 }
 
@@ -103,7 +116,13 @@ export function areaLayers(record: FlightRequestRecord | null): MapLayer[] {
  * A request's page, for its reviewer or its operator: the area on the map
  * beside the status, the facts and the findings, then what the role does.
  */
-export function RequestPage({ back, title, statusLabel, request, children }: {
+export function RequestPage({
+  back,
+  title,
+  statusLabel,
+  request,
+  children,
+}: {
   back: { to: string; label: string };
   title: string;
   statusLabel: string;
@@ -119,7 +138,9 @@ export function RequestPage({ back, title, statusLabel, request, children }: {
       <h1>{title}</h1>
       <ErrorBanner error={error} />
       {record === null ? (
-        error ? null : <Loading />
+        error ? null : (
+          <Loading />
+        )
       ) : (
         <div class="split">
           <MapView label="The request's flight area" layers={[...areaLayers(record), ...findingLayers(record.review.findings)]} />

@@ -16,7 +16,9 @@ export function ReviewQueue({ api }: { api: Api }) {
       <h1>Review queue</h1>
       <ErrorBanner error={queue.error} />
       {queue.data === null ? (
-        queue.error ? null : <Loading />
+        queue.error ? null : (
+          <Loading />
+        )
       ) : queue.data.data.length === 0 ? (
         <p>No pending items.</p>
       ) : (
@@ -41,7 +43,10 @@ export function ReviewQueue({ api }: { api: Api }) {
                     <td>{item.flight_request.max_altitude} m</td>
                     <td>{item.flight_request.purpose}</td>
                     <td>
-                      <Link to={`/reviews/${item.flight_request.uuid}`} label={`Review the request of ${when(item.flight_request.start_time)}: ${item.flight_request.purpose}`}>
+                      <Link
+                        to={`/reviews/${item.flight_request.uuid}`}
+                        label={`Review the request of ${when(item.flight_request.start_time)}: ${item.flight_request.purpose}`}
+                      >
                         Review
                       </Link>
                     </td>
@@ -50,7 +55,13 @@ export function ReviewQueue({ api }: { api: Api }) {
               </tbody>
             </table>
           </TableWrap>
-          <Pager label="Review queue" page={queue.data.meta.current_page} lastPage={queue.data.meta.last_page} total={queue.data.meta.total} onPage={setPage} />
+          <Pager
+            label="Review queue"
+            page={queue.data.meta.current_page}
+            lastPage={queue.data.meta.last_page}
+            total={queue.data.meta.total}
+            onPage={setPage}
+          />
         </>
       )}
     </section>

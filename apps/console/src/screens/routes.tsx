@@ -19,7 +19,11 @@ interface Route {
 
 const ROUTES: Route[] = [
   { pattern: '/reviews', role: 'reviewer', screen: (api) => <ReviewQueue api={api} /> },
-  { pattern: '/reviews/:uuid', role: 'reviewer', screen: (api, session, { uuid }) => <ReviewRequest api={api} uuid={uuid ?? ''} authority={session.authority} /> },
+  {
+    pattern: '/reviews/:uuid',
+    role: 'reviewer',
+    screen: (api, session, { uuid }) => <ReviewRequest api={api} uuid={uuid ?? ''} authority={session.authority} />,
+  },
   { pattern: '/requests', role: 'operator', screen: (api) => <RequestList api={api} /> },
   { pattern: '/requests/new', role: 'operator', screen: (api, session) => <NewRequest api={api} operatorUuid={session.operatorUuid ?? ''} /> },
   { pattern: '/requests/:uuid', role: 'operator', screen: (api, _, { uuid }) => <RequestDetail api={api} uuid={uuid ?? ''} /> },
@@ -57,7 +61,9 @@ function Refused({ role }: { role: Role }) {
   return (
     <section>
       <h1>Not available</h1>
-      <p>This screen is not available to {role === 'admin' ? 'an' : 'a'} {role} key.</p>
+      <p>
+        This screen is not available to {role === 'admin' ? 'an' : 'a'} {role} key.
+      </p>
     </section>
   );
 }

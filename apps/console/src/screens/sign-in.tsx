@@ -29,7 +29,13 @@ export function SignIn({ onSignedIn }: { onSignedIn: (session: Session) => void 
         <Field id="api-key" label="API key" name="key" error={error}>
           {(control) => <input {...control} type="password" autocomplete="off" required value={key} onInput={(e) => setKey(e.currentTarget.value)} />}
         </Field>
-        <Field id="operator-uuid" label="Operator UUID (operator keys only)" name="operator_uuid" error={error} hint="The uuid you received when you registered.">
+        <Field
+          id="operator-uuid"
+          label="Operator UUID (operator keys only)"
+          name="operator_uuid"
+          error={error}
+          hint="The uuid you received when you registered."
+        >
           {(control) => <input {...control} autocomplete="off" value={operatorUuid} onInput={(e) => setOperatorUuid(e.currentTarget.value)} />}
         </Field>
         <button type="submit" disabled={busy}>

@@ -16,7 +16,9 @@ export function Webhooks({ api }: { api: Api }) {
       <h1>Webhook endpoints</h1>
       <ErrorBanner error={endpoints.error} />
       {endpoints.data === null ? (
-        endpoints.error ? null : <Loading />
+        endpoints.error ? null : (
+          <Loading />
+        )
       ) : endpoints.data.data.length === 0 ? (
         <p>No webhook endpoints yet (they are created with POST /api/webhooks).</p>
       ) : (
@@ -32,7 +34,13 @@ export function Webhooks({ api }: { api: Api }) {
               </li>
             ))}
           </ul>
-          <Pager label="Webhook endpoints" page={endpoints.data.meta.current_page} lastPage={endpoints.data.meta.last_page} total={endpoints.data.meta.total} onPage={setPage} />
+          <Pager
+            label="Webhook endpoints"
+            page={endpoints.data.meta.current_page}
+            lastPage={endpoints.data.meta.last_page}
+            total={endpoints.data.meta.total}
+            onPage={setPage}
+          />
         </>
       )}
     </section>
@@ -42,7 +50,11 @@ export function Webhooks({ api }: { api: Api }) {
 function Deliveries({ api, endpoint }: { api: Api; endpoint: WebhookEndpointRecord }) {
   const [page, setPage] = useState(1);
   const [error, setError] = useState<unknown>(null);
-  const log = useLoad(() => api.get<Page<DeliveryRecord>>(`/api/webhooks/${endpoint.id}/deliveries${query({ page, per_page: PER_PAGE })}`), [endpoint.id, page], 5_000);
+  const log = useLoad(
+    () => api.get<Page<DeliveryRecord>>(`/api/webhooks/${endpoint.id}/deliveries${query({ page, per_page: PER_PAGE })}`),
+    [endpoint.id, page],
+    5_000,
+  );
   const act = async (path: string) => {
     setError(null);
     try {
@@ -84,7 +96,11 @@ function Deliveries({ api, endpoint }: { api: Api; endpoint: WebhookEndpointReco
                       </td>
                       <td>{last ? `${last.status_code ?? last.error ?? ''} in ${last.latency_ms} ms` : ''}</td>
                       <td>
-                        <button type="button" aria-label={`Redeliver the ${delivery.event} of ${when(delivery.created_at)}`} onClick={() => void act(`/api/webhooks/${endpoint.id}/deliveries/${delivery.id}/redeliver`)}>
+                        <button
+                          type="button"
+                          aria-label={`Redeliver the ${delivery.event} of ${when(delivery.created_at)}`}
+                          onClick={() => void act(`/api/webhooks/${endpoint.id}/deliveries/${delivery.id}/redeliver`)}
+                        >
                           Redeliver
                         </button>
                       </td>
@@ -94,7 +110,13 @@ function Deliveries({ api, endpoint }: { api: Api; endpoint: WebhookEndpointReco
               </tbody>
             </table>
           </TableWrap>
-          <Pager label="Deliveries" page={log.data.meta.current_page} lastPage={log.data.meta.last_page} total={log.data.meta.total} onPage={setPage} />
+          <Pager
+            label="Deliveries"
+            page={log.data.meta.current_page}
+            lastPage={log.data.meta.last_page}
+            total={log.data.meta.total}
+            onPage={setPage}
+          />
         </>
       )}
     </div>

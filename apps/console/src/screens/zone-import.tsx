@@ -96,7 +96,12 @@ export function ZoneImport({ api }: { api: Api }) {
         <form onSubmit={(event) => void submit(event)}>
           <div class="field">
             <label for="import-file">GeoJSON file</label>
-            <input id="import-file" type="file" accept=".json,.geojson,application/json,application/geo+json" onChange={(e) => void readFile(e.currentTarget)} />
+            <input
+              id="import-file"
+              type="file"
+              accept=".json,.geojson,application/json,application/geo+json"
+              onChange={(e) => void readFile(e.currentTarget)}
+            />
           </div>
           <div class="field">
             <label for="import-text">FeatureCollection (each feature's properties hold the zone's fields)</label>

@@ -14,9 +14,18 @@ export function ZoneList({ api }: { api: Api }) {
   const [page, setPage] = useState(1);
   const [type, setType] = useState('');
   const [restriction, setRestriction] = useState('');
-  const zones = useLoad(() => api.get<Page<GeoZoneRecord>>(`/api/zones${query({ type, restriction, page, per_page: PER_PAGE })}`), [type, restriction, page]);
+  const zones = useLoad(
+    () => api.get<Page<GeoZoneRecord>>(`/api/zones${query({ type, restriction, page, per_page: PER_PAGE })}`),
+    [type, restriction, page],
+  );
   const layers = useMemo<MapLayer[]>(
-    () => (zones.data?.data ?? []).map((zone) => ({ id: zone.id, kind: 'zone', data: zone.geometry, label: `${zone.name} (${zone.restriction}, ${zone.lower_limit_m}–${zone.upper_limit_m} m)` })),
+    () =>
+      (zones.data?.data ?? []).map((zone) => ({
+        id: zone.id,
+        kind: 'zone',
+        data: zone.geometry,
+        label: `${zone.name} (${zone.restriction}, ${zone.lower_limit_m}–${zone.upper_limit_m} m)`,
+      })),
     [zones.data],
   );
   return (
@@ -49,7 +58,9 @@ export function ZoneList({ api }: { api: Api }) {
         <MapView label="Zones of this page" layers={layers} />
         <div>
           {zones.data === null ? (
-            zones.error ? null : <Loading />
+            zones.error ? null : (
+              <Loading />
+            )
           ) : (
             <>
               <TableWrap label="Zones table">
@@ -79,7 +90,13 @@ export function ZoneList({ api }: { api: Api }) {
                   </tbody>
                 </table>
               </TableWrap>
-              <Pager label="Zones" page={zones.data.meta.current_page} lastPage={zones.data.meta.last_page} total={zones.data.meta.total} onPage={setPage} />
+              <Pager
+                label="Zones"
+                page={zones.data.meta.current_page}
+                lastPage={zones.data.meta.last_page}
+                total={zones.data.meta.total}
+                onPage={setPage}
+              />
             </>
           )}
         </div>

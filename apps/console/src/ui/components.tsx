@@ -49,7 +49,14 @@ export function fieldErrors(error: unknown, name: string): string[] {
 }
 
 /** A labelled control whose API errors are announced with it (aria-describedby). */
-export function Field({ id, label, error, name, children, hint }: {
+export function Field({
+  id,
+  label,
+  error,
+  name,
+  children,
+  hint,
+}: {
   id: string;
   label: string;
   error: unknown;
@@ -76,7 +83,19 @@ export function Field({ id, label, error, name, children, hint }: {
   );
 }
 
-export function Pager({ page, lastPage, total, onPage, label }: { page: number; lastPage: number; total: number; onPage: (page: number) => void; label: string }) {
+export function Pager({
+  page,
+  lastPage,
+  total,
+  onPage,
+  label,
+}: {
+  page: number;
+  lastPage: number;
+  total: number;
+  onPage: (page: number) => void;
+  label: string;
+}) {
   return (
     <nav class="pager" aria-label={`${label} pages`}>
       <button type="button" disabled={page <= 1} onClick={() => onPage(page - 1)}>

@@ -49,10 +49,7 @@ export const GeoJsonMultiPolygon = Type.Object(
 export type GeoJsonMultiPolygon = Static<typeof GeoJsonMultiPolygon>;
 
 /** In a flight area, the centre of a circle whose radius is the feature's `properties.radius_m`. */
-export const GeoJsonPoint = Type.Object(
-  { type: Type.Literal('Point'), coordinates: GeoJsonPosition },
-  { $id: 'GeoJsonPoint' },
-);
+export const GeoJsonPoint = Type.Object({ type: Type.Literal('Point'), coordinates: GeoJsonPosition }, { $id: 'GeoJsonPoint' });
 
 /**
  * `oneOf` the geometries, discriminated by `type`: generators make a tagged union a client builds
@@ -61,7 +58,10 @@ export const GeoJsonPoint = Type.Object(
  */
 function geometryUnion<T extends TSchema[]>(members: [...T]) {
   const mapping = Object.fromEntries(
-    members.map((member) => [(member as unknown as { properties: { type: { const: string } } }).properties.type.const, `#/components/schemas/${member.$id}`]),
+    members.map((member) => [
+      (member as unknown as { properties: { type: { const: string } } }).properties.type.const,
+      `#/components/schemas/${member.$id}`,
+    ]),
   );
   return Type.Unsafe<Static<TUnion<T>>>({ oneOf: members, discriminator: { propertyName: 'type', mapping } });
 }

@@ -10,20 +10,18 @@ export const REVIEW_ITEM_STATUSES = ['pending', 'approved', 'rejected', 'cascade
 export type ReviewItemStatus = (typeof REVIEW_ITEM_STATUSES)[number];
 
 /** One item of a request's review group, as the record and the review queue show it. */
-export const ReviewItemRecord = Type.Object(
-  {
-    id: Uuid,
-    kind: Type.Union(REVIEW_ITEM_KINDS.map((kind) => Type.Literal(kind))),
-    authority: Type.String(),
-    zone_id: Nullable(Type.String()),
-    finding_codes: Type.Array(Type.String()),
-    message: Type.String(),
-    status: Type.Union(REVIEW_ITEM_STATUSES.map((status) => Type.Literal(status))),
-    reason: Nullable(Type.String()),
-    decided_at: Nullable(Timestamp),
-    decided_by: Nullable(Type.String({ description: 'reviewer:<authority>, admin, operator (withdrawal), system' })),
-  },
-);
+export const ReviewItemRecord = Type.Object({
+  id: Uuid,
+  kind: Type.Union(REVIEW_ITEM_KINDS.map((kind) => Type.Literal(kind))),
+  authority: Type.String(),
+  zone_id: Nullable(Type.String()),
+  finding_codes: Type.Array(Type.String()),
+  message: Type.String(),
+  status: Type.Union(REVIEW_ITEM_STATUSES.map((status) => Type.Literal(status))),
+  reason: Nullable(Type.String()),
+  decided_at: Nullable(Timestamp),
+  decided_by: Nullable(Type.String({ description: 'reviewer:<authority>, admin, operator (withdrawal), system' })),
+});
 export type ReviewItemRecord = Static<typeof ReviewItemRecord>;
 
 /** A review queue entry: the item and enough of its flight request to decide it. */

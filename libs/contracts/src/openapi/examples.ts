@@ -65,7 +65,15 @@ export function flightRequestExample(options: FlightRequestExampleOptions = {}):
           properties: {},
           geometry: {
             type: 'Polygon',
-            coordinates: [[[west, south], [east, south], [east, north], [west, north], [west, south]]],
+            coordinates: [
+              [
+                [west, south],
+                [east, south],
+                [east, north],
+                [west, north],
+                [west, south],
+              ],
+            ],
           },
         },
       ],

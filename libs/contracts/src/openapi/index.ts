@@ -55,9 +55,9 @@ const STANDARD_RESPONSES: Record<string, JsonObject> = {
   KeyRefused: errorResponse(
     'An `X-API-Key` was sent and is malformed, unknown or revoked (`{"message":"Unauthenticated."}`): the route needs no key, but a key that is sent must be valid.',
   ),
-  Forbidden: errorResponse('The key\'s role may not do this.'),
-  NotFound: errorResponse('No such resource (or another operator\'s).'),
-  Conflict: errorResponse('The change is not allowed in the resource\'s current state.'),
+  Forbidden: errorResponse("The key's role may not do this."),
+  NotFound: errorResponse("No such resource (or another operator's)."),
+  Conflict: errorResponse("The change is not allowed in the resource's current state."),
   PayloadTooLarge: errorResponse('The body is over the limit (1 MiB; 16 MiB for zone imports).'),
   UnsupportedMediaType: errorResponse('The body is not `application/json`.'),
   ValidationFailed: {
@@ -181,9 +181,7 @@ function resolveBareRefs(value: unknown, schemas: Record<string, JsonObject>): u
   const copy: JsonObject = {};
   for (const [key, child] of Object.entries(value)) {
     copy[key] =
-      key === '$ref' && typeof child === 'string' && Object.hasOwn(schemas, child)
-        ? `${SCHEMA_REF}${child}`
-        : resolveBareRefs(child, schemas);
+      key === '$ref' && typeof child === 'string' && Object.hasOwn(schemas, child) ? `${SCHEMA_REF}${child}` : resolveBareRefs(child, schemas);
   }
   return copy;
 }

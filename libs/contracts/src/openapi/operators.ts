@@ -28,7 +28,7 @@ const unauthenticated = response('No key, or a malformed, unknown or revoked one
 const basicRefused = response('Missing or wrong email/password (HTTP Basic).', ErrorBody, {
   'WWW-Authenticate': { description: '`Basic realm="dfc"`', schema: { type: 'string' } },
 });
-const forbidden = response('The key\'s role may not do this.', ErrorBody);
+const forbidden = response("The key's role may not do this.", ErrorBody);
 const notFound = response('No such operator or key, or one that is not yours: `{"message":"Not Found."}`.', ErrorBody);
 const invalid = response('Validation failed; every failing field is listed at once.', ValidationErrorBody);
 const created = (schema: TSchema, location?: boolean) =>
@@ -38,12 +38,12 @@ const created = (schema: TSchema, location?: boolean) =>
     location ? { Location: { description: 'URL of the new resource.', schema: { type: 'string' } } } : undefined,
   );
 
-const uuidParameter = { name: 'uuid', in: 'path', required: true, description: 'The operator\'s uuid.', schema: Uuid };
+const uuidParameter = { name: 'uuid', in: 'path', required: true, description: "The operator's uuid.", schema: Uuid };
 const keyIdParameter = {
   name: 'id',
   in: 'path',
   required: true,
-  description: 'The key\'s id (the 16 hex characters after `dfc_`).',
+  description: "The key's id (the 16 hex characters after `dfc_`).",
   schema: Type.String({ pattern: '^[0-9a-f]{16}$' }),
 };
 
@@ -74,15 +74,15 @@ export const operatorPaths: Record<string, PathItem> = {
       tags: ['Operators'],
       operationId: 'getOperator',
       summary: 'Get an operator',
-      description: 'With the operator\'s own key, or a reviewer or admin key. Another operator\'s uuid is 404.',
+      description: "With the operator's own key, or a reviewer or admin key. Another operator's uuid is 404.",
       responses: { '200': response('The operator.', DataEnvelope(OperatorRecord)), '401': unauthenticated, '403': forbidden, '404': notFound },
     },
     patch: {
       tags: ['Operators'],
       operationId: 'updateOperator',
-      summary: 'Change an operator\'s contact fields or password',
+      summary: "Change an operator's contact fields or password",
       description:
-        'With the operator\'s own key or an admin key; the registration rules apply, the CTR rule to the record as it ' +
+        "With the operator's own key or an admin key; the registration rules apply, the CTR rule to the record as it " +
         'would be after the change. Fields not sent stay as they are; a change emits `operator.updated`. ' +
         'A new `password` (8..256 characters) needs `current_password` (a wrong one is 422 on `current_password`), ' +
         'keeps every API key issued before valid and emits `operator.password_changed`. An operator changes its login ' +
@@ -107,7 +107,7 @@ export const operatorPaths: Record<string, PathItem> = {
       tags: ['API keys'],
       operationId: 'issueOperatorApiKey',
       summary: 'Issue an API key to the operator',
-      description: 'HTTP Basic with the operator\'s email and password. The key is in the answer once, and never again.',
+      description: "HTTP Basic with the operator's email and password. The key is in the answer once, and never again.",
       security: [{ BasicAuth: [] }],
       requestBody: { required: false, content: json(OperatorApiKeyCreate, issueOperatorApiKeyExample) },
       responses: { '201': created(IssuedApiKey), '401': basicRefused, '404': notFound, '422': invalid },
@@ -115,8 +115,8 @@ export const operatorPaths: Record<string, PathItem> = {
     get: {
       tags: ['API keys'],
       operationId: 'listOperatorApiKeys',
-      summary: 'List the operator\'s API keys (metadata only)',
-      description: 'HTTP Basic (email and password), the operator\'s own key, or an admin key. Newest first.',
+      summary: "List the operator's API keys (metadata only)",
+      description: "HTTP Basic (email and password), the operator's own key, or an admin key. Newest first.",
       security: basicOrKey,
       parameters: queryParameters(OperatorApiKeyListQuery),
       responses: {
@@ -133,9 +133,9 @@ export const operatorPaths: Record<string, PathItem> = {
     delete: {
       tags: ['API keys'],
       operationId: 'revokeOperatorApiKey',
-      summary: 'Revoke one of the operator\'s API keys',
+      summary: "Revoke one of the operator's API keys",
       description:
-        'HTTP Basic, an admin key, or the key itself (a key revokes only itself: another of the operator\'s keys ' +
+        "HTTP Basic, an admin key, or the key itself (a key revokes only itself: another of the operator's keys " +
         'needs HTTP Basic, else 403; revoked so, the operator gets an `operator.credentials_changed` notice). The key ' +
         'stops working at every gateway within seconds. ' +
         'Revoking a revoked key changes nothing (204).',

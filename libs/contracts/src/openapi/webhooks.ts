@@ -60,8 +60,20 @@ Timestamps are ISO 8601 with a numeric offset and whole seconds (\`2026-11-23T10
 increases by one per status-history entry of the flight request: a gap means a missed delivery.`;
 
 const deliveryHeaders = [
-  { name: 'webhook-id', in: 'header', required: true, description: 'The event id; the same on every retry.', schema: { type: 'string', format: 'uuid' } },
-  { name: 'webhook-timestamp', in: 'header', required: true, description: 'Unix seconds of this attempt.', schema: { type: 'string', pattern: '^\\d+$' } },
+  {
+    name: 'webhook-id',
+    in: 'header',
+    required: true,
+    description: 'The event id; the same on every retry.',
+    schema: { type: 'string', format: 'uuid' },
+  },
+  {
+    name: 'webhook-timestamp',
+    in: 'header',
+    required: true,
+    description: 'Unix seconds of this attempt.',
+    schema: { type: 'string', pattern: '^\\d+$' },
+  },
   {
     name: 'webhook-signature',
     in: 'header',
@@ -71,7 +83,12 @@ const deliveryHeaders = [
   },
   { name: 'X-Webhook-Signature', in: 'header', required: true, schema: { type: 'string', pattern: '^t=\\d+(,v1=[0-9a-f]{64})+$' } },
   { name: 'X-Webhook-Id', in: 'header', required: true, schema: { type: 'string', format: 'uuid' } },
-  { name: 'X-Webhook-Event', in: 'header', required: true, schema: { type: 'string', enum: ['status_change', 'cascade_rejection', 'review_complete', 'ping'] } },
+  {
+    name: 'X-Webhook-Event',
+    in: 'header',
+    required: true,
+    schema: { type: 'string', enum: ['status_change', 'cascade_rejection', 'review_complete', 'ping'] },
+  },
 ];
 
 const KIND_SUMMARIES: Record<keyof typeof WEBHOOK_PAYLOAD_SCHEMAS, string> = {
@@ -140,9 +157,13 @@ export const webhookPaths: Record<string, unknown> = {
       tags: [TAG],
       operationId: 'listWebhooks',
       summary: 'List webhook endpoints',
-      description: 'Newest first. Admin keys see every operator\'s endpoints unless `operator_uuid` is given.',
+      description: "Newest first. Admin keys see every operator's endpoints unless `operator_uuid` is given.",
       parameters: [operatorUuidQuery, ...pageParams],
-      responses: { '200': json(Paginated(WebhookEndpointRecord), 'A page of endpoints (Laravel paginator envelope).'), '403': ref('Forbidden'), '422': ref('ValidationFailed') },
+      responses: {
+        '200': json(Paginated(WebhookEndpointRecord), 'A page of endpoints (Laravel paginator envelope).'),
+        '403': ref('Forbidden'),
+        '422': ref('ValidationFailed'),
+      },
     },
   },
   '/api/webhooks/{id}': {
@@ -157,7 +178,8 @@ export const webhookPaths: Record<string, unknown> = {
       tags: [TAG],
       operationId: 'updateWebhook',
       summary: 'Update a webhook endpoint',
-      description: 'At least one of url, events, description, enabled (no body or `{}` is 422). Enabling a disabled endpoint clears `disabled_reason` and its failing streak; it replays nothing (use redeliver).',
+      description:
+        'At least one of url, events, description, enabled (no body or `{}` is 422). Enabling a disabled endpoint clears `disabled_reason` and its failing streak; it replays nothing (use redeliver).',
       requestBody: body(WebhookEndpointUpdate),
       responses: { '200': json(DataEnvelope(WebhookEndpointRecord), 'The updated endpoint.'), ...common, '422': ref('ValidationFailed') },
     },
@@ -212,7 +234,8 @@ export const webhookPaths: Record<string, unknown> = {
       tags: [TAG],
       operationId: 'redeliverWebhookDelivery',
       summary: 'Send a delivery again',
-      description: 'A failed or succeeded delivery is scheduled again now, with a fresh round of retries (same event id). 409 when it is still pending or the endpoint is disabled.',
+      description:
+        'A failed or succeeded delivery is scheduled again now, with a fresh round of retries (same event id). 409 when it is still pending or the endpoint is disabled.',
       responses: {
         '202': json(DataEnvelope(DeliveryRecord), 'Scheduled.'),
         ...common,
@@ -221,4 +244,3 @@ export const webhookPaths: Record<string, unknown> = {
     },
   },
 };
-

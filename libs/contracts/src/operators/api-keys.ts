@@ -15,10 +15,7 @@ export type ApiKeyRole = Static<typeof ApiKeyRole>;
 const KeyName = Nullable(Line({ maxLength: 100, description: 'null, empty or blank: no name' }));
 
 /** POST /api/operators/{uuid}/api-keys (HTTP Basic: operator email + password). */
-export const OperatorApiKeyCreate = Type.Object(
-  { name: Type.Optional(KeyName) },
-  { $id: 'OperatorApiKeyCreate', additionalProperties: false },
-);
+export const OperatorApiKeyCreate = Type.Object({ name: Type.Optional(KeyName) }, { $id: 'OperatorApiKeyCreate', additionalProperties: false });
 export type OperatorApiKeyCreate = Static<typeof OperatorApiKeyCreate>;
 
 /** POST /api/api-keys (admin key): reviewer and admin keys. */
@@ -26,9 +23,7 @@ export const StaffApiKeyCreate = Type.Object(
   {
     name: Type.Optional(KeyName),
     role: Type.Union([Type.Literal('reviewer'), Type.Literal('admin')]),
-    authority: Type.Optional(
-      RequiredLine({ maxLength: 100, description: 'required for reviewer keys, not allowed for admin keys' }),
-    ),
+    authority: Type.Optional(RequiredLine({ maxLength: 100, description: 'required for reviewer keys, not allowed for admin keys' })),
   },
   { $id: 'StaffApiKeyCreate', additionalProperties: false },
 );

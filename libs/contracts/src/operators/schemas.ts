@@ -2,9 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Line, LINE_PATTERN, Nullable, RequiredLine, Timestamp, Uuid } from '../schema-helpers.js';
 
 const optionalText = Nullable(Line({ maxLength: 255 }));
-const timezone = Nullable(
-  Type.String({ maxLength: 64, description: 'IANA timezone name (<Area>/<City>) or UTC', examples: ['Europe/Berlin'] }),
-);
+const timezone = Nullable(Type.String({ maxLength: 64, description: 'IANA timezone name (<Area>/<City>) or UTC', examples: ['Europe/Berlin'] }));
 
 /**
  * The registration rules of a password, for registration and for a change. Never
@@ -30,9 +28,7 @@ export const OperatorCreate = Type.Object(
     operational_authorisation_number: Type.Optional(optionalText),
     operator_registration_number: Type.Optional(optionalText),
     exemption_for_ctr: Type.Optional(Type.Boolean({ default: false })),
-    ctr_exemption_number: Type.Optional(
-      Nullable(Line({ maxLength: 255, description: 'required when exemption_for_ctr is true' })),
-    ),
+    ctr_exemption_number: Type.Optional(Nullable(Line({ maxLength: 255, description: 'required when exemption_for_ctr is true' }))),
     timezone: Type.Optional(timezone),
   },
   { $id: 'OperatorCreate', additionalProperties: false },

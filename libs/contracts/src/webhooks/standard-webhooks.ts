@@ -31,7 +31,10 @@ export interface StandardSignOptions {
 
 export function signStandardWebhook({ id, timestamp, rawBody, secrets }: StandardSignOptions): string {
   return secrets
-    .map((secret) => `v1,${createHmac('sha256', encodedKey(secret), { encoding: 'base64' }).update(`${id}.${timestamp}.`).update(rawBody).digest('base64')}`)
+    .map(
+      (secret) =>
+        `v1,${createHmac('sha256', encodedKey(secret), { encoding: 'base64' }).update(`${id}.${timestamp}.`).update(rawBody).digest('base64')}`,
+    )
     .join(' ');
 }
 

@@ -2,14 +2,7 @@ import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import type { Middleware } from 'koa';
 import { errors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import { LRUCache } from 'lru-cache';
-import {
-  INTERNAL_TOKEN_AUDIENCE,
-  INTERNAL_TOKEN_HEADER,
-  INTERNAL_TOKEN_ISSUER,
-  ROLES,
-  type Principal,
-  type Role,
-} from '@dfc/contracts';
+import { INTERNAL_TOKEN_AUDIENCE, INTERNAL_TOKEN_HEADER, INTERNAL_TOKEN_ISSUER, ROLES, type Principal, type Role } from '@dfc/contracts';
 import { publicKeyPems } from '../config.js';
 import { ForbiddenError, UnauthenticatedError } from '../errors.js';
 

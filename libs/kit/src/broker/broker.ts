@@ -138,11 +138,8 @@ export class Broker {
     });
     const body = Buffer.from(JSON.stringify(event));
     await new Promise<void>((resolve, reject) => {
-      channel.sendToQueue(
-        queue,
-        body,
-        { persistent: true, contentType: 'application/json', messageId: event.id, type: event.type },
-        (error) => (error ? reject(error) : resolve()),
+      channel.sendToQueue(queue, body, { persistent: true, contentType: 'application/json', messageId: event.id, type: event.type }, (error) =>
+        error ? reject(error) : resolve(),
       );
     });
   }

@@ -41,7 +41,15 @@ interface XDeath {
 }
 
 /** The headers RabbitMQ sets when it dead-letters; a replayed message starts without them. */
-const DEATH_HEADERS = ['x-death', 'x-first-death-queue', 'x-first-death-reason', 'x-first-death-exchange', 'x-last-death-queue', 'x-last-death-reason', 'x-last-death-exchange'];
+const DEATH_HEADERS = [
+  'x-death',
+  'x-first-death-queue',
+  'x-first-death-reason',
+  'x-first-death-exchange',
+  'x-last-death-queue',
+  'x-last-death-reason',
+  'x-last-death-exchange',
+];
 export const REPLAYED_HEADER = 'x-dfc-replayed';
 
 /**
@@ -101,9 +109,18 @@ export async function replayDeadLetters(connection: ChannelModel, options: Repla
   }
 }
 
-async function republish(channel: ConfirmChannel, message: GetMessage, exchange: string, routingKey: string, returns: { count: number }): Promise<boolean> {
+async function republish(
+  channel: ConfirmChannel,
+  message: GetMessage,
+  exchange: string,
+  routingKey: string,
+  returns: { count: number },
+): Promise<boolean> {
   // amqplib types a received message's properties as `any`: they are the options it was published with.
-  const properties = message.properties as Pick<Options.Publish, 'contentType' | 'contentEncoding' | 'messageId' | 'type' | 'correlationId' | 'timestamp' | 'appId'>;
+  const properties = message.properties as Pick<
+    Options.Publish,
+    'contentType' | 'contentEncoding' | 'messageId' | 'type' | 'correlationId' | 'timestamp' | 'appId'
+  >;
   const headers: MessagePropertyHeaders = { ...message.properties.headers };
   for (const name of DEATH_HEADERS) delete headers[name];
   headers[REPLAYED_HEADER] = Number(headers[REPLAYED_HEADER] ?? 0) + 1;

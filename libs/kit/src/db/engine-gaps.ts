@@ -61,7 +61,13 @@ interface WriteGuard {
  * as a conditional write that matched nothing would, when another writer held
  * the version for longer than the wait.
  */
-export async function acrossProcesses<T>(connection: Connection, collection: string, id: string, version: number, write: () => Promise<T | null>): Promise<T | null> {
+export async function acrossProcesses<T>(
+  connection: Connection,
+  collection: string,
+  id: string,
+  version: number,
+  write: () => Promise<T | null>,
+): Promise<T | null> {
   if (!(await isLocalEngine(connection))) return write();
   const guards = connection.db!.collection<WriteGuard>('engine_write_guards');
   const guardId = `${collection}/${id}/${version}`;
@@ -119,7 +125,10 @@ function servesInFromIndexes(connection: Connection): Promise<boolean> {
 function isLocalEngine(connection: Connection): Promise<boolean> {
   const known = localEngines.get(connection);
   if (known) return known;
-  const asked = connection.db!.admin().command({ buildInfo: 1 }).then((info) => 'ferretdbVersion' in info);
+  const asked = connection
+    .db!.admin()
+    .command({ buildInfo: 1 })
+    .then((info) => 'ferretdbVersion' in info);
   localEngines.set(connection, asked);
   asked.catch(() => localEngines.delete(connection));
   return asked;
@@ -130,11 +139,20 @@ function isLocalEngine(connection: Connection): Promise<boolean> {
  * one `$in` query on MongoDB, one equality query per distinct value where the
  * engine would filter `$in` over the whole collection.
  */
-export async function findWhereIn<D, T = D>(model: Model<D>, field: string, values: readonly unknown[], projection?: ProjectionType<D>): Promise<T[]> {
+export async function findWhereIn<D, T = D>(
+  model: Model<D>,
+  field: string,
+  values: readonly unknown[],
+  projection?: ProjectionType<D>,
+): Promise<T[]> {
   const distinct = [...new Set(values)];
   if (distinct.length === 0) return [];
   const where = (condition: unknown) => ({ [field]: condition }) as QueryFilter<D>;
-  if (await servesInFromIndexes(model.db)) return model.find(where({ $in: distinct }), projection).lean<T[]>().exec();
+  if (await servesInFromIndexes(model.db))
+    return model
+      .find(where({ $in: distinct }), projection)
+      .lean<T[]>()
+      .exec();
   const found = await Promise.all(distinct.map((value) => model.find(where(value), projection).lean<T[]>().exec()));
   return found.flat();
 }

@@ -17,9 +17,7 @@ export function operationsRouter(registry: Registry, checks: ReadinessCheck[], o
     ctx.body = { status: 'ok' };
   });
   router.get('/readyz', async (ctx) => {
-    const results = await Promise.all(
-      checks.map(async (check) => [check.name, await Promise.resolve(check.ready()).catch(() => false)] as const),
-    );
+    const results = await Promise.all(checks.map(async (check) => [check.name, await Promise.resolve(check.ready()).catch(() => false)] as const));
     const ready = results.every(([, ok]) => ok);
     ctx.status = ready ? 200 : 503;
     ctx.body = { status: ready ? 'ready' : 'not ready', checks: Object.fromEntries(results) };

@@ -54,7 +54,8 @@ export function jsonBody(limit: BodyLimit = DEFAULT_BODY_LIMIT_BYTES, budget?: B
     const declared = Number(ctx.get('Content-Length') || 0);
     if (declared > rule.limitBytes) throw new PayloadTooLargeError();
     if (!ctx.is('application/json', '+json')) throw new UnsupportedMediaTypeError();
-    if (!UTF8_CHARSETS.has(ctx.request.charset.toLowerCase())) throw new UnsupportedMediaTypeError('Request body must be JSON in UTF-8 (charset=utf-8).');
+    if (!UTF8_CHARSETS.has(ctx.request.charset.toLowerCase()))
+      throw new UnsupportedMediaTypeError('Request body must be JSON in UTF-8 (charset=utf-8).');
     const room = budget ?? processBodyBudget();
     // A streamed body may grow to the limit; a declared one cannot exceed what it declared.
     reserve(ctx, room, RAW_BYTES_PER_BODY_BYTE * (declared > 0 ? declared : rule.limitBytes));
@@ -83,7 +84,8 @@ function refuseRole(principal: Principal | undefined, roles: readonly Role[]): v
 function reserve(ctx: Context, budget: BodyBudget, bytes: number): void {
   if (!budget.admits(bytes)) throw new PayloadTooLargeError('Request body is too large to be read by this server.');
   const release = budget.tryReserve(bytes);
-  if (release === undefined) throw new ServiceUnavailableError('Too many request bodies are being read; try again shortly.', BUSY_RETRY_AFTER_SECONDS);
+  if (release === undefined)
+    throw new ServiceUnavailableError('Too many request bodies are being read; try again shortly.', BUSY_RETRY_AFTER_SECONDS);
   ctx.res.once('close', release);
 }
 
@@ -157,7 +159,10 @@ function refuseUnfaithfulString(text: string, path: string): void {
   const field = path === '' ? 'body' : path;
   const name = field.replace(/_/g, ' ');
   if (CONTROL_CHARACTER.test(text)) {
-    throw ValidationError.of(field, `The ${name} field must not contain control characters (U+0000 to U+001F; free text may hold tabs and line breaks).`);
+    throw ValidationError.of(
+      field,
+      `The ${name} field must not contain control characters (U+0000 to U+001F; free text may hold tabs and line breaks).`,
+    );
   }
   if (LONE_SURROGATE.test(text)) throw ValidationError.of(field, `The ${name} field must be valid Unicode: it holds a lone surrogate.`);
 }

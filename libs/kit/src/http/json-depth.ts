@@ -12,7 +12,8 @@ export function nestsDeeperThan(text: string, limit: number): boolean {
   for (let i = 0; i < text.length; i += 1) {
     const char = text.charCodeAt(i);
     if (inString) {
-      if (char === 0x5c) i += 1; // backslash: the next character is escaped
+      if (char === 0x5c)
+        i += 1; // backslash: the next character is escaped
       else if (char === 0x22) inString = false;
     } else if (char === 0x22) {
       inString = true;

@@ -21,10 +21,7 @@ export function requestContext(log: Logger): Middleware {
       await next();
     } finally {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      log.info(
-        { request_id: requestId, method: ctx.method, path: ctx.path, status: ctx.status, duration_ms: Math.round(ms * 100) / 100 },
-        'request',
-      );
+      log.info({ request_id: requestId, method: ctx.method, path: ctx.path, status: ctx.status, duration_ms: Math.round(ms * 100) / 100 }, 'request');
     }
   };
 }

@@ -174,7 +174,9 @@ export class AggregateStore<D extends Aggregate> {
   /** Deletes the document if it is still at `version` (and matches `where`); whether it did. */
   async remove(id: string, version: number, where: Record<string, unknown> = {}): Promise<boolean> {
     const removed = await serialisedPerDocument(this.model.collection.name, id, () =>
-      this.conditionally(id, version, async () => ((await this.collection.deleteOne({ ...where, _id: id, version })).deletedCount === 1 ? true : null)),
+      this.conditionally(id, version, async () =>
+        (await this.collection.deleteOne({ ...where, _id: id, version })).deletedCount === 1 ? true : null,
+      ),
     );
     return removed === true;
   }

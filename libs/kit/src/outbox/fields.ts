@@ -29,10 +29,7 @@ export function outboxOnCreate(events: EventEnvelope[]): OutboxFields {
 }
 
 /** Merges "append these events" into a mongoose update document. */
-export function withOutbox<U extends { $set?: Record<string, unknown>; $push?: Record<string, unknown> }>(
-  update: U,
-  events: EventEnvelope[],
-): U {
+export function withOutbox<U extends { $set?: Record<string, unknown>; $push?: Record<string, unknown> }>(update: U, events: EventEnvelope[]): U {
   return {
     ...update,
     $set: { ...update.$set, outbox_pending_since: new Date() },

@@ -26,7 +26,8 @@ export function commandLogFile(env: NodeJS.ProcessEnv = process.env): string | u
  * through `require` holds a second copy of it for the specs' own imports.
  */
 const UNRECORDED_SCOPE = Symbol.for('@dfc/kit/testing unrecorded');
-const unrecordedScope: AsyncLocalStorage<true> = ((globalThis as Record<symbol, unknown>)[UNRECORDED_SCOPE] ??= new AsyncLocalStorage<true>()) as AsyncLocalStorage<true>;
+const unrecordedScope: AsyncLocalStorage<true> = ((globalThis as Record<symbol, unknown>)[UNRECORDED_SCOPE] ??=
+  new AsyncLocalStorage<true>()) as AsyncLocalStorage<true>;
 
 /**
  * Runs `work` without recording its commands: for tests that inspect a

@@ -238,8 +238,7 @@ function describeKey(key: Record<string, unknown>): string {
 
 /** One line of the command log: a query shape seen, or the indexes a model declares for a collection. */
 export type CommandLogEntry =
-  | ({ kind: 'query'; service: string; db: string } & QueryShape)
-  | { kind: 'indexes'; db: string; collection: string; indexes: DeclaredIndex[] };
+  ({ kind: 'query'; service: string; db: string } & QueryShape) | { kind: 'indexes'; db: string; collection: string; indexes: DeclaredIndex[] };
 
 /** A query no declared index serves, once per service, collection and shape (however many databases saw it). */
 export interface UnservedQuery {

@@ -31,10 +31,7 @@ async function resolveDependencies(): Promise<TestDependencies> {
   }
   const { MongoDBContainer } = await import('@testcontainers/mongodb');
   const { RabbitMQContainer } = await import('@testcontainers/rabbitmq');
-  const [mongo, rabbit] = await Promise.all([
-    new MongoDBContainer('mongo:7').start(),
-    new RabbitMQContainer('rabbitmq:3.13').start(),
-  ]);
+  const [mongo, rabbit] = await Promise.all([new MongoDBContainer('mongo:7').start(), new RabbitMQContainer('rabbitmq:3.13').start()]);
   return { mongoUrl: `${mongo.getConnectionString()}?directConnection=true`, amqpUrl: rabbit.getAmqpUrl() };
 }
 

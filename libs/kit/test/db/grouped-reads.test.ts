@@ -50,7 +50,10 @@ describe('GroupedReads', () => {
     const reads = manualReads();
     const grouped = new GroupedReads<string>();
     const get = (key: string) => grouped.get(key, () => reads.read(key));
-    const outcome = get('a').then(() => 'fulfilled', (error: Error) => error.message);
+    const outcome = get('a').then(
+      () => 'fulfilled',
+      (error: Error) => error.message,
+    );
     await reads.finish(0, new Error('database down'));
     expect(await outcome).to.equal('database down');
     const again = get('a');

@@ -144,7 +144,11 @@ describe('createServiceApp', () => {
 
   it('when the Content-Type names a charset other than UTF-8, then 415; utf-8 in any case passes', async () => {
     for (const charset of ['utf-16', 'ISO-8859-1', 'us-ascii']) {
-      const response = await call('/api/things', { method: 'POST', headers: { 'Content-Type': `application/json; charset=${charset}` }, body: '{"name":"a"}' });
+      const response = await call('/api/things', {
+        method: 'POST',
+        headers: { 'Content-Type': `application/json; charset=${charset}` },
+        body: '{"name":"a"}',
+      });
       expect(response.status, charset).to.equal(415);
       expect(await response.json(), charset).to.deep.equal({ message: 'Request body must be JSON in UTF-8 (charset=utf-8).' });
     }

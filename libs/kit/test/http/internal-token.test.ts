@@ -10,7 +10,11 @@ const principal: Principal = { sub: 'op-1', role: 'operator', operator_uuid: 'op
 describe('InternalTokenVerifier: the overlap of a key rotation', () => {
   const [oldKeys, newKeys, strangerKeys] = [generateTokenKeys(), generateTokenKeys(), generateTokenKeys()];
   const both = new InternalTokenVerifier(`${oldKeys.publicKeyPem}${newKeys.publicKeyPem}`);
-  const refusal = (token: string) => both.verify(token).then(() => undefined, (error: unknown) => error);
+  const refusal = (token: string) =>
+    both.verify(token).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
 
   it('when it holds two public keys, then a token signed with either is accepted', async () => {
     for (const keys of [oldKeys, newKeys]) {
@@ -50,7 +54,10 @@ describe('InternalTokenVerifier: tokens verified before', () => {
       .sign(createPrivateKey(keys.privateKeyPem));
     expect(await verifier.verify(token)).to.deep.equal(principal);
     await new Promise((resolve) => setTimeout(resolve, expiresAt * 1000 + 200 - Date.now()));
-    const refusal = await verifier.verify(token).then(() => undefined, (error: unknown) => error);
+    const refusal = await verifier.verify(token).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
     expect(refusal).to.have.property('code', 'ERR_JWT_EXPIRED');
   });
 
@@ -59,7 +66,10 @@ describe('InternalTokenVerifier: tokens verified before', () => {
     expect(await verifier.verify(token)).to.deep.equal(principal);
     const last = token.at(-2) === 'A' ? 'B' : 'A';
     const altered = `${token.slice(0, -2)}${last}${token.at(-1)}`;
-    const refusal = await verifier.verify(altered).then(() => undefined, (error: unknown) => error);
+    const refusal = await verifier.verify(altered).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
     expect(refusal).to.be.instanceOf(Error);
     expect(await verifier.verify(token)).to.deep.equal(principal);
   });

@@ -12,7 +12,13 @@ describe('requestContext', () => {
   before(async () => {
     const sink = new Writable({
       write(chunk: Buffer, _encoding, done) {
-        lines.push(...chunk.toString('utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>));
+        lines.push(
+          ...chunk
+            .toString('utf8')
+            .split('\n')
+            .filter(Boolean)
+            .map((line) => JSON.parse(line) as Record<string, unknown>),
+        );
         done();
       },
     });

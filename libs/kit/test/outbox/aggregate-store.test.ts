@@ -50,9 +50,7 @@ describe('AggregateStore (real database and broker)', () => {
   it('when 20 changes race on one document, then every one lands once, in versions 1 to 20, and all their events are published', async () => {
     await counters.insert({ _id: 'race', count: 0, label: null });
     const events = Array.from({ length: 20 }, (_, n) => newEvent('counter.incremented', null, { n }));
-    await Promise.all(
-      events.map((event) => counters.change('race', (current) => ({ set: { count: current.count + 1 }, events: [event] }))),
-    );
+    await Promise.all(events.map((event) => counters.change('race', (current) => ({ set: { count: current.count + 1 }, events: [event] }))));
     const stored = await counters.get('race');
     expect(stored.count).to.equal(20);
     expect(stored.version).to.equal(20);
@@ -85,10 +83,12 @@ describe('AggregateStore (real database and broker)', () => {
   });
 
   it('when the document does not exist, then 404', async () => {
-    await counters.change('missing', () => null).then(
-      () => expect.fail('expected NotFoundError'),
-      (error: unknown) => expect(error).to.be.instanceOf(NotFoundError),
-    );
+    await counters
+      .change('missing', () => null)
+      .then(
+        () => expect.fail('expected NotFoundError'),
+        (error: unknown) => expect(error).to.be.instanceOf(NotFoundError),
+      );
   });
 
   it('when the same id is inserted twice, then the second insert is a duplicate key', async () => {
@@ -145,7 +145,9 @@ describe('AggregateStore (real database and broker)', () => {
     });
     try {
       const store = new AggregateStore(monitored.model<Counter>('Counter', schema), relay);
-      await Promise.all(copies.map((copy) => store.settle(copy, (current) => (current.label === null ? { set: { label: 'done', count: current.count + 1 } } : null))));
+      await Promise.all(
+        copies.map((copy) => store.settle(copy, (current) => (current.label === null ? { set: { label: 'done', count: current.count + 1 } } : null))),
+      );
     } finally {
       await monitored.close();
     }
@@ -199,6 +201,10 @@ describe('AggregateStore (real database and broker)', () => {
     });
     expect(emptied.count).to.equal(5);
     await new Promise((resolve) => setTimeout(resolve, 200));
-    for (const event of events) expect(captured.events.filter((candidate) => candidate.id === event.id), event.id).to.have.length(1);
+    for (const event of events)
+      expect(
+        captured.events.filter((candidate) => candidate.id === event.id),
+        event.id,
+      ).to.have.length(1);
   });
 });

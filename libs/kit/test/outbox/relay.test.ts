@@ -95,7 +95,10 @@ describe('OutboxRelay (real database and broker)', () => {
       const thing = await Things.create({ name: 'e', ...outboxOnCreate([orphan]) });
       await sleep(300);
       const stored = await Things.findById(thing._id).lean();
-      expect(stored?.outbox.map((entry) => entry.id), 'not swept at the quick pace').to.deep.equal([orphan.id]);
+      expect(
+        stored?.outbox.map((entry) => entry.id),
+        'not swept at the quick pace',
+      ).to.deep.equal([orphan.id]);
     } finally {
       await relay.stop();
     }

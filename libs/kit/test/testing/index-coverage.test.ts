@@ -109,7 +109,9 @@ describe('index coverage: equality → sort → range', () => {
   });
 
   it('when the sort starts with the `$in` field, then the index on it and the rest of the sort serves it', () => {
-    const verdict = checkQuery(query({ owner: { $in: ['a', 'b'] } }, { owner: 1, created_at: -1, _id: -1 }), [index({ owner: 1, created_at: -1, _id: -1 })]);
+    const verdict = checkQuery(query({ owner: { $in: ['a', 'b'] } }, { owner: 1, created_at: -1, _id: -1 }), [
+      index({ owner: 1, created_at: -1, _id: -1 }),
+    ]);
     expect(verdict.served).to.equal(true);
   });
 
@@ -190,7 +192,10 @@ describe('index coverage: reading the commands the driver sends', () => {
   });
 
   it('when updates and deletes are sent in bulk, then each statement is a query', () => {
-    const updates = [{ q: { _id: 'a', version: 1 }, u: { $set: { x: 1 } } }, { q: { owner: 'b' }, u: { $set: { x: 2 } } }];
+    const updates = [
+      { q: { _id: 'a', version: 1 }, u: { $set: { x: 1 } } },
+      { q: { owner: 'b' }, u: { $set: { x: 2 } } },
+    ];
     expect(queriesOfCommand('update', { update: 'keys', updates }).map((found) => found.filter)).to.deep.equal([
       { _id: '?', version: '?' },
       { owner: '?' },
@@ -226,9 +231,7 @@ describe('index coverage: the log of a run', () => {
   it('when several databases saw one unserved shape, then it is named once, with the reason', () => {
     const unserved = findUnservedQueries(entries);
     expect(unserved).to.have.length(1);
-    expect(describeUnserved(unserved[0]!)).to.equal(
-      'svc keys find {"name":"?"}: no declared index serves equality [name] → sort {} → range []',
-    );
+    expect(describeUnserved(unserved[0]!)).to.equal('svc keys find {"name":"?"}: no declared index serves equality [name] → sort {} → range []');
   });
 
   it('when a collection has no declared indexes, then only `_id` serves it', () => {

@@ -8,15 +8,40 @@ import { timeZones } from '@dfc/kit/time-zones';
  * (Santiago, Havana, Beirut), no daylight time since 2019 (Sao Paulo), links.
  */
 const ZONES = [
-  'Europe/Amsterdam', 'America/New_York', 'America/Los_Angeles', 'Australia/Sydney', 'Australia/Lord_Howe',
-  'Pacific/Auckland', 'Pacific/Chatham', 'Asia/Tokyo', 'Asia/Kolkata', 'Asia/Kathmandu', 'America/St_Johns',
-  'Europe/Dublin', 'Antarctica/Troll', 'America/Santiago', 'America/Havana', 'Asia/Beirut', 'America/Sao_Paulo',
-  'Europe/London', 'America/Nuuk', 'US/Pacific', 'Etc/GMT+5', 'UTC',
+  'Europe/Amsterdam',
+  'America/New_York',
+  'America/Los_Angeles',
+  'Australia/Sydney',
+  'Australia/Lord_Howe',
+  'Pacific/Auckland',
+  'Pacific/Chatham',
+  'Asia/Tokyo',
+  'Asia/Kolkata',
+  'Asia/Kathmandu',
+  'America/St_Johns',
+  'Europe/Dublin',
+  'Antarctica/Troll',
+  'America/Santiago',
+  'America/Havana',
+  'Asia/Beirut',
+  'America/Sao_Paulo',
+  'Europe/London',
+  'America/Nuuk',
+  'US/Pacific',
+  'Etc/GMT+5',
+  'UTC',
 ];
 
 function icuLocal(zone: string, date: Date): string {
   return new Intl.DateTimeFormat('en-CA', {
-    timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23',
+    timeZone: zone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+    hourCycle: 'h23',
   }).format(date);
 }
 
@@ -29,13 +54,34 @@ const instants = fc.integer({ min: Date.UTC(1990, 0, 1) / 1000, max: Date.UTC(20
 
 describe('timeZones', () => {
   it('has: when the name is a zone or a link, as the database spells it, then yes', () => {
-    for (const name of ['Europe/Amsterdam', 'America/Argentina/Buenos_Aires', 'US/Pacific', 'Asia/Calcutta', 'Asia/Kolkata', 'Europe/Kyiv', 'UTC', 'Etc/UTC', 'Etc/GMT-14']) {
+    for (const name of [
+      'Europe/Amsterdam',
+      'America/Argentina/Buenos_Aires',
+      'US/Pacific',
+      'Asia/Calcutta',
+      'Asia/Kolkata',
+      'Europe/Kyiv',
+      'UTC',
+      'Etc/UTC',
+      'Etc/GMT-14',
+    ]) {
       expect(timeZones.has(name), name).to.equal(true);
     }
   });
 
   it('has: when the name is misspelt, unknown, an offset, a file that is no zone, or a path, then no', () => {
-    for (const name of ['europe/amsterdam', 'Europe/AMSTERDAM', 'Europe/Atlantis', '+01:00', 'tzdata.zi', 'zone1970.tab', 'posix/Europe/Amsterdam', '../../etc/passwd', '/etc/passwd', '']) {
+    for (const name of [
+      'europe/amsterdam',
+      'Europe/AMSTERDAM',
+      'Europe/Atlantis',
+      '+01:00',
+      'tzdata.zi',
+      'zone1970.tab',
+      'posix/Europe/Amsterdam',
+      '../../etc/passwd',
+      '/etc/passwd',
+      '',
+    ]) {
       expect(timeZones.has(name), name).to.equal(false);
     }
   });
@@ -71,7 +117,9 @@ describe('TimeZone', () => {
     fc.assert(
       fc.property(fc.constantFrom(...ZONES), instants, (name, instant) => {
         const local = icuLocal(name, new Date(instant * 1000)).replace(', ', 'T');
-        expect(Date.parse(`${local}Z`) / 1000 - zone(name).offsetAt(instant), `${name} at ${new Date(instant * 1000).toISOString()}`).to.equal(instant);
+        expect(Date.parse(`${local}Z`) / 1000 - zone(name).offsetAt(instant), `${name} at ${new Date(instant * 1000).toISOString()}`).to.equal(
+          instant,
+        );
       }),
       { numRuns: 1000 },
     );

@@ -44,7 +44,13 @@ export function flightRequestsRouter(deps: UseCaseDeps): Router<KitState> {
     const query = validateListQuery({ ...ctx.query });
     const page = await listFlightRequests(deps, ctx.state.principal, query);
     const filters = { from_date: query.from_date, to_date: query.to_date, status: query.status, operator_uuid: query.operator_uuid };
-    ctx.body = paginate(page.items.map((doc) => flightRequestRecord(doc)), page.total, page.page, publicPath(ctx), filters);
+    ctx.body = paginate(
+      page.items.map((doc) => flightRequestRecord(doc)),
+      page.total,
+      page.page,
+      publicPath(ctx),
+      filters,
+    );
   });
 
   router.get('/:uuid', notThePreviewRoute, requireRole('operator', 'reviewer', 'admin'), async (ctx) => {

@@ -75,7 +75,14 @@ export class FlightRequestStore {
    */
   async insertScreening(request: Omit<FlightRequest, 'version'>, deconfliction: Deconfliction): Promise<StoredFlightRequest> {
     const { geometry, area, ...fields } = request;
-    return this.aggregates.insert({ ...fields, status: SCREENING, status_history: [], deconfliction, ...storedArea(area), ...storedGeometry(geometry) });
+    return this.aggregates.insert({
+      ...fields,
+      status: SCREENING,
+      status_history: [],
+      deconfliction,
+      ...storedArea(area),
+      ...storedGeometry(geometry),
+    });
   }
 
   /**
@@ -84,7 +91,11 @@ export class FlightRequestStore {
    * withdrawn meanwhile; null when it was. Only what screening decides
    * changes: the request's own fields are as inserted.
    */
-  async completeScreening(inserted: StoredFlightRequest, outcome: Omit<FlightRequest, 'version'>, events: EventEnvelope[]): Promise<FlightRequest | null> {
+  async completeScreening(
+    inserted: StoredFlightRequest,
+    outcome: Omit<FlightRequest, 'version'>,
+    events: EventEnvelope[],
+  ): Promise<FlightRequest | null> {
     const claim = inserted.deconfliction?.claim;
     const { status, status_history, review, review_authorities, updated_at } = outcome;
     try {
@@ -106,8 +117,18 @@ export class FlightRequestStore {
   /** The requests that made these claims, as deconfliction reads them (submissions still `Screening` included). */
   async holders(uuids: string[]): Promise<Map<string, ReservationHolder>> {
     const projection = { status: 1, version: 1, operator_uuid: 1, start_time: 1, end_time: 1, max_altitude: 1, deconfliction: 1, polygons_json: 1 };
-    const found = await findWhereIn<StoredFlightRequest, Omit<ReservationHolder, 'polygons'> & { polygons_json: string }>(this.model, '_id', uuids, projection);
-    return new Map(found.map(({ polygons_json: polygons, ...holder }) => [holder._id, { ...holder, deconfliction: holder.deconfliction ?? null, polygons: parsePolygons(polygons) }]));
+    const found = await findWhereIn<StoredFlightRequest, Omit<ReservationHolder, 'polygons'> & { polygons_json: string }>(
+      this.model,
+      '_id',
+      uuids,
+      projection,
+    );
+    return new Map(
+      found.map(({ polygons_json: polygons, ...holder }) => [
+        holder._id,
+        { ...holder, deconfliction: holder.deconfliction ?? null, polygons: parsePolygons(polygons) },
+      ]),
+    );
   }
 
   /**
@@ -264,7 +285,10 @@ type StoredSummary = Omit<StoredFlightRequest, 'flight_area_json' | 'polygons_js
 /** A stored request as the domain knows it; a `Screening` one never gets this far (see SCREENING). */
 function toRequest(stored: StoredFlightRequest): FlightRequest {
   const { flight_area_json: flightArea, polygons_json: polygons, ...summary } = stored;
-  return { ...toSummary(summary), geometry: { flight_area: JSON.parse(flightArea) as FlightRequestGeometry['flight_area'], polygons: parsePolygons(polygons) } };
+  return {
+    ...toSummary(summary),
+    geometry: { flight_area: JSON.parse(flightArea) as FlightRequestGeometry['flight_area'], polygons: parsePolygons(polygons) },
+  };
 }
 
 function toSummary(stored: StoredSummary): FlightRequestSummary {

@@ -18,11 +18,7 @@ export interface FlightRequestPage {
  * whole days in the listed operator's timezone; with no single operator in
  * view (reviewers, admins without operator_uuid) they are UTC days.
  */
-export async function listFlightRequests(
-  deps: UseCaseDeps,
-  principal: Principal,
-  query: FlightRequestListQuery,
-): Promise<FlightRequestPage> {
+export async function listFlightRequests(deps: UseCaseDeps, principal: Principal, query: FlightRequestListQuery): Promise<FlightRequestPage> {
   const scope = scopeOf(principal, query);
   const parsed = parseListFilter(query, await listTimezone(deps, scope, query));
   if (!parsed.ok) throw new ValidationError(parsed.errors);

@@ -10,7 +10,12 @@ import { screenSubmission } from './screen-submission.js';
  * of the same body would get now (same 422s, 403 and unknown-operator rule),
  * then the outcome — and nothing else: no document, no event, no idempotency record.
  */
-export async function previewFlightRequest(deps: UseCaseDeps, principal: Principal, body: unknown, credentials?: string): Promise<FlightRequestPreview> {
+export async function previewFlightRequest(
+  deps: UseCaseDeps,
+  principal: Principal,
+  body: unknown,
+  credentials?: string,
+): Promise<FlightRequestPreview> {
   const check = checkSubmission(body, deps.limits, deps.now());
   if (!check.ok) throw new ValidationError(check.errors);
   const submission = check.submission;

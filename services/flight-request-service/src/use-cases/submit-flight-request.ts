@@ -57,7 +57,8 @@ export async function submitFlightRequest(deps: UseCaseDeps, command: SubmitComm
   const screening = await screenSubmission(deps, submission, operator);
   const { request, events } = submit(submission, screening, context);
   try {
-    const saved = request.status === 'Approved' ? await approveWithReservation(deps, request, events, redecide) : await deps.requests.insert(request, events);
+    const saved =
+      request.status === 'Approved' ? await approveWithReservation(deps, request, events, redecide) : await deps.requests.insert(request, events);
     deps.metrics.requestsByStatus.inc({ status: saved.status });
     return saved;
   } catch (error) {
@@ -97,7 +98,11 @@ async function approveWithReservation(
 async function keyed(deps: UseCaseDeps, submission: ValidSubmission, key: string, body: unknown, now: Date) {
   checkIdempotencyKey(key);
   const body_sha256 = bodyDigest(body);
-  const claim = await deps.idempotencyKeys.claim(idempotencyRef(submission.operator_uuid, key), { request_uuid: randomUUID(), body_sha256, created_at: now });
+  const claim = await deps.idempotencyKeys.claim(idempotencyRef(submission.operator_uuid, key), {
+    request_uuid: randomUUID(),
+    body_sha256,
+    created_at: now,
+  });
   checkReplay(claim, body_sha256, now);
   return { key, uuid: claim.request_uuid, body_sha256 };
 }

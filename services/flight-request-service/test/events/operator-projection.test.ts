@@ -46,7 +46,11 @@ describe('operator projection (operator.registered / operator.updated)', () => {
     const uuid = randomUUID();
     await t.broker.publish(newEvent(RoutingKeys.operatorRegistered, uuid, operatorChanged(uuid)));
     await waitFor(() => t.service.deps.operators.find(uuid).then((found) => found ?? undefined));
-    const update = newEvent(RoutingKeys.operatorUpdated, uuid, operatorChanged(uuid, { timezone: 'Pacific/Auckland', exemption_for_ctr: true, operator_registration_number: 'NLDabc123def456' }));
+    const update = newEvent(
+      RoutingKeys.operatorUpdated,
+      uuid,
+      operatorChanged(uuid, { timezone: 'Pacific/Auckland', exemption_for_ctr: true, operator_registration_number: 'NLDabc123def456' }),
+    );
     await t.broker.publish(update);
     await t.broker.publish(update);
     const projection = await waitFor(() => t.service.deps.operators.find(uuid).then((found) => (found?.exemption_for_ctr ? found : undefined)));
@@ -56,8 +60,17 @@ describe('operator projection (operator.registered / operator.updated)', () => {
   it('when an older event arrives after a newer one, then the newer values stay', async () => {
     const uuid = randomUUID();
     const older = newEvent(RoutingKeys.operatorRegistered, uuid, operatorChanged(uuid, { timezone: 'UTC' }));
-    const newer = { ...newEvent(RoutingKeys.operatorUpdated, uuid, operatorChanged(uuid, { timezone: 'Asia/Tokyo' })), occurred_at: new Date(Date.now() + 1000).toISOString() };
-    await t.service.deps.operators.apply({ uuid, timezone: 'Asia/Tokyo', exemption_for_ctr: false, registration_number: null, source_at: new Date(newer.occurred_at) });
+    const newer = {
+      ...newEvent(RoutingKeys.operatorUpdated, uuid, operatorChanged(uuid, { timezone: 'Asia/Tokyo' })),
+      occurred_at: new Date(Date.now() + 1000).toISOString(),
+    };
+    await t.service.deps.operators.apply({
+      uuid,
+      timezone: 'Asia/Tokyo',
+      exemption_for_ctr: false,
+      registration_number: null,
+      source_at: new Date(newer.occurred_at),
+    });
     await t.broker.publish(older);
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect((await t.service.deps.operators.find(uuid))?.timezone).to.equal('Asia/Tokyo');

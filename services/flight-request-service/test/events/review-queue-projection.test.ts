@@ -61,7 +61,18 @@ describe('review queue projection (flight_request.review_items_changed)', () => 
         lower_limit_m: 0,
         upper_limit_m: 500,
         authority: 'QUEUE',
-        geometry: { type: 'Polygon', coordinates: [[[4.8, 52.3], [5.0, 52.3], [5.0, 52.5], [4.8, 52.5], [4.8, 52.3]]] },
+        geometry: {
+          type: 'Polygon',
+          coordinates: [
+            [
+              [4.8, 52.3],
+              [5.0, 52.3],
+              [5.0, 52.5],
+              [4.8, 52.5],
+              [4.8, 52.3],
+            ],
+          ],
+        },
       },
     });
     expect(created.status).to.equal(201);
@@ -70,7 +81,9 @@ describe('review queue projection (flight_request.review_items_changed)', () => 
     const itemId = submitted.review.items[0].id as string;
     const queued = () => t.call('GET', '/api/reviews?per_page=100', { as: reviewerPrincipal('QUEUE') });
     await waitFor(async () => (await queued()).body.data.some((entry: { id: string }) => entry.id === itemId));
-    expect((await t.call('POST', `/api/reviews/${itemId}/decision`, { as: admin, body: { decision: 'approve', reason: 'ok' } })).status).to.equal(200);
+    expect((await t.call('POST', `/api/reviews/${itemId}/decision`, { as: admin, body: { decision: 'approve', reason: 'ok' } })).status).to.equal(
+      200,
+    );
     expect((await queued()).body.data.some((entry: { id: string }) => entry.id === itemId)).to.equal(false);
     await waitFor(async () => (await row(itemId))?.status === 'approved');
     expect((await queued()).body.meta.total).to.equal(0);

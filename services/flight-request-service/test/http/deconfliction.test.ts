@@ -59,16 +59,31 @@ describe('deconfliction across replicas (the reservation ledger)', function () {
       const owners = await operators(20);
       const when = window(2 + round * 3);
       const at: [number, number] = [6.0 + round * 0.5, 52.7];
-      const answers = await Promise.all(owners.map((owner, index) => replica(index).call('POST', '/api/flight-requests', { as: operatorPrincipal(owner), body: flight(owner, at, when) })));
-      expect(answers.map((answer) => answer.status), `round ${round}`).to.deep.equal(owners.map(() => 201));
+      const answers = await Promise.all(
+        owners.map((owner, index) =>
+          replica(index).call('POST', '/api/flight-requests', { as: operatorPrincipal(owner), body: flight(owner, at, when) }),
+        ),
+      );
+      expect(
+        answers.map((answer) => answer.status),
+        `round ${round}`,
+      ).to.deep.equal(owners.map(() => 201));
       const statuses = answers.map((answer) => answer.body.data.status);
-      expect(statuses.filter((status) => status === 'Approved'), `round ${round}: ${statuses.join(',')}`).to.have.length(1);
-      expect(statuses.filter((status) => status === 'Pending'), `round ${round}`).to.have.length(19);
+      expect(
+        statuses.filter((status) => status === 'Approved'),
+        `round ${round}: ${statuses.join(',')}`,
+      ).to.have.length(1);
+      expect(
+        statuses.filter((status) => status === 'Pending'),
+        `round ${round}`,
+      ).to.have.length(19);
       for (const answer of answers.filter((candidate) => candidate.body.data.status === 'Pending')) {
         const { review } = answer.body.data;
         expect(review.findings.map((finding: { code: string }) => finding.code)).to.include('DECONFLICTION_OVERLAP');
         expect(review.items.map((item: { kind: string }) => item.kind)).to.deep.equal(['deconfliction']);
-        expect(JSON.stringify(review), 'the other flight stays anonymous').not.to.match(new RegExp(owners.filter((owner) => owner !== answer.body.data.operator_uuid).join('|')));
+        expect(JSON.stringify(review), 'the other flight stays anonymous').not.to.match(
+          new RegExp(owners.filter((owner) => owner !== answer.body.data.operator_uuid).join('|')),
+        );
       }
     }
   });
@@ -78,7 +93,10 @@ describe('deconfliction across replicas (the reservation ledger)', function () {
     const when = window(30);
     const first = await one.call('POST', '/api/flight-requests', { as: operatorPrincipal(a!), body: flight(a!, [7.0, 52.7], when) });
     const sameTimeElsewhere = await two.call('POST', '/api/flight-requests', { as: operatorPrincipal(b!), body: flight(b!, [7.02, 52.7], when) });
-    const sameAreaLater = await two.call('POST', '/api/flight-requests', { as: operatorPrincipal(c!), body: flight(c!, [7.0, 52.7], { start: when.end, end: new Date(when.end.getTime() + HOUR) }) });
+    const sameAreaLater = await two.call('POST', '/api/flight-requests', {
+      as: operatorPrincipal(c!),
+      body: flight(c!, [7.0, 52.7], { start: when.end, end: new Date(when.end.getTime() + HOUR) }),
+    });
     expect([first, sameTimeElsewhere, sameAreaLater].map((answer) => answer.body.data.status)).to.deep.equal(['Approved', 'Approved', 'Approved']);
   });
 
@@ -88,12 +106,22 @@ describe('deconfliction across replicas (the reservation ledger)', function () {
       const when = window(40 + round * 3);
       const at: [number, number] = [8.0 + round * 0.5, 52.7];
       // 200 m needs the national authority's review: each request waits with one item.
-      const created = await Promise.all(owners.map((owner) => one.call('POST', '/api/flight-requests', { as: operatorPrincipal(owner), body: flight(owner, at, when, { max_altitude: 200 }) })));
+      const created = await Promise.all(
+        owners.map((owner) =>
+          one.call('POST', '/api/flight-requests', { as: operatorPrincipal(owner), body: flight(owner, at, when, { max_altitude: 200 }) }),
+        ),
+      );
       const items = created.map((answer) => answer.body.data.review.items[0].id as string);
       const answers = await Promise.all(items.map((itemId, index) => decide(index, itemId)));
       const statuses = answers.map((answer) => answer.status);
-      expect(statuses.filter((status) => status === 200), `round ${round}: ${statuses.join(',')}`).to.have.length(1);
-      expect(statuses.filter((status) => status === 409), `round ${round}`).to.have.length(5);
+      expect(
+        statuses.filter((status) => status === 200),
+        `round ${round}: ${statuses.join(',')}`,
+      ).to.have.length(1);
+      expect(
+        statuses.filter((status) => status === 409),
+        `round ${round}`,
+      ).to.have.length(5);
       const records = await Promise.all(created.map((answer) => record(answer.body.data.uuid)));
       expect(records.filter((request) => request.status === 'Approved')).to.have.length(1);
       for (const [index, answer] of answers.entries()) {
@@ -114,7 +142,12 @@ describe('deconfliction across replicas (the reservation ledger)', function () {
     const [a, b] = await operators(2);
     const when = window(60);
     const created = await Promise.all(
-      [a!, b!].map((owner, index) => one.call('POST', '/api/flight-requests', { as: operatorPrincipal(owner), body: flight(owner, [9.0 + index * 0.02, 52.7], when, { max_altitude: 200 }) })),
+      [a!, b!].map((owner, index) =>
+        one.call('POST', '/api/flight-requests', {
+          as: operatorPrincipal(owner),
+          body: flight(owner, [9.0 + index * 0.02, 52.7], when, { max_altitude: 200 }),
+        }),
+      ),
     );
     const answers = await Promise.all(created.map((answer, index) => decide(index, answer.body.data.review.items[0].id)));
     expect(answers.map((answer) => answer.status)).to.deep.equal([200, 200]);
@@ -151,7 +184,12 @@ describe('deconfliction across replicas (the reservation ledger)', function () {
         [a!, [12.0, 52.7]],
         [b!, [12.005, 52.7]],
         [c!, [12.5, 52.7]],
-      ].map(([owner, at]) => one.call('POST', '/api/flight-requests', { as: operatorPrincipal(owner as string), body: flight(owner as string, at as [number, number], when, { max_altitude: 200 }) })),
+      ].map(([owner, at]) =>
+        one.call('POST', '/api/flight-requests', {
+          as: operatorPrincipal(owner as string),
+          body: flight(owner as string, at as [number, number], when, { max_altitude: 200 }),
+        }),
+      ),
     );
     const uuids = created.map((answer) => answer.body.data.uuid as string);
     type Entry = { flight_request: { uuid: string }; competing: Array<{ bbox: number[]; upper_altitude_m: number }> };
@@ -185,7 +223,11 @@ describe('deconfliction across replicas (the reservation ledger)', function () {
     const at: [number, number] = [13.0, 52.7];
     const later = { start: new Date(when.start.getTime() + 2 * HOUR), end: new Date(when.end.getTime() + 2 * HOUR) };
     // A submission stored as Screening whose writer died after claiming the ledger (a stored request as its template).
-    const template = await submitFlightRequest(one.service.deps, { principal: operatorPrincipal(dead!), body: flight(dead!, at, when), idempotencyKey: undefined });
+    const template = await submitFlightRequest(one.service.deps, {
+      principal: operatorPrincipal(dead!),
+      body: flight(dead!, at, when),
+      idempotencyKey: undefined,
+    });
     const claim = randomUUID();
     const stranded = { ...template, _id: randomUUID(), start_time: later.start, end_time: later.end, deconfliction: null };
     await one.service.deps.requests.insertScreening(stranded, { claim, state: 'claiming', at: new Date(), cells: [] });
@@ -196,7 +238,11 @@ describe('deconfliction across replicas (the reservation ledger)', function () {
     expect(blocked.body.data.status, 'within its lease the claim counts').to.equal('Pending');
 
     const afterLease = { ...two.service.deps, now: () => new Date(Date.now() + 20_000) };
-    const approved = await submitFlightRequest(afterLease, { principal: operatorPrincipal(alive!), body: flight(alive!, at, later), idempotencyKey: undefined });
+    const approved = await submitFlightRequest(afterLease, {
+      principal: operatorPrincipal(alive!),
+      body: flight(alive!, at, later),
+      idempotencyKey: undefined,
+    });
     expect(approved.status).to.equal('Approved');
     expect(await one.service.deps.requests.isScreening(strandedUuid), 'the stranded submission is gone').to.equal(false);
     expect(await one.service.deps.requests.find(strandedUuid)).to.equal(null);
@@ -210,17 +256,31 @@ describe('deconfliction across replicas (the reservation ledger)', function () {
       [14.5, 52.7],
     ];
     const holder = await one.call('POST', '/api/flight-requests', { as: operatorPrincipal(holderOwner!), body: flight(holderOwner!, at!, when) });
-    const otherHolder = await one.call('POST', '/api/flight-requests', { as: operatorPrincipal(otherHolderOwner!), body: flight(otherHolderOwner!, elsewhere!, when) });
+    const otherHolder = await one.call('POST', '/api/flight-requests', {
+      as: operatorPrincipal(otherHolderOwner!),
+      body: flight(otherHolderOwner!, elsewhere!, when),
+    });
     const waiting = await two.call('POST', '/api/flight-requests', { as: operatorPrincipal(onlyWaiting!), body: flight(onlyWaiting!, at!, when) });
-    const higher = await one.call('POST', '/api/flight-requests', { as: operatorPrincipal(alsoAltitude!), body: flight(alsoAltitude!, elsewhere!, when, { max_altitude: 200 }) });
-    expect([holder, otherHolder, waiting, higher].map((answer) => answer.body.data.status)).to.deep.equal(['Approved', 'Approved', 'Pending', 'Pending']);
+    const higher = await one.call('POST', '/api/flight-requests', {
+      as: operatorPrincipal(alsoAltitude!),
+      body: flight(alsoAltitude!, elsewhere!, when, { max_altitude: 200 }),
+    });
+    expect([holder, otherHolder, waiting, higher].map((answer) => answer.body.data.status)).to.deep.equal([
+      'Approved',
+      'Approved',
+      'Pending',
+      'Pending',
+    ]);
     expect(higher.body.data.review.items.map((item: { kind: string }) => item.kind).sort()).to.deep.equal(['altitude', 'deconfliction']);
 
     for (const [answer, owner] of [
       [holder, holderOwner!],
       [otherHolder, otherHolderOwner!],
     ] as const) {
-      const cancelled = await one.call('DELETE', `/api/flight-requests/${answer.body.data.uuid}`, { as: operatorPrincipal(owner), body: { reason: 'Weather' } });
+      const cancelled = await one.call('DELETE', `/api/flight-requests/${answer.body.data.uuid}`, {
+        as: operatorPrincipal(owner),
+        body: { reason: 'Weather' },
+      });
       expect(cancelled.status).to.equal(200);
     }
 
@@ -231,7 +291,9 @@ describe('deconfliction across replicas (the reservation ledger)', function () {
     expect(approved.review.items[0]).to.include({ kind: 'deconfliction', status: 'approved', decided_by: 'system' });
     const still = await waitFor(async () => {
       const now = await record(higher.body.data.uuid);
-      return now.review.items.some((item: { kind: string; status: string }) => item.kind === 'deconfliction' && item.status === 'approved') ? now : undefined;
+      return now.review.items.some((item: { kind: string; status: string }) => item.kind === 'deconfliction' && item.status === 'approved')
+        ? now
+        : undefined;
     }, 15_000);
     expect(still.status, 'its altitude item still waits for the authority').to.equal('Pending');
     expect(still.review.items.find((item: { kind: string }) => item.kind === 'altitude').status).to.equal('pending');

@@ -25,7 +25,12 @@ describe('GET /api/flight-requests/{uuid}', () => {
 
   const get = (query: string, as = operatorPrincipal(operatorUuid)) => t.call('GET', `/api/flight-requests/${uuid}${query}`, { as });
 
-  for (const [value, included] of [['true', true], ['1', true], ['false', false], ['0', false]] as const) {
+  for (const [value, included] of [
+    ['true', true],
+    ['1', true],
+    ['false', false],
+    ['0', false],
+  ] as const) {
     it(`when include_geometry=${value}, then flight_area is ${included ? 'included' : 'left out'} and the summary is always there`, async () => {
       const response = await get(`?include_geometry=${value}`);
       expect(response.status).to.equal(200);
@@ -200,9 +205,11 @@ describe('GET /api/flight-requests', function () {
     it('when a reviewer lists, then it sees requests with an item of its authority only', async () => {
       const national = await list('?per_page=100', reviewerPrincipal('NATIONAL'));
       expect(national.body.data.length).to.be.greaterThan(0);
-      expect(national.body.data.every((record: { review: { items: Array<{ authority: string }> } }) =>
-        record.review.items.some((item) => item.authority === 'NATIONAL'),
-      )).to.equal(true);
+      expect(
+        national.body.data.every((record: { review: { items: Array<{ authority: string }> } }) =>
+          record.review.items.some((item) => item.authority === 'NATIONAL'),
+        ),
+      ).to.equal(true);
       expect((await list('', reviewerPrincipal('LVNL'))).body.meta.total).to.equal(0);
     });
   });

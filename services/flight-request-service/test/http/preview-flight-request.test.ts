@@ -10,7 +10,9 @@ import { zoneBody } from '../support/zones.js';
 async function documentCounts(connection: Connection): Promise<Record<string, number>> {
   const db = connection.db!;
   const collections = await db.listCollections().toArray();
-  const counts = await Promise.all(collections.map(async ({ name }) => [name, await unrecorded(() => db.collection(name).countDocuments())] as const));
+  const counts = await Promise.all(
+    collections.map(async ({ name }) => [name, await unrecorded(() => db.collection(name).countDocuments())] as const),
+  );
   return Object.fromEntries(counts.sort(([a], [b]) => a.localeCompare(b)));
 }
 
@@ -50,13 +52,27 @@ describe('POST /api/flight-requests/preview', () => {
 
       expect(pending.body.data.status).to.equal('Pending');
       expect(pending.body.data.review_items).to.deep.equal([
-        { kind: 'altitude', authority: 'NATIONAL', zone_id: null, finding_codes: ['ALTITUDE_ABOVE_LIMIT'], message: pending.body.data.review_items[0].message },
-        { kind: 'zone_authorisation', authority: 'LVNL', zone_id: reviewZone, finding_codes: ['ZONE_REQUIRES_AUTHORISATION'], message: pending.body.data.review_items[1].message },
+        {
+          kind: 'altitude',
+          authority: 'NATIONAL',
+          zone_id: null,
+          finding_codes: ['ALTITUDE_ABOVE_LIMIT'],
+          message: pending.body.data.review_items[0].message,
+        },
+        {
+          kind: 'zone_authorisation',
+          authority: 'LVNL',
+          zone_id: reviewZone,
+          finding_codes: ['ZONE_REQUIRES_AUTHORISATION'],
+          message: pending.body.data.review_items[1].message,
+        },
       ]);
 
       expect(rejected.body.data.status).to.equal('Rejected');
       expect(rejected.body.data.review_items).to.deep.equal([]);
-      expect(rejected.body.data.findings.map((finding: { code: string; zone_id: string }) => [finding.code, finding.zone_id])).to.deep.equal([['ZONE_PROHIBITED', prohibited]]);
+      expect(rejected.body.data.findings.map((finding: { code: string; zone_id: string }) => [finding.code, finding.zone_id])).to.deep.equal([
+        ['ZONE_PROHIBITED', prohibited],
+      ]);
 
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(await documentCounts(t.connection)).to.deep.equal(countsBefore);

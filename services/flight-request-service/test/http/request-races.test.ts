@@ -25,7 +25,10 @@ describe('races on one flight request', () => {
 
   /** A Pending request with one NATIONAL item (its altitude needs review), submitted through the API. */
   async function pendingRequest(): Promise<{ uuid: string; itemId: string }> {
-    const created = await t.call('POST', '/api/flight-requests', { as: operatorPrincipal(operatorUuid), body: submission(operatorUuid, { max_altitude: 200 }) });
+    const created = await t.call('POST', '/api/flight-requests', {
+      as: operatorPrincipal(operatorUuid),
+      body: submission(operatorUuid, { max_altitude: 200 }),
+    });
     expect(created.body.data.status).to.equal('Pending');
     return { uuid: created.body.data.uuid, itemId: created.body.data.review.items[0].id };
   }

@@ -40,7 +40,8 @@ describe('reviews', () => {
   /** The request's public events (the review queue's internal review_items_changed left out). */
   const eventsFor = (uuid: string) =>
     events.events.filter(
-      (event) => event.type !== InternalRoutingKeys.reviewItemsChanged && (event.data as { flight_request_uuid?: string }).flight_request_uuid === uuid,
+      (event) =>
+        event.type !== InternalRoutingKeys.reviewItemsChanged && (event.data as { flight_request_uuid?: string }).flight_request_uuid === uuid,
     );
   const waitForEvent = (uuid: string, type: string) =>
     events.next((event) => event.type === type && (event.data as { flight_request_uuid?: string }).flight_request_uuid === uuid);
@@ -82,7 +83,10 @@ describe('reviews', () => {
       expect(after.status_history.at(-1)).to.include({ status: 'Approved', actor: 'reviewer:NATIONAL', reason: 'Below the CTR' });
       expect(after.review.complete).to.equal(true);
       const completed = await waitForEvent(uuid, RoutingKeys.flightRequestReviewCompleted);
-      expect(completed.data).to.deep.include({ outcome: 'Approved', counts: { total: 1, approved: 1, rejected: 0, cascade_rejected: 0, withdrawn: 0 } });
+      expect(completed.data).to.deep.include({
+        outcome: 'Approved',
+        counts: { total: 1, approved: 1, rejected: 0, cascade_rejected: 0, withdrawn: 0 },
+      });
       const changed = await waitForEvent(uuid, RoutingKeys.flightRequestStatusChanged);
       expect(changed.data).to.include({ previous_status: 'Pending', status: 'Approved', actor: 'reviewer:NATIONAL' });
     });
@@ -106,11 +110,14 @@ describe('reviews', () => {
       const cascade = await waitForEvent(uuid, RoutingKeys.flightRequestCascadeRejection);
       expect(cascade.data).to.deep.include({ reason: 'Too high' });
       expect((cascade.data as { rejected_item: { id: string } }).rejected_item.id).to.equal(itemIds[1]);
-      expect((cascade.data as { cascaded_items: Array<{ id: string; status: string }> }).cascaded_items.map((item) => [item.id, item.status])).to.deep.equal([
-        [itemIds[0], 'cascade_rejected'],
-      ]);
+      expect(
+        (cascade.data as { cascaded_items: Array<{ id: string; status: string }> }).cascaded_items.map((item) => [item.id, item.status]),
+      ).to.deep.equal([[itemIds[0], 'cascade_rejected']]);
       const completed = await waitForEvent(uuid, RoutingKeys.flightRequestReviewCompleted);
-      expect(completed.data).to.deep.include({ outcome: 'Rejected', counts: { total: 3, approved: 1, rejected: 1, cascade_rejected: 1, withdrawn: 0 } });
+      expect(completed.data).to.deep.include({
+        outcome: 'Rejected',
+        counts: { total: 3, approved: 1, rejected: 1, cascade_rejected: 1, withdrawn: 0 },
+      });
       await waitForEvent(uuid, RoutingKeys.flightRequestStatusChanged);
       expect(eventsFor(uuid).map((event) => event.type)).to.deep.equal([
         RoutingKeys.flightRequestCascadeRejection,

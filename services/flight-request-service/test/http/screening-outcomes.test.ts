@@ -38,7 +38,9 @@ describe('POST /api/flight-requests screening outcomes', () => {
     const record = await submitAt(20);
     expect(record.status).to.equal('Rejected');
     expect(record.review.items).to.deep.equal([]);
-    expect(record.review.findings.map((finding: { code: string; zone_id: string }) => [finding.code, finding.zone_id])).to.deep.equal([['ZONE_PROHIBITED', zoneId]]);
+    expect(record.review.findings.map((finding: { code: string; zone_id: string }) => [finding.code, finding.zone_id])).to.deep.equal([
+      ['ZONE_PROHIBITED', zoneId],
+    ]);
     expect(record.status_history.map((entry: { status: string; actor: string }) => [entry.status, entry.actor])).to.deep.equal([
       ['Pending', 'operator'],
       ['Rejected', 'screening'],
@@ -66,7 +68,9 @@ describe('POST /api/flight-requests screening outcomes', () => {
   it('when max_altitude is above 120 m, then an altitude item for the national authority', async () => {
     const record = await submitAt(23, { max_altitude: 121 });
     expect(record.status).to.equal('Pending');
-    expect(record.review.items.map((item: { kind: string; authority: string }) => [item.kind, item.authority])).to.deep.equal([['altitude', 'NATIONAL']]);
+    expect(record.review.items.map((item: { kind: string; authority: string }) => [item.kind, item.authority])).to.deep.equal([
+      ['altitude', 'NATIONAL'],
+    ]);
   });
 
   it('when another operator’s Approved flight overlaps in area and time, then a deconfliction item and a finding with the shared volume, naming neither the flight nor its operator', async () => {
@@ -80,7 +84,12 @@ describe('POST /api/flight-requests screening outcomes', () => {
     expect(record.status).to.equal('Pending');
     expect(record.review.items.map((item: { kind: string }) => item.kind)).to.deep.equal(['deconfliction']);
     const overlap = record.review.findings.find((finding: { code: string }) => finding.code === 'DECONFLICTION_OVERLAP');
-    expect(overlap.conflict).to.deep.include({ start_time: first.start_time.replace(/Z$/, '+00:00'), end_time: first.end_time.replace(/Z$/, '+00:00'), lower_altitude_m: 0, upper_altitude_m: 100 });
+    expect(overlap.conflict).to.deep.include({
+      start_time: first.start_time.replace(/Z$/, '+00:00'),
+      end_time: first.end_time.replace(/Z$/, '+00:00'),
+      lower_altitude_m: 0,
+      upper_altitude_m: 100,
+    });
     overlap.conflict.bbox.forEach((edge: number, i: number) => expect(edge).to.be.closeTo(first.area.bbox[i], 1e-9));
     expect(JSON.stringify(record.review)).not.to.contain(first.uuid);
     expect(JSON.stringify(record.review)).not.to.contain(first.operator_uuid);

@@ -64,7 +64,11 @@ describe('POST /api/flight-requests', () => {
           ['Approved', 'screening'],
         ]);
 
-        const changes = await waitForCount(events.events, (event) => event.type === RoutingKeys.flightRequestStatusChanged && hasUuid(event, record.uuid), 2);
+        const changes = await waitForCount(
+          events.events,
+          (event) => event.type === RoutingKeys.flightRequestStatusChanged && hasUuid(event, record.uuid),
+          2,
+        );
         const change = (event: { data: unknown }) => event.data as { previous_status: string | null; status: string; sequence: number };
         expect(changes.map((event) => [change(event).previous_status, change(event).status, change(event).sequence])).to.deep.equal([
           [null, 'Pending', 1],
@@ -133,7 +137,12 @@ describe('POST /api/flight-requests', () => {
   });
 
   describe('max_altitude', () => {
-    for (const [value, ok] of [[0, false], [1, true], [500, true], [501, false]] as const) {
+    for (const [value, ok] of [
+      [0, false],
+      [1, true],
+      [500, true],
+      [501, false],
+    ] as const) {
       it(`when it is ${value}, then ${ok ? '201' : '422 naming the bounds'}`, async () => {
         const response = await submit(submission(operatorUuid, { max_altitude: value }));
         expect(response.status).to.equal(ok ? 201 : 422);
@@ -184,7 +193,12 @@ describe('POST /api/flight-requests', () => {
       expect(response.body.errors.purpose).to.deep.equal(['The purpose field is required.']);
     });
 
-    for (const [length, status] of [[0, 422], [1, 201], [1000, 201], [1001, 422]] as const) {
+    for (const [length, status] of [
+      [0, 422],
+      [1, 201],
+      [1000, 201],
+      [1001, 422],
+    ] as const) {
       it(`when it has ${length} characters, then ${status}`, async () => {
         const response = await submit(submission(operatorUuid, { purpose: 'p'.repeat(length) }));
         expect(response.status).to.equal(status);
@@ -210,7 +224,14 @@ describe('POST /api/flight-requests', () => {
 
     it('when many fields fail, including the flight area, then one 422 names every one and nothing is stored', async () => {
       const before = await unrecorded(() => t.service.deps.requests.model.countDocuments());
-      const openRing = [[[4.89, 52.37], [4.9, 52.37], [4.9, 52.38], [4.89, 52.38]]];
+      const openRing = [
+        [
+          [4.89, 52.37],
+          [4.9, 52.37],
+          [4.9, 52.38],
+          [4.89, 52.38],
+        ],
+      ];
       const response = await submit(
         submission(operatorUuid, {
           operator_email: 'not-an-email',
@@ -303,7 +324,12 @@ describe('POST /api/flight-requests', () => {
       const key = `old-${randomUUID()}`;
       const body = submission(operatorUuid);
       const first = await submit(body, undefined, { 'Idempotency-Key': key });
-      await unrecorded(() => t.service.deps.idempotencyKeys.model.updateOne({ request_uuid: first.body.data.uuid }, { $set: { created_at: new Date(Date.now() - 25 * HOUR) } }));
+      await unrecorded(() =>
+        t.service.deps.idempotencyKeys.model.updateOne(
+          { request_uuid: first.body.data.uuid },
+          { $set: { created_at: new Date(Date.now() - 25 * HOUR) } },
+        ),
+      );
       const response = await submit(body, undefined, { 'Idempotency-Key': key });
       expect(response.status).to.equal(409);
       expect(response.body.message).to.contain('expired');
@@ -315,7 +341,8 @@ describe('POST /api/flight-requests', () => {
       const second = await submit(submission(otherOperator), operatorPrincipal(otherOperator), { 'Idempotency-Key': 'order-42' });
       expect(first.status).to.equal(201);
       expect(second.status).to.equal(201);
-      for (const uuid of [first.body.data.uuid, second.body.data.uuid]) expect(uuid).to.match(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      for (const uuid of [first.body.data.uuid, second.body.data.uuid])
+        expect(uuid).to.match(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
       expect(first.body.data.uuid).to.not.equal(second.body.data.uuid);
     });
 
@@ -324,9 +351,16 @@ describe('POST /api/flight-requests', () => {
       const body = submission(operatorUuid);
       const first = await submit(body, undefined, { 'Idempotency-Key': key });
       const reordered = Object.fromEntries(Object.entries(body).reverse());
-      const text = JSON.stringify(reordered).replace(`"max_altitude":${String(body.max_altitude)}`, `"max_altitude":${String(body.max_altitude)}.0e0`);
+      const text = JSON.stringify(reordered).replace(
+        `"max_altitude":${String(body.max_altitude)}`,
+        `"max_altitude":${String(body.max_altitude)}.0e0`,
+      );
       expect(text).to.contain('.0e0');
-      const second = await t.call('POST', '/api/flight-requests', { as: operatorPrincipal(operatorUuid), body: text, headers: { 'Idempotency-Key': key } });
+      const second = await t.call('POST', '/api/flight-requests', {
+        as: operatorPrincipal(operatorUuid),
+        body: text,
+        headers: { 'Idempotency-Key': key },
+      });
       expect(second.status).to.equal(201);
       expect(second.body.data.uuid).to.equal(first.body.data.uuid);
     });
@@ -348,7 +382,15 @@ describe('POST /api/flight-requests', () => {
   });
 
   it('when the polygon is wound clockwise, then it is stored counter-clockwise (right-hand rule)', async () => {
-    const clockwise = [[[4.89, 52.37], [4.89, 52.38], [4.9, 52.38], [4.9, 52.37], [4.89, 52.37]]];
+    const clockwise = [
+      [
+        [4.89, 52.37],
+        [4.89, 52.38],
+        [4.9, 52.38],
+        [4.9, 52.37],
+        [4.89, 52.37],
+      ],
+    ];
     const created = await submit(submission(operatorUuid, { flight_area: featureCollection(clockwise) }));
     expect(created.status).to.equal(201);
     const fetched = await t.call('GET', `/api/flight-requests/${created.body.data.uuid}?include_geometry=true`, {

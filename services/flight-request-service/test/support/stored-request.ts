@@ -67,5 +67,7 @@ export async function insertStored(t: TestService, request: Omit<FlightRequest, 
   const { items } = request.review;
   await t.service.deps.requests.insert(request, items.length > 0 ? [reviewItemsChanged(request, 0, items)] : []);
   if (items.length === 0) return;
-  await waitFor(async () => (await unrecorded(() => t.service.deps.reviewQueue.model.countDocuments({ flight_request_uuid: request._id }))) === items.length);
+  await waitFor(
+    async () => (await unrecorded(() => t.service.deps.reviewQueue.model.countDocuments({ flight_request_uuid: request._id }))) === items.length,
+  );
 }

@@ -18,7 +18,9 @@ export interface TestService {
   /** Calls the service as the gateway would, with an internal token for `principal`. */
   // Response bodies are arbitrary JSON the tests assert on field by field; `any` keeps those assertions readable.
   call(method: string, path: string, options?: CallOptions): Promise<{ status: number; body: any; headers: Headers }>;
-  seedOperator(operator?: Partial<{ uuid: string; timezone: string | null; exemption_for_ctr: boolean; registration_number: string | null }>): Promise<string>;
+  seedOperator(
+    operator?: Partial<{ uuid: string; timezone: string | null; exemption_for_ctr: boolean; registration_number: string | null }>,
+  ): Promise<string>;
   captureEvents(): Promise<CapturedEvents>;
   close(): Promise<void>;
 }
@@ -66,9 +68,7 @@ export function reviewerPrincipal(authority: string): Principal {
  * it, with its own database and exchange (or those of `shared`, for a second
  * replica) and an optional pinned clock.
  */
-export async function startTestService(
-  options: { shared?: SharedSetup; env?: Record<string, string>; now?: () => Date } = {},
-): Promise<TestService> {
+export async function startTestService(options: { shared?: SharedSetup; env?: Record<string, string>; now?: () => Date } = {}): Promise<TestService> {
   const shared = options.shared ?? (await newSharedSetup());
   const config = loadFlightRequestServiceConfig({
     MONGO_URL: shared.mongoUrl,

@@ -24,7 +24,13 @@ describe('expirePendingRequests (the expiry sweep)', () => {
 
   async function stored(status: FlightRequestStatus, startOffsetMs: number) {
     const start = new Date(Date.now() + startOffsetMs);
-    const request = storedRequest({ operatorUuid, status, start, end: new Date(start.getTime() + 60 * MINUTE), items: [{ authority: 'NATIONAL', kind: 'altitude' }] });
+    const request = storedRequest({
+      operatorUuid,
+      status,
+      start,
+      end: new Date(start.getTime() + 60 * MINUTE),
+      items: [{ authority: 'NATIONAL', kind: 'altitude' }],
+    });
     await insertStored(t, request);
     return request;
   }
@@ -40,7 +46,9 @@ describe('expirePendingRequests (the expiry sweep)', () => {
     expect(expired.review.items[0].status).to.equal('withdrawn');
     expect((await record(upcoming._id)).status).to.equal('Pending');
     const event = await events.next(
-      (candidate) => candidate.type === RoutingKeys.flightRequestStatusChanged && (candidate.data as { flight_request_uuid: string }).flight_request_uuid === overdue._id,
+      (candidate) =>
+        candidate.type === RoutingKeys.flightRequestStatusChanged &&
+        (candidate.data as { flight_request_uuid: string }).flight_request_uuid === overdue._id,
     );
     expect(event.data).to.include({ previous_status: 'Pending', status: 'Expired', actor: 'system' });
   });

@@ -107,7 +107,10 @@ describe('rescreening when a zone is created or changed (zone.changed → rescre
     const low = await submitAt(43, { max_altitude: 50 });
     const zoneId = await zoneAt(43, { restriction: 'PROHIBITED', type: 'MILITARY', authority: 'MIL', lower_limit_m: 100 });
     const later = { start: new Date(Date.now() + 30 * HOUR).toISOString(), end: new Date(Date.now() + 31 * HOUR).toISOString() };
-    await t.call('PUT', `/api/zones/${zoneId}`, { as: admin, body: zoneBody({ restriction: 'PROHIBITED', type: 'MILITARY', authority: 'MIL', schedule: later }, 43, 47, 0.2) });
+    await t.call('PUT', `/api/zones/${zoneId}`, {
+      as: admin,
+      body: zoneBody({ restriction: 'PROHIBITED', type: 'MILITARY', authority: 'MIL', schedule: later }, 43, 47, 0.2),
+    });
     await new Promise((resolve) => setTimeout(resolve, 1500));
     const record = await read(low.uuid);
     expect(record.status).to.equal('Approved');
@@ -170,10 +173,14 @@ describe('rescreening when a zone is created or changed (zone.changed → rescre
       event.type === RoutingKeys.flightRequestStatusChanged &&
       uuids.has((event.data as FlightRequestStatusChanged).flight_request_uuid) &&
       (event.data as FlightRequestStatusChanged).status === 'Rescinded';
-    const rescissions = await waitFor(() => {
-      const found = events.events.filter(rescinded);
-      return found.length >= 1000 ? found : undefined;
-    }, 170_000, 500);
+    const rescissions = await waitFor(
+      () => {
+        const found = events.events.filter(rescinded);
+        return found.length >= 1000 ? found : undefined;
+      },
+      170_000,
+      500,
+    );
     await new Promise((resolve) => setTimeout(resolve, 1000));
     expect(events.events.filter(rescinded)).to.have.length(1000);
     expect(await unrecorded(() => t.service.deps.requests.model.countDocuments({ status: 'Rescinded', _id: { $in: [...uuids] } }))).to.equal(1000);

@@ -60,9 +60,13 @@ export class RateLimits {
    */
   async refuseBlockedLogin(ctx: Context, email: string): Promise<void> {
     const [account, address] = await Promise.all([this.failedLoginsPerAccount.get(accountOf(email)), this.failedAuthPerIp.get(ctx.ip)]);
-    const blocked = [[account, this.failedLoginsPerAccount], [address, this.failedAuthPerIp]] as const;
+    const blocked = [
+      [account, this.failedLoginsPerAccount],
+      [address, this.failedAuthPerIp],
+    ] as const;
     for (const [result, limiter] of blocked) {
-      if (result !== null && result.consumedPoints >= limiter.points) throw new TooManyRequestsError(Math.max(1, Math.ceil(result.msBeforeNext / 1000)));
+      if (result !== null && result.consumedPoints >= limiter.points)
+        throw new TooManyRequestsError(Math.max(1, Math.ceil(result.msBeforeNext / 1000)));
     }
   }
 
@@ -83,9 +87,7 @@ export class RateLimits {
   /** Counts the call; sets Laravel's X-RateLimit-* headers, and 429 with Retry-After when over. */
   async enforce(ctx: Context, route: ProxyRoute, principal: Principal): Promise<void> {
     const [limiter, caller] =
-      route.publicKind !== undefined
-        ? [this.publicPerIp[route.publicKind], ctx.ip]
-        : [this.perKey, principal.key_id ?? principal.sub];
+      route.publicKind !== undefined ? [this.publicPerIp[route.publicKind], ctx.ip] : [this.perKey, principal.key_id ?? principal.sub];
     ctx.set('X-RateLimit-Limit', String(limiter.points));
     try {
       const allowed = await limiter.consume(caller);

@@ -37,7 +37,17 @@ export interface UpstreamAnswer {
 }
 
 /** Headers of one hop only (RFC 9110 §7.6.1): never passed on, in either direction. */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
 /**
  * A client's headers the service never receives: those of one hop; `host` (the
  * pool names the service); `content-length` (the gateway sets it for the body

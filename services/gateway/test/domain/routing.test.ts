@@ -1,11 +1,5 @@
 import { expect } from 'chai';
-import {
-  canonicalPath,
-  DEFAULT_BODY_LIMIT_BYTES,
-  isPublic,
-  resolveProxyRoute,
-  ZONE_IMPORT_BODY_LIMIT_BYTES,
-} from '../../src/domain/routing.js';
+import { canonicalPath, DEFAULT_BODY_LIMIT_BYTES, isPublic, resolveProxyRoute, ZONE_IMPORT_BODY_LIMIT_BYTES } from '../../src/domain/routing.js';
 
 describe('gateway routing table', () => {
   describe('canonicalPath', () => {
@@ -65,7 +59,7 @@ describe('gateway routing table', () => {
   });
 
   describe('isPublic', () => {
-    it('when registering or managing an operator\'s keys, then no API key is needed', () => {
+    it("when registering or managing an operator's keys, then no API key is needed", () => {
       expect(isPublic('POST', '/api/operators')).to.equal(true);
       expect(isPublic('POST', '/api/operators/abc/api-keys')).to.equal(true);
       expect(isPublic('GET', '/api/operators/abc/api-keys')).to.equal(true);
@@ -81,12 +75,12 @@ describe('gateway routing table', () => {
       expect(isPublic('GET', '/api/operators/abc/api-keys/x/y')).to.equal(false);
     });
 
-    it('when an outside verifier reads the key set or a token\'s status, then no API key is needed', () => {
+    it("when an outside verifier reads the key set or a token's status, then no API key is needed", () => {
       expect(isPublic('GET', '/.well-known/jwks.json')).to.equal(true);
       expect(isPublic('GET', '/api/authorisations/0b8f2c1e-3d4a-4f5b-8c6d-7e8f9a0b1c2d.1')).to.equal(true);
     });
 
-    it('when a flight request\'s own authorisation is read, or the status route is written to, then a key is needed', () => {
+    it("when a flight request's own authorisation is read, or the status route is written to, then a key is needed", () => {
       expect(isPublic('GET', '/api/flight-requests/abc/authorisation')).to.equal(false);
       expect(isPublic('POST', '/api/authorisations/abc')).to.equal(false);
       expect(isPublic('GET', '/api/authorisations')).to.equal(false);

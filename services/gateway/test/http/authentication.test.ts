@@ -66,7 +66,7 @@ describe('gateway authentication (X-API-Key)', () => {
     await shortLived.closeAll();
   });
 
-  it('when the operator-service takes longer than the verification timeout, then 503 at that timeout, not the upstreams\' longer one', async () => {
+  it("when the operator-service takes longer than the verification timeout, then 503 at that timeout, not the upstreams' longer one", async () => {
     const patient = await startTestGateway({ timeoutMs: 20_000 });
     patient.operators.handler = () => undefined;
     const started = Date.now();

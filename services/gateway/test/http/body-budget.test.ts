@@ -65,17 +65,14 @@ describe('gateway: bodies in flight', () => {
       } finally {
         first.socket.destroy();
       }
-      await waitFor(
-        async () => {
-          const accepted = await fetch(`${gateway.url}/api/flight-requests`, {
-            method: 'POST',
-            headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
-            body: JSON.stringify({ purpose: 'x'.repeat(600 * 1024) }),
-          });
-          return accepted.status === 200;
-        },
-        2_000,
-      );
+      await waitFor(async () => {
+        const accepted = await fetch(`${gateway.url}/api/flight-requests`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+          body: JSON.stringify({ purpose: 'x'.repeat(600 * 1024) }),
+        });
+        return accepted.status === 200;
+      }, 2_000);
     });
   });
 

@@ -7,11 +7,15 @@ import { expect } from 'chai';
 import { CONSOLE_CSP, defaultConsoleDirectory } from '../../src/http/console.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 
-const PAGE = '<!DOCTYPE html><html lang="en"><head><title>console</title></head><body><script type="module" src="/console/assets/index-abc123.js"></script></body></html>';
+const PAGE =
+  '<!DOCTYPE html><html lang="en"><head><title>console</title></head><body><script type="module" src="/console/assets/index-abc123.js"></script></body></html>';
 const SCRIPT = `console.log(${JSON.stringify('x'.repeat(2000))});`;
 
 /** The raw answer, without fetch's transparent decompression, to see what went over the wire. */
-function raw(url: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
+function raw(
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
   return new Promise((resolve, reject) => {
     request(url, { headers }, (response) => {
       const chunks: Buffer[] = [];

@@ -16,7 +16,10 @@ describe('GET /api/openapi.json and /api/docs', () => {
       expect(response.headers.get('content-type')).to.match(/^application\/json/);
       const document = (await response.json()) as { openapi: string; servers: Array<{ url: string }> };
       expect(document.openapi).to.equal('3.1.0');
-      expect(document.servers.map((server) => server.url), 'an absolute server URL, as generators need').to.deep.equal([gateway.url]);
+      expect(
+        document.servers.map((server) => server.url),
+        'an absolute server URL, as generators need',
+      ).to.deep.equal([gateway.url]);
     }
   });
 
@@ -31,7 +34,7 @@ describe('GET /api/openapi.json and /api/docs', () => {
     expect(initializer).to.include("url: '/api/openapi.json'");
   });
 
-  it('when the page\'s assets are fetched, then swagger-ui-dist\'s files are served', async () => {
+  it("when the page's assets are fetched, then swagger-ui-dist's files are served", async () => {
     const bundle = await fetch(`${gateway.url}/api/docs/swagger-ui-bundle.js`);
     expect(bundle.status).to.equal(200);
     expect(bundle.headers.get('content-type')).to.match(/javascript/);

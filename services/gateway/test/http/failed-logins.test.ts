@@ -44,7 +44,11 @@ describe('gateway: failed HTTP Basic logins, counted across replicas', () => {
   async function replica(url: string): Promise<TestGateway> {
     const store = new SharedLimitStore(url, database);
     stores.push(store);
-    const gateway = await startTestGateway({ trustProxy: true, limitStore: store, rateLimits: { failedLoginsPerAccount: 3, failedAuthPerIpPerMinute: 100, publicPerIpPerMinute: 1000 } });
+    const gateway = await startTestGateway({
+      trustProxy: true,
+      limitStore: store,
+      rateLimits: { failedLoginsPerAccount: 3, failedAuthPerIpPerMinute: 100, publicPerIpPerMinute: 1000 },
+    });
     gateways.push(gateway);
     answerLogins(gateway);
     return gateway;

@@ -5,7 +5,12 @@ import { grantOperatorKey, newApiKey, startTestGateway, type TestGateway } from 
 import { json } from '../support/stub-upstream.js';
 
 /** A call through node:http, which (unlike fetch) sends any header it is given, hop-by-hop ones too. */
-function rawCall(url: string, method: string, headers: Record<string, string>, body?: string): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
+function rawCall(
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
   return new Promise((resolve, reject) => {
     const outgoing = request(url, { method, headers }, (response) => {
       let text = '';
@@ -60,7 +65,13 @@ describe('gateway proxying', () => {
     });
 
     it('when an unknown, internal or operations path is called, then 404 Not Found. and no service is called', async () => {
-      for (const path of ['/api/unknown', '/internal/api-keys/verify', '/api/v1/internal/api-keys/verify', '/api/operators/../../internal/api-keys/verify', '/api']) {
+      for (const path of [
+        '/api/unknown',
+        '/internal/api-keys/verify',
+        '/api/v1/internal/api-keys/verify',
+        '/api/operators/../../internal/api-keys/verify',
+        '/api',
+      ]) {
         const response = await call(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
         expect(response.status, path).to.equal(404);
         expect(await response.json()).to.deep.equal({ message: 'Not Found.' });
@@ -135,7 +146,11 @@ describe('gateway proxying', () => {
     });
 
     it('when a GET carries Connection: keep-alive and Keep-Alive, then it is proxied as any other', async () => {
-      const answer = await rawCall(`${gateway.url}/api/operators/x`, 'GET', { 'x-api-key': apiKey, connection: 'keep-alive', 'keep-alive': 'timeout=5, max=100' });
+      const answer = await rawCall(`${gateway.url}/api/operators/x`, 'GET', {
+        'x-api-key': apiKey,
+        connection: 'keep-alive',
+        'keep-alive': 'timeout=5, max=100',
+      });
       expect(answer.status).to.equal(200);
       expect(JSON.parse(answer.body)).to.deep.equal({ data: { method: 'GET', url: '/api/operators/x', body: '' } });
       expect(gateway.operators.calls.find((c) => c.url === '/api/operators/x')?.headers['keep-alive']).to.equal(undefined);
@@ -289,7 +304,11 @@ describe('gateway proxying', () => {
 
     it('when DELETEs with a reason and HEADs follow one another, then they reach the service over one kept-alive connection', async () => {
       for (const uuid of ['abc', 'def']) {
-        const cancel = await call(`/api/flight-requests/${uuid}`, { method: 'DELETE', headers: { 'content-type': 'application/json' }, body: '{"reason":"weather"}' });
+        const cancel = await call(`/api/flight-requests/${uuid}`, {
+          method: 'DELETE',
+          headers: { 'content-type': 'application/json' },
+          body: '{"reason":"weather"}',
+        });
         expect(cancel.status).to.equal(200);
         const head = await rawCall(`${gateway.url}/api/flight-requests/${uuid}`, 'HEAD', { 'x-api-key': apiKey });
         expect(head.status).to.equal(200);
@@ -333,13 +352,17 @@ describe('gateway proxying', () => {
       let closedUnanswered = false;
       left.flights.handler = (_call, response) => response.once('close', () => (closedUnanswered = !response.writableFinished));
       const client = new AbortController();
-      const pending = fetch(`${left.url}/api/flight-requests`, { headers: { 'X-API-Key': key }, signal: client.signal }).catch((error: Error) => error);
+      const pending = fetch(`${left.url}/api/flight-requests`, { headers: { 'X-API-Key': key }, signal: client.signal }).catch(
+        (error: Error) => error,
+      );
       await waitFor(() => left.flights.calls.length === 1, 2_000);
       client.abort();
       expect(await pending).to.be.instanceOf(Error);
       expect(await waitFor(() => closedUnanswered, 2_000)).to.equal(true);
       const countedAs = async (status: string) =>
-        new RegExp(`http_request_duration_seconds_count\\{[^}]*route="/api/flight-requests/\\*"[^}]*status="${status}"`).test(await (await fetch(`${left.metricsUrl}/metrics`)).text());
+        new RegExp(`http_request_duration_seconds_count\\{[^}]*route="/api/flight-requests/\\*"[^}]*status="${status}"`).test(
+          await (await fetch(`${left.metricsUrl}/metrics`)).text(),
+        );
       expect(await waitFor(() => countedAs('499'), 2_000)).to.equal(true);
       expect(await countedAs('503')).to.equal(false);
       await left.closeAll();

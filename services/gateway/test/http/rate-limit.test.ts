@@ -76,8 +76,7 @@ describe('gateway rate limits', () => {
 
   it('when one IP keeps sending unknown keys, then past the limit its failures get 429 with Retry-After', async () => {
     const guessing = await startTestGateway({ rateLimits: { failedAuthPerIpPerMinute: 3 } });
-    const guess = (n: number) =>
-      fetch(`${guessing.url}/api/zones`, { headers: { 'X-API-Key': `dfc_${'0'.repeat(15)}${n}_${'x'.repeat(43)}` } });
+    const guess = (n: number) => fetch(`${guessing.url}/api/zones`, { headers: { 'X-API-Key': `dfc_${'0'.repeat(15)}${n}_${'x'.repeat(43)}` } });
     const statuses: number[] = [];
     for (let n = 0; n < 4; n += 1) statuses.push((await guess(n)).status);
     expect(statuses).to.deep.equal([401, 401, 401, 429]);

@@ -94,7 +94,15 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     keys,
     verify: operatorServiceKeyVerifier(upstreams, tokens, 2_000, log),
     rateLimits: new RateLimits(
-      { perKeyPerMinute: 600, publicPerIpPerMinute: 20, failedAuthPerIpPerMinute: 30, failedLoginsPerAccount: 10, failedLoginWindowSeconds: 900, authorisationChecksPerIpPerMinute: 120, ...options.rateLimits },
+      {
+        perKeyPerMinute: 600,
+        publicPerIpPerMinute: 20,
+        failedAuthPerIpPerMinute: 30,
+        failedLoginsPerAccount: 10,
+        failedLoginWindowSeconds: 900,
+        authorisationChecksPerIpPerMinute: 120,
+        ...options.rateLimits,
+      },
       options.limitStore,
     ),
     bodyReaders: new BodyReaders(options.bodyBudgetBytes === undefined ? processBodyBudget() : new BodyBudget(options.bodyBudgetBytes)),

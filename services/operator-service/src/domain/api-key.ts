@@ -22,9 +22,7 @@ export interface KeyHolder {
 export function principalOf(key: KeyHolder): Principal | undefined {
   switch (key.role) {
     case 'operator':
-      return key.operator_uuid
-        ? { sub: key.operator_uuid, role: 'operator', operator_uuid: key.operator_uuid, key_id: key._id }
-        : undefined;
+      return key.operator_uuid ? { sub: key.operator_uuid, role: 'operator', operator_uuid: key.operator_uuid, key_id: key._id } : undefined;
     case 'reviewer':
       return key.authority ? { sub: key._id, role: 'reviewer', authority: key.authority, key_id: key._id } : undefined;
     case 'admin':

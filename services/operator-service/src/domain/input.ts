@@ -37,10 +37,7 @@ function emptyToNull(value: string): string | null {
  * Returns the input without those null fields (so a schema reports them as
  * missing) and their names.
  */
-export function withoutNullFields(
-  input: Record<string, unknown>,
-  fields: readonly string[],
-): { rest: Record<string, unknown>; nulls: string[] } {
+export function withoutNullFields(input: Record<string, unknown>, fields: readonly string[]): { rest: Record<string, unknown>; nulls: string[] } {
   const rest = { ...input };
   const nulls: string[] = [];
   for (const field of fields) {

@@ -85,7 +85,10 @@ export function apiKeyModel(connection: Connection): Model<ApiKeyDocument> {
 }
 
 export function apiKeyUsageModel(connection: Connection): Model<ApiKeyUsageDocument> {
-  return (connection.models['ApiKeyUsage'] as Model<ApiKeyUsageDocument> | undefined) ?? connection.model<ApiKeyUsageDocument>('ApiKeyUsage', apiKeyUsageSchema);
+  return (
+    (connection.models['ApiKeyUsage'] as Model<ApiKeyUsageDocument> | undefined) ??
+    connection.model<ApiKeyUsageDocument>('ApiKeyUsage', apiKeyUsageSchema)
+  );
 }
 
 export class ApiKeyStore {
@@ -123,13 +126,7 @@ export class ApiKeyStore {
   async list(filter: KeyListFilter, page: PageRequest): Promise<{ items: ApiKeyView[]; total: number }> {
     const query = toQuery(filter);
     const [keys, total] = await Promise.all([
-      this.aggregates.model
-        .find(query, WITHOUT_OUTBOX)
-        .sort(NEWEST_FIRST)
-        .skip(skipFor(page))
-        .limit(page.per_page)
-        .lean<ApiKeyDocument[]>()
-        .exec(),
+      this.aggregates.model.find(query, WITHOUT_OUTBOX).sort(NEWEST_FIRST).skip(skipFor(page)).limit(page.per_page).lean<ApiKeyDocument[]>().exec(),
       this.count(query),
     ]);
     return { items: await this.withLastUse(keys), total };
@@ -158,7 +155,11 @@ export class ApiKeyStore {
 
   private async withLastUse(keys: ApiKeyDocument[]): Promise<ApiKeyView[]> {
     if (keys.length === 0) return [];
-    const uses = await findWhereIn(this.usage, '_id', keys.map((key) => key._id));
+    const uses = await findWhereIn(
+      this.usage,
+      '_id',
+      keys.map((key) => key._id),
+    );
     const lastUse = new Map(uses.map((use) => [use._id, use.last_used_at]));
     return keys.map((key) => ({ ...key, last_used_at: lastUse.get(key._id) ?? null }));
   }

@@ -25,8 +25,6 @@ export async function bootstrapAdminKey(deps: Pick<UseCaseDeps, 'apiKeys' | 'clo
     }
   }
   // The digest follows the configured secret (a changed secret under the same id).
-  await deps.apiKeys.change(id, (current) =>
-    current.digest === configured.digest && current.role === 'admin' ? null : { set: configured },
-  );
+  await deps.apiKeys.change(id, (current) => (current.digest === configured.digest && current.role === 'admin' ? null : { set: configured }));
   return id;
 }

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { keyListFilter } from '../../src/domain/key-list-filter.js';
 
-describe('keyListFilter (the admin\'s key filters, reduced to one owner field)', () => {
+describe("keyListFilter (the admin's key filters, reduced to one owner field)", () => {
   const uuid = '6f1c2b9e-0c1d-4d8e-9a55-3c2b1f0e7a11';
 
   it('when an operator is named, then it is the owner; role operator adds nothing', () => {

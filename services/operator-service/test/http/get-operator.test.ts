@@ -1,14 +1,5 @@
 import { expect } from 'chai';
-import {
-  admin,
-  anonymous,
-  operatorPrincipal,
-  registerOperator,
-  reviewer,
-  startService,
-  system,
-  type TestService,
-} from '../support/service.js';
+import { admin, anonymous, operatorPrincipal, registerOperator, reviewer, startService, system, type TestService } from '../support/service.js';
 
 describe('GET /api/operators/{uuid}', () => {
   let service: TestService;
@@ -25,8 +16,7 @@ describe('GET /api/operators/{uuid}', () => {
     await service?.close();
   });
 
-  const get = (uuid: string, options: Parameters<TestService['call']>[2] = {}) =>
-    service.call('GET', `/api/operators/${uuid}`, options);
+  const get = (uuid: string, options: Parameters<TestService['call']>[2] = {}) => service.call('GET', `/api/operators/${uuid}`, options);
 
   it('when the operator reads itself with its key, then 200 with the record as registered', async () => {
     const reply = await get(operator.uuid, { as: operatorPrincipal(operator.uuid) });
@@ -50,7 +40,7 @@ describe('GET /api/operators/{uuid}', () => {
     expect(reply.body.data.uuid).to.equal(operator.uuid);
   });
 
-  it('when another operator\'s key asks, then 404 as if it did not exist', async () => {
+  it("when another operator's key asks, then 404 as if it did not exist", async () => {
     const reply = await get(operator.uuid, { as: operatorPrincipal(other.uuid) });
     expect(reply.status).to.equal(404);
     expect(reply.body).to.deep.equal({ message: 'Not Found.' });

@@ -124,13 +124,13 @@ describe('/api/operators/{uuid}/api-keys', () => {
       expect(reply.status).to.equal(401);
     });
 
-    it('when only the operator\'s own API key is sent (no Basic), then 401: issuing needs the password', async () => {
+    it("when only the operator's own API key is sent (no Basic), then 401: issuing needs the password", async () => {
       const operator = await registerOperator(service);
       const reply = await service.call('POST', keysPath(operator.uuid), { as: operatorPrincipal(operator.uuid), body: {} });
       expect(reply.status).to.equal(401);
     });
 
-    it('when the credentials are another operator\'s, then 404 and no key is issued', async () => {
+    it("when the credentials are another operator's, then 404 and no key is issued", async () => {
       const operator = await registerOperator(service);
       const other = await registerOperator(service);
       const reply = await service.call('POST', keysPath(operator.uuid), {
@@ -188,19 +188,19 @@ describe('/api/operators/{uuid}/api-keys', () => {
       expect(reply.body.data).to.have.length(1);
     });
 
-    it('when an admin lists an operator\'s keys, then 200', async () => {
+    it("when an admin lists an operator's keys, then 200", async () => {
       const operator = await registerOperator(service);
       await issueKey(service, operator);
       expect((await service.call('GET', keysPath(operator.uuid), { as: admin })).body.data).to.have.length(1);
     });
 
-    it('when another operator\'s key lists them, then 404', async () => {
+    it("when another operator's key lists them, then 404", async () => {
       const operator = await registerOperator(service);
       const other = await registerOperator(service);
       expect((await service.call('GET', keysPath(operator.uuid), { as: operatorPrincipal(other.uuid) })).status).to.equal(404);
     });
 
-    it('when another operator\'s Basic credentials are sent, then 404', async () => {
+    it("when another operator's Basic credentials are sent, then 404", async () => {
       const operator = await registerOperator(service);
       const other = await registerOperator(service);
       const reply = await service.call('GET', keysPath(operator.uuid), { headers: basic(other.email, other.password) });
@@ -233,7 +233,7 @@ describe('/api/operators/{uuid}/api-keys', () => {
       expect(reply.status).to.equal(404);
     });
 
-    it('when paging and filtering by status, then Laravel\'s envelope with links that keep the filter', async () => {
+    it("when paging and filtering by status, then Laravel's envelope with links that keep the filter", async () => {
       const operator = await registerOperator(service);
       const keys = [];
       for (let index = 0; index < 3; index++) keys.push(await issueKey(service, operator, `k${index}`));
@@ -287,16 +287,22 @@ describe('/api/operators/{uuid}/api-keys', () => {
     it('when a key revokes itself, then 204 and no notice (its holder did it)', async () => {
       const operator = await registerOperator(service);
       const issued = await issueKey(service, operator);
-      const reply = await service.call('DELETE', `${keysPath(operator.uuid)}/${issued.id}`, { as: { ...operatorPrincipal(operator.uuid), key_id: issued.id } });
+      const reply = await service.call('DELETE', `${keysPath(operator.uuid)}/${issued.id}`, {
+        as: { ...operatorPrincipal(operator.uuid), key_id: issued.id },
+      });
       expect(reply.status).to.equal(204);
       await events.next((candidate) => candidate.type === RoutingKeys.apiKeyRevoked && (candidate.data as { key_id?: string }).key_id === issued.id);
-      expect(events.events.filter((candidate) => candidate.type === RoutingKeys.operatorCredentialsChanged && candidate.operator_uuid === operator.uuid)).to.have.length(0);
+      expect(
+        events.events.filter((candidate) => candidate.type === RoutingKeys.operatorCredentialsChanged && candidate.operator_uuid === operator.uuid),
+      ).to.have.length(0);
     });
 
     it('when a key alone revokes a sibling key, then 403 naming HTTP Basic, and the sibling keeps working', async () => {
       const operator = await registerOperator(service);
       const [holder, sibling] = [await issueKey(service, operator), await issueKey(service, operator)];
-      const reply = await service.call('DELETE', `${keysPath(operator.uuid)}/${sibling.id}`, { as: { ...operatorPrincipal(operator.uuid), key_id: holder.id } });
+      const reply = await service.call('DELETE', `${keysPath(operator.uuid)}/${sibling.id}`, {
+        as: { ...operatorPrincipal(operator.uuid), key_id: holder.id },
+      });
       expect(reply.status).to.equal(403);
       expect(reply.body.message).to.contain('HTTP Basic');
       expect((await service.call('POST', '/internal/api-keys/verify', { as: system, body: { key: sibling.key } })).status).to.equal(200);
@@ -307,7 +313,9 @@ describe('/api/operators/{uuid}/api-keys', () => {
       const sibling = await issueKey(service, operator);
       const reply = await service.call('DELETE', `${keysPath(operator.uuid)}/${sibling.id}`, { headers: basic(operator.email, operator.password) });
       expect(reply.status).to.equal(204);
-      const notice = await events.next((candidate) => candidate.type === RoutingKeys.operatorCredentialsChanged && candidate.operator_uuid === operator.uuid);
+      const notice = await events.next(
+        (candidate) => candidate.type === RoutingKeys.operatorCredentialsChanged && candidate.operator_uuid === operator.uuid,
+      );
       expect(notice.data).to.deep.equal({ uuid: operator.uuid, changes: ['api_key_revoked'], notify_email: operator.email, key_id: sibling.id });
     });
 
@@ -317,7 +325,10 @@ describe('/api/operators/{uuid}/api-keys', () => {
       const path = `${keysPath(operator.uuid)}/${issued.id}`;
       expect((await service.call('DELETE', path, { as: admin })).status).to.equal(204);
       expect((await service.call('DELETE', path, { as: admin })).status).to.equal(204);
-      const revokedEvents = () => events.events.filter((candidate) => candidate.type === RoutingKeys.apiKeyRevoked && (candidate.data as { key_id?: string }).key_id === issued.id);
+      const revokedEvents = () =>
+        events.events.filter(
+          (candidate) => candidate.type === RoutingKeys.apiKeyRevoked && (candidate.data as { key_id?: string }).key_id === issued.id,
+        );
       await events.next((candidate) => candidate.type === RoutingKeys.apiKeyRevoked && (candidate.data as { key_id?: string }).key_id === issued.id);
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(revokedEvents()).to.have.length(1);

@@ -137,7 +137,7 @@ describe('/api/api-keys (admins)', () => {
       for (const key of reply.body.data) expect(key).to.include({ role: 'reviewer', authority: 'Skyguide' });
     });
 
-    it('when filtered by operator_uuid and status, then only that operator\'s keys in that state', async () => {
+    it("when filtered by operator_uuid and status, then only that operator's keys in that state", async () => {
       const operator = await registerOperator(service);
       const kept = await issueKey(service, operator);
       const revoked = await issueKey(service, operator);
@@ -169,7 +169,7 @@ describe('/api/api-keys (admins)', () => {
       expect(event).to.include({ type: 'api_key.revoked', operator_uuid: null });
     });
 
-    it('when an admin revokes an operator\'s key, then it stops verifying', async () => {
+    it("when an admin revokes an operator's key, then it stops verifying", async () => {
       const operator = await registerOperator(service);
       const issued = await issueKey(service, operator);
       expect((await service.call('DELETE', `/api/api-keys/${issued.id}`, { as: admin })).status).to.equal(204);

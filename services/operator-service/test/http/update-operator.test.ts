@@ -21,7 +21,11 @@ describe('PATCH /api/operators/{uuid}', () => {
 
   before(async () => {
     service = await startService();
-    events = await captureEvents(service.amqpUrl, service.exchange, [RoutingKeys.operatorUpdated, RoutingKeys.operatorPasswordChanged, RoutingKeys.operatorCredentialsChanged]);
+    events = await captureEvents(service.amqpUrl, service.exchange, [
+      RoutingKeys.operatorUpdated,
+      RoutingKeys.operatorPasswordChanged,
+      RoutingKeys.operatorCredentialsChanged,
+    ]);
   });
 
   after(async () => {
@@ -29,11 +33,14 @@ describe('PATCH /api/operators/{uuid}', () => {
     await service?.close();
   });
 
-  const patch = (uuid: string, body: unknown, as = operatorPrincipal(uuid)) =>
-    service.call('PATCH', `/api/operators/${uuid}`, { as, body });
+  const patch = (uuid: string, body: unknown, as = operatorPrincipal(uuid)) => service.call('PATCH', `/api/operators/${uuid}`, { as, body });
   /** A change of the login email or password: the operator's key and its email and password. */
   const patchWithLogin = (operator: { uuid: string; email: string; password: string }, body: unknown) =>
-    service.call('PATCH', `/api/operators/${operator.uuid}`, { as: operatorPrincipal(operator.uuid), body, headers: basic(operator.email, operator.password) });
+    service.call('PATCH', `/api/operators/${operator.uuid}`, {
+      as: operatorPrincipal(operator.uuid),
+      body,
+      headers: basic(operator.email, operator.password),
+    });
 
   it('when the operator changes contact fields, then 200 with the changed record and a later updated_at', async () => {
     const operator = await registerOperator(service);
@@ -203,7 +210,9 @@ describe('PATCH /api/operators/{uuid}', () => {
       const operator = await registerOperator(service);
       const moved = `moved-${operator.email}`;
       expect((await patchWithLogin(operator, { email: moved })).status).to.equal(200);
-      const notice = await events.next((candidate) => candidate.type === RoutingKeys.operatorCredentialsChanged && candidate.operator_uuid === operator.uuid);
+      const notice = await events.next(
+        (candidate) => candidate.type === RoutingKeys.operatorCredentialsChanged && candidate.operator_uuid === operator.uuid,
+      );
       expect(notice.data).to.deep.equal({ uuid: operator.uuid, changes: ['email'], notify_email: operator.email, key_id: null });
     });
 
@@ -308,17 +317,14 @@ describe('PATCH /api/operators/{uuid}', () => {
 
   it('when two PATCHes race, then they apply one after the other and the second is judged on the result of the first', async () => {
     const operator = await registerOperator(service, { exemption_for_ctr: false, ctr_exemption_number: 'CTR-3' });
-    const replies = await Promise.all([
-      patch(operator.uuid, { exemption_for_ctr: true }),
-      patch(operator.uuid, { ctr_exemption_number: null }),
-    ]);
+    const replies = await Promise.all([patch(operator.uuid, { exemption_for_ctr: true }), patch(operator.uuid, { ctr_exemption_number: null })]);
     const read = await service.call('GET', `/api/operators/${operator.uuid}`, { as: admin });
     // Whatever the order, the stored record never holds an exemption without its number.
     expect(read.body.data.exemption_for_ctr && read.body.data.ctr_exemption_number === null).to.equal(false);
     expect(replies.map((reply) => reply.status).sort()).to.deep.equal([200, 422]);
   });
 
-  it('when another operator\'s key is used, then 404 and nothing changes', async () => {
+  it("when another operator's key is used, then 404 and nothing changes", async () => {
     const operator = await registerOperator(service);
     const other = await registerOperator(service);
     const reply = await patch(operator.uuid, { company_name: 'Hijacked' }, operatorPrincipal(other.uuid));

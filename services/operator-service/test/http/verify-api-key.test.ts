@@ -1,5 +1,15 @@
 import { expect } from 'chai';
-import { admin, anonymous, issueKey, operatorPrincipal, registerOperator, reviewer, startService, system, type TestService } from '../support/service.js';
+import {
+  admin,
+  anonymous,
+  issueKey,
+  operatorPrincipal,
+  registerOperator,
+  reviewer,
+  startService,
+  system,
+  type TestService,
+} from '../support/service.js';
 
 describe('POST /internal/api-keys/verify', () => {
   let service: TestService;
@@ -59,8 +69,7 @@ describe('POST /internal/api-keys/verify', () => {
   it('when a key is used, then last_used_at is recorded (and listed), at most once a minute', async () => {
     const operator = await registerOperator(service);
     const issued = await issueKey(service, operator);
-    const lastUsed = async () =>
-      (await service.call('GET', `/api/operators/${operator.uuid}/api-keys`, { as: admin })).body.data[0].last_used_at;
+    const lastUsed = async () => (await service.call('GET', `/api/operators/${operator.uuid}/api-keys`, { as: admin })).body.data[0].last_used_at;
     expect(await lastUsed()).to.equal(null);
 
     expect((await verify({ key: issued.key })).status).to.equal(200);
@@ -79,9 +88,8 @@ describe('POST /internal/api-keys/verify', () => {
 
   it('then verifications are counted by outcome', async () => {
     const count = async (outcome: string) =>
-      (await service.registry.getSingleMetric('api_key_verifications_total')?.get())?.values.find(
-        (entry) => entry.labels['outcome'] === outcome,
-      )?.value ?? 0;
+      (await service.registry.getSingleMetric('api_key_verifications_total')?.get())?.values.find((entry) => entry.labels['outcome'] === outcome)
+        ?.value ?? 0;
     const [valid, malformed] = [await count('valid'), await count('malformed')];
     await verify({ key: service.adminKey });
     await verify({ key: 'nonsense' });

@@ -51,7 +51,14 @@ export function firstAttemptDue(delivery: {
 }): EventEnvelope<AttemptDue> {
   const message = attemptDue(delivery);
   const { operator_uuid, event_id, event, body } = delivery;
-  const created = { operator_uuid, event_id, event, body, event_created_at: delivery.event_created_at.toISOString(), created_at: delivery.created_at.toISOString() };
+  const created = {
+    operator_uuid,
+    event_id,
+    event,
+    body,
+    event_created_at: delivery.event_created_at.toISOString(),
+    created_at: delivery.created_at.toISOString(),
+  };
   return { ...message, data: { ...message.data, created } };
 }
 
@@ -91,7 +98,12 @@ export function carriedMessages(message: EventEnvelope): EventEnvelope<AttemptDu
 export function isAttemptDue(data: unknown): data is AttemptDue {
   if (typeof data !== 'object' || data === null) return false;
   const { delivery_id, endpoint_id, dispatch_token, created } = data as Record<string, unknown>;
-  return typeof delivery_id === 'string' && typeof endpoint_id === 'string' && typeof dispatch_token === 'string' && (created === undefined || isCreated(created));
+  return (
+    typeof delivery_id === 'string' &&
+    typeof endpoint_id === 'string' &&
+    typeof dispatch_token === 'string' &&
+    (created === undefined || isCreated(created))
+  );
 }
 
 function isCreated(created: unknown): created is CreatedDelivery {

@@ -46,7 +46,13 @@ export function healthAfterAttempt(health: EndpointHealth, verdict: AttemptVerdi
   const failingSince = health.failing_since ?? now;
   const failures = health.consecutive_failures + 1;
   if (now.getTime() - failingSince.getTime() >= policy.disableAfterMs) {
-    return { enabled: false, disabled_reason: failingReason(policy.disableAfterMs), consecutive_failures: failures, failing_since: failingSince, cooling_until: null };
+    return {
+      enabled: false,
+      disabled_reason: failingReason(policy.disableAfterMs),
+      consecutive_failures: failures,
+      failing_since: failingSince,
+      cooling_until: null,
+    };
   }
   const cooling = failures >= policy.coolOffAfterFailures ? new Date(now.getTime() + policy.coolOffMs) : health.cooling_until;
   return { consecutive_failures: failures, failing_since: failingSince, cooling_until: cooling };

@@ -16,6 +16,15 @@ export const EVENT_WINDOW = 32;
  * message only after the handler resolved (deliveries stored), and requeues
  * it when the handler throws (e.g. the database is down).
  */
-export async function consumeWebhookEvents(broker: Broker, queue: string, handle: (event: EventEnvelope, redelivered: boolean) => Promise<void>): Promise<void> {
-  await broker.subscribe({ queue, bindings: WEBHOOK_SOURCE_EVENTS, handler: (event, raw) => handle(event, raw.fields.redelivered), prefetch: EVENT_WINDOW });
+export async function consumeWebhookEvents(
+  broker: Broker,
+  queue: string,
+  handle: (event: EventEnvelope, redelivered: boolean) => Promise<void>,
+): Promise<void> {
+  await broker.subscribe({
+    queue,
+    bindings: WEBHOOK_SOURCE_EVENTS,
+    handler: (event, raw) => handle(event, raw.fields.redelivered),
+    prefetch: EVENT_WINDOW,
+  });
 }

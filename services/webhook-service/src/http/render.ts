@@ -1,4 +1,10 @@
-import { toOffsetTimestamp, toOffsetTimestampOrNull, type DeliveryRecord, type WebhookEndpointRecord, type WebhookEndpointWithSecret } from '@dfc/contracts';
+import {
+  toOffsetTimestamp,
+  toOffsetTimestampOrNull,
+  type DeliveryRecord,
+  type WebhookEndpointRecord,
+  type WebhookEndpointWithSecret,
+} from '@dfc/contracts';
 import type { EndpointWithSecret } from '../use-cases/create-endpoint.js';
 import type { DeliveryWithAttempts } from '../store/delivery-store.js';
 import type { WebhookEndpoint } from '../store/endpoint-model.js';

@@ -13,7 +13,6 @@ export type AttemptFields = Omit<StoredAttempt, '_id' | 'delivery_id' | 'endpoin
 
 export type DeliveryWithAttempts = Delivery & { attempts: StoredAttempt[] };
 
-
 /**
  * The delivery log. A delivery is written through the aggregate's write
  * path and changed by conditional writes, the messages a change causes in
@@ -93,7 +92,11 @@ export class DeliveryStore {
   /** The deliveries with their attempts, oldest attempt first. */
   async withAttempts(deliveries: Delivery[]): Promise<DeliveryWithAttempts[]> {
     if (deliveries.length === 0) return [];
-    const attempts = await findWhereIn(this.attempts, 'delivery_id', deliveries.map((delivery) => delivery._id));
+    const attempts = await findWhereIn(
+      this.attempts,
+      'delivery_id',
+      deliveries.map((delivery) => delivery._id),
+    );
     attempts.sort(oldestFirst);
     const byDelivery = new Map<string, StoredAttempt[]>();
     for (const attempt of attempts) byDelivery.set(attempt.delivery_id, [...(byDelivery.get(attempt.delivery_id) ?? []), attempt]);

@@ -55,7 +55,13 @@ export class EndpointStore {
   async list(scope: OwnerScope, page: PageRequest): Promise<{ items: WebhookEndpoint[]; total: number }> {
     const filter = scopeFilter(scope);
     const [items, total] = await Promise.all([
-      this.model.find(filter, WITHOUT_OUTBOX).sort({ created_at: -1, _id: -1 }).skip(skipFor(page)).limit(page.per_page).lean<WebhookEndpoint[]>().exec(),
+      this.model
+        .find(filter, WITHOUT_OUTBOX)
+        .sort({ created_at: -1, _id: -1 })
+        .skip(skipFor(page))
+        .limit(page.per_page)
+        .lean<WebhookEndpoint[]>()
+        .exec(),
       countMatching(this.model, filter),
     ]);
     return { items, total };

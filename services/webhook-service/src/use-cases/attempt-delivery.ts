@@ -1,5 +1,12 @@
 import { ConflictError, NotFoundError } from '@dfc/kit/errors';
-import { STANDARD_WEBHOOK_HEADERS, WEBHOOK_HEADERS, WEBHOOK_USER_AGENT, signStandardWebhook, signWebhookPayload, type EventEnvelope } from '@dfc/contracts';
+import {
+  STANDARD_WEBHOOK_HEADERS,
+  WEBHOOK_HEADERS,
+  WEBHOOK_USER_AGENT,
+  signStandardWebhook,
+  signWebhookPayload,
+  type EventEnvelope,
+} from '@dfc/contracts';
 import type { Decide } from '@dfc/kit/outbox';
 import type { AttemptDue } from '../domain/attempt-message.js';
 import { decideAfterAttempt, describeFailedStatus, type AttemptDecision } from '../domain/attempt-outcome.js';
@@ -173,7 +180,8 @@ async function waitOutCoolOff(deps: WebhookDeps, delivery: Delivery, message: Ev
   const delayMs = freeFormDelay(until.getTime() - deps.now().getTime());
   await deps.deliveries.change(
     delivery._id,
-    (current) => (isExpected(current, message.data) ? { set: { next_attempt_at: new Date(deps.now().getTime() + delayMs), updated_at: deps.now() } } : null),
+    (current) =>
+      isExpected(current, message.data) ? { set: { next_attempt_at: new Date(deps.now().getTime() + delayMs), updated_at: deps.now() } } : null,
     delivery,
   );
   await deps.scheduler.later(message, delayMs);
@@ -187,7 +195,10 @@ async function refuseUnsendable(deps: WebhookDeps, delivery: Delivery, endpoint:
   await deps.deliveries.appendAttempt(delivery, { at: now, status_code: null, error, latency_ms: 0, response_body: null });
   await deps.deliveries.change(
     delivery._id,
-    (current) => (current.status === 'pending' ? { set: { status: 'failed', attempt_count: current.attempt_count + 1, next_attempt_at: null, updated_at: now } } : null),
+    (current) =>
+      current.status === 'pending'
+        ? { set: { status: 'failed', attempt_count: current.attempt_count + 1, next_attempt_at: null, updated_at: now } }
+        : null,
     delivery,
   );
   deps.metrics.recordAttempt('failed', 0);
@@ -205,7 +216,8 @@ async function updateEndpointHealth(deps: WebhookDeps, endpoint: WebhookEndpoint
       if (error instanceof NotFoundError) return null;
       throw error;
     });
-  if (updated && !updated.enabled && endpoint.enabled) deps.log.warn({ endpoint_id: endpoint._id, reason: updated.disabled_reason }, 'webhook endpoint disabled');
+  if (updated && !updated.enabled && endpoint.enabled)
+    deps.log.warn({ endpoint_id: endpoint._id, reason: updated.disabled_reason }, 'webhook endpoint disabled');
 }
 
 function verdictOf(decision: AttemptDecision): AttemptVerdict {

@@ -45,5 +45,8 @@ export async function createEndpoint(deps: WebhookDeps, scope: OwnerScope, input
 }
 
 function overCap(cap: number): ValidationError {
-  return ValidationError.of('endpoints', `An operator may hold at most ${cap} webhook endpoints (WEBHOOK_MAX_ENDPOINTS_PER_OPERATOR); delete one first.`);
+  return ValidationError.of(
+    'endpoints',
+    `An operator may hold at most ${cap} webhook endpoints (WEBHOOK_MAX_ENDPOINTS_PER_OPERATOR); delete one first.`,
+  );
 }

@@ -55,7 +55,12 @@ async function dispatchStoredBefore(deps: WebhookDeps, eventId: string, created:
 }
 
 /** A delivery of `payload` to `endpoint`, due now; null when it exists already. */
-export async function createDelivery(deps: Pick<WebhookDeps, 'deliveries' | 'now'>, endpoint: WebhookEndpoint, payload: WebhookPayload, eventCreatedAt: Date) {
+export async function createDelivery(
+  deps: Pick<WebhookDeps, 'deliveries' | 'now'>,
+  endpoint: WebhookEndpoint,
+  payload: WebhookPayload,
+  eventCreatedAt: Date,
+) {
   const delivery = newDelivery(endpoint, payload, eventCreatedAt, deps.now());
   return deps.deliveries.create(delivery, attemptDue(delivery));
 }

@@ -16,7 +16,8 @@ export async function recoverLostDeliveries(deps: WebhookDeps): Promise<number> 
   let recovered = 0;
   for (const { _id } of overdue) {
     await deps.deliveries.change(_id, (current) => {
-      if (current.status !== 'pending' || !current.next_attempt_at || now.getTime() - current.next_attempt_at.getTime() < deps.policy.lostAfterMs) return null;
+      if (current.status !== 'pending' || !current.next_attempt_at || now.getTime() - current.next_attempt_at.getTime() < deps.policy.lostAfterMs)
+        return null;
       recovered++;
       const dispatch_token = randomUUID();
       return { set: { next_attempt_at: now, dispatch_token, updated_at: now }, events: [attemptDue({ ...current, dispatch_token })] };

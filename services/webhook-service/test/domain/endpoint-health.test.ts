@@ -23,7 +23,11 @@ describe('endpoint health', () => {
   it('when the probe after a cool-off fails, then it cools off again; when it succeeds, then the streak ends', () => {
     const cooling: EndpointHealth = { ...healthy, consecutive_failures: 3, failing_since: at(0), cooling_until: at(60_000) };
     expect(healthAfterAttempt(cooling, 'failed', at(61_000), policy)?.cooling_until).to.deep.equal(at(121_000));
-    expect(healthAfterAttempt(cooling, 'succeeded', at(61_000), policy)).to.deep.equal({ consecutive_failures: 0, failing_since: null, cooling_until: null });
+    expect(healthAfterAttempt(cooling, 'succeeded', at(61_000), policy)).to.deep.equal({
+      consecutive_failures: 0,
+      failing_since: null,
+      cooling_until: null,
+    });
   });
 
   it('when the receiver answers 410, then the endpoint is disabled at once', () => {
@@ -33,10 +37,19 @@ describe('endpoint health', () => {
   it('when every attempt failed for 5 days, then the endpoint is disabled', () => {
     const failing: EndpointHealth = { ...healthy, consecutive_failures: 40, failing_since: at(0) };
     expect(healthAfterAttempt(failing, 'failed', at(5 * 86_400_000 - 1), policy)?.enabled).to.equal(undefined);
-    expect(healthAfterAttempt(failing, 'failed', at(5 * 86_400_000), policy)).to.include({ enabled: false, disabled_reason: 'Every delivery failed for 5 days.' });
+    expect(healthAfterAttempt(failing, 'failed', at(5 * 86_400_000), policy)).to.include({
+      enabled: false,
+      disabled_reason: 'Every delivery failed for 5 days.',
+    });
   });
 
   it('when re-enabled, then the streak and the cool-off are forgotten', () => {
-    expect(healthWhenEnabled()).to.deep.equal({ enabled: true, disabled_reason: null, consecutive_failures: 0, failing_since: null, cooling_until: null });
+    expect(healthWhenEnabled()).to.deep.equal({
+      enabled: true,
+      disabled_reason: null,
+      consecutive_failures: 0,
+      failing_since: null,
+      cooling_until: null,
+    });
   });
 });

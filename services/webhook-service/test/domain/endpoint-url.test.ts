@@ -6,7 +6,22 @@ const loopbackAllowed = { allowHttp: true, allowLoopbackTargets: true };
 
 describe('endpoint URL rules', () => {
   it('when the address is private, loopback, link-local, CGNAT, unique-local or metadata, then it is forbidden', () => {
-    for (const address of ['10.0.0.1', '127.0.0.1', '169.254.169.254', '172.31.255.255', '192.168.1.1', '100.100.100.100', '0.0.0.0', '::1', '::', 'fc00::1', 'fe80::1', '::ffff:7f00:1', '100.100.100.200', 'fd00:ec2::254']) {
+    for (const address of [
+      '10.0.0.1',
+      '127.0.0.1',
+      '169.254.169.254',
+      '172.31.255.255',
+      '192.168.1.1',
+      '100.100.100.100',
+      '0.0.0.0',
+      '::1',
+      '::',
+      'fc00::1',
+      'fe80::1',
+      '::ffff:7f00:1',
+      '100.100.100.200',
+      'fd00:ec2::254',
+    ]) {
       expect(isForbiddenAddress(address), address).to.equal(true);
     }
   });
@@ -28,7 +43,14 @@ describe('endpoint URL rules', () => {
   });
 
   it('when the URL holds CR/LF, a tab, surrounding or inner spaces, then it is refused rather than silently cleaned by the parser', () => {
-    for (const url of ['https://hooks.example.com/a\r\nX-Injected: 1', ' https://hooks.example.com/', 'https://hooks.example.com/\n', 'https://hooks.example.com/a b', 'https://hooks.\texample.com/', 'https://hooks.example.com/\u00a0']) {
+    for (const url of [
+      'https://hooks.example.com/a\r\nX-Injected: 1',
+      ' https://hooks.example.com/',
+      'https://hooks.example.com/\n',
+      'https://hooks.example.com/a b',
+      'https://hooks.\texample.com/',
+      'https://hooks.example.com/\u00a0',
+    ]) {
       expect(checkEndpointUrl(url, strict), JSON.stringify(url)).to.deep.equal([
         'The url field must not contain white space, line breaks or control characters (percent-encode them).',
       ]);
@@ -46,8 +68,18 @@ describe('endpoint URL rules', () => {
   });
 
   it('when loopback targets are allowed, then link-local, cloud metadata and private addresses are still refused', () => {
-    for (const url of ['http://169.254.169.254/latest/meta-data', 'http://169.254.0.1/', 'http://[fe80::1]/', 'http://100.100.100.200/', 'http://[fd00:ec2::254]/', 'http://10.0.0.1/x', 'http://192.168.1.10/']) {
-      expect(checkEndpointUrl(url, loopbackAllowed), url).to.deep.equal(['The url field must not point to a private, loopback or link-local address.']);
+    for (const url of [
+      'http://169.254.169.254/latest/meta-data',
+      'http://169.254.0.1/',
+      'http://[fe80::1]/',
+      'http://100.100.100.200/',
+      'http://[fd00:ec2::254]/',
+      'http://10.0.0.1/x',
+      'http://192.168.1.10/',
+    ]) {
+      expect(checkEndpointUrl(url, loopbackAllowed), url).to.deep.equal([
+        'The url field must not point to a private, loopback or link-local address.',
+      ]);
     }
   });
 

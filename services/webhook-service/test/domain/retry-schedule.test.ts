@@ -44,7 +44,8 @@ describe('retry schedule', () => {
 describe('decideAfterAttempt', () => {
   const fixed = () => 0.5;
   it('when the answer is 2xx, then it succeeded', () => {
-    for (const status of [200, 201, 204, 299]) expect(decideAfterAttempt({ statusCode: status, retryAfter: null }, 1, policy, now)).to.deep.equal({ outcome: 'succeeded' });
+    for (const status of [200, 201, 204, 299])
+      expect(decideAfterAttempt({ statusCode: status, retryAfter: null }, 1, policy, now)).to.deep.equal({ outcome: 'succeeded' });
   });
 
   it('when the answer is 3xx, 4xx, 5xx or none, then it is retried on schedule', () => {

@@ -35,7 +35,10 @@ describe('webhook signatures (signWebhookPayload / verifyWebhookSignature)', () 
   it('when t is older than the tolerance, then it is refused; at the tolerance it is accepted', () => {
     const stale = signWebhookPayload({ rawBody, secrets: secret, timestamp: t - 301 });
     const edge = signWebhookPayload({ rawBody, secrets: secret, timestamp: t - 300 });
-    expect(verifyWebhookSignature({ rawBody, header: stale, secrets: secret, now })).to.deep.equal({ valid: false, reason: 'timestamp_outside_tolerance' });
+    expect(verifyWebhookSignature({ rawBody, header: stale, secrets: secret, now })).to.deep.equal({
+      valid: false,
+      reason: 'timestamp_outside_tolerance',
+    });
     expect(verifyWebhookSignature({ rawBody, header: edge, secrets: secret, now }).valid).to.equal(true);
   });
 
@@ -60,7 +63,10 @@ describe('webhook signatures (signWebhookPayload / verifyWebhookSignature)', () 
       `t=${t};v1=${good}`,
       `t=${t},v1=${good},${'x'.repeat(5000)}`,
     ]) {
-      expect(verifyWebhookSignature({ rawBody, header, secrets: secret, now }), String(header)).to.deep.equal({ valid: false, reason: 'malformed_header' });
+      expect(verifyWebhookSignature({ rawBody, header, secrets: secret, now }), String(header)).to.deep.equal({
+        valid: false,
+        reason: 'malformed_header',
+      });
     }
   });
 
@@ -97,7 +103,11 @@ describe('Standard Webhooks signatures (signStandardWebhook)', () => {
     expect(signStandardWebhook({ id, timestamp: t, rawBody, secrets: [standard] })).to.equal(`v1,${expected(keyBytes)}`);
     // The package refuses timestamps more than five minutes from its clock.
     const timestamp = Math.floor(Date.now() / 1000);
-    const headers = { 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signStandardWebhook({ id, timestamp, rawBody, secrets: [standard] }) };
+    const headers = {
+      'webhook-id': id,
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': signStandardWebhook({ id, timestamp, rawBody, secrets: [standard] }),
+    };
     expect(new Webhook(standard).verify(rawBody, headers)).to.deep.equal(JSON.parse(rawBody));
   });
 

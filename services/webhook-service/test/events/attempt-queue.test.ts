@@ -9,7 +9,21 @@ import { attemptDue, carriedMessages } from '../../src/domain/attempt-message.js
 import { EVENT_WINDOW } from '../../src/events/event-consumer.js';
 import { delayQueueName } from '../../src/messaging.js';
 import { attemptDelivery } from '../../src/use-cases/attempt-delivery.js';
-import { api, cleanUp, freshNames, operator, Receivers, registerEndpoint, sleep, startService, statusChanged, TEST_ENV, testServiceEnv, type Names, type TestService } from '../support.js';
+import {
+  api,
+  cleanUp,
+  freshNames,
+  operator,
+  Receivers,
+  registerEndpoint,
+  sleep,
+  startService,
+  statusChanged,
+  TEST_ENV,
+  testServiceEnv,
+  type Names,
+  type TestService,
+} from '../support.js';
 
 /** How many attempt messages each work-queue message the service publishes from now on carries. */
 function attemptsPerBrokerMessage(service: TestService): number[] {
@@ -125,7 +139,10 @@ describe('delivery attempts through the broker', () => {
     await sleep(300);
     for (const hook of hooks) expect(new Set(hook.requests.map((request) => request.headers['webhook-id'])).size, 'each event once').to.equal(10);
     expect(hooks.map((hook) => hook.requests.length)).to.deep.equal([10, 10]);
-    expect(carried.reduce((sum, count) => sum + count, 0), 'every first message published').to.equal(20);
+    expect(
+      carried.reduce((sum, count) => sum + count, 0),
+      'every first message published',
+    ).to.equal(20);
     expect(carried.length, `broker messages carrying them: ${carried.join(', ')}`).to.be.below(10);
   });
 
@@ -158,10 +175,19 @@ describe('delivery attempts through the broker', () => {
     };
     const parked: number[] = [];
     const message = attemptDue({ _id: randomUUID(), endpoint_id: endpoint.id, operator_uuid: alice.operator_uuid!, dispatch_token: randomUUID() });
-    await attemptDelivery({ ...deps, scheduler: { ...deps.scheduler, later: (_message, delayMs) => {
-      parked.push(delayMs);
-      return Promise.resolve();
-    } } }, message);
+    await attemptDelivery(
+      {
+        ...deps,
+        scheduler: {
+          ...deps.scheduler,
+          later: (_message, delayMs) => {
+            parked.push(delayMs);
+            return Promise.resolve();
+          },
+        },
+      },
+      message,
+    );
     expect(parked, 'parked for a second').to.deep.equal([1000]);
     expect(reads).to.equal(0);
     release();
@@ -189,7 +215,10 @@ describe('delivery attempts through the broker', () => {
     const holding = async (delay: number) => {
       const probe = await amqp.createChannel();
       probe.on('error', () => undefined);
-      const count = await probe.checkQueue(queueName(fresh.exchange, delayQueueName(delay))).then((state) => state.messageCount, () => 0);
+      const count = await probe.checkQueue(queueName(fresh.exchange, delayQueueName(delay))).then(
+        (state) => state.messageCount,
+        () => 0,
+      );
       await probe.close().catch(() => undefined);
       return count === 1;
     };
@@ -224,14 +253,20 @@ describe('delivery attempts through the broker', () => {
 
   it('when an endpoint fails repeatedly, then it cools off (no request meanwhile, the gauge shows it) and recovers on the first success', async () => {
     const fresh = names();
-    const service = await start(fresh, { WEBHOOK_RETRY_SCHEDULE_MS: '50,50,50,50', WEBHOOK_COOL_OFF_AFTER_FAILURES: '2', WEBHOOK_COOL_OFF_MS: '1500' });
+    const service = await start(fresh, {
+      WEBHOOK_RETRY_SCHEDULE_MS: '50,50,50,50',
+      WEBHOOK_COOL_OFF_AFTER_FAILURES: '2',
+      WEBHOOK_COOL_OFF_MS: '1500',
+    });
     const alice = operator();
     const hook = await receiver();
     hook.answer = (_request, index) => ({ status: index < 2 ? 500 : 200 });
     const endpoint = await registerEndpoint(service.url, alice, hook.url);
     await service.broker.publish(statusChanged(alice.operator_uuid!));
     await waitFor(() => hook.requests.length === 2);
-    await waitFor(async () => /webhook_endpoints_cooling_off\{service="webhook-service"\} 1/.test(await (await fetch(`${service.url}/metrics`)).text()));
+    await waitFor(async () =>
+      /webhook_endpoints_cooling_off\{service="webhook-service"\} 1/.test(await (await fetch(`${service.url}/metrics`)).text()),
+    );
     expect(hook.requests).to.have.length(2);
     await waitFor(() => hook.requests.length === 3, 5000);
     const gap = hook.requests[2]!.at - hook.requests[1]!.at;
@@ -262,7 +297,9 @@ describe('delivery attempts through the broker', () => {
     }
     await amqp.close();
     // Due in ~30 s: make it overdue in the log, as it would be after a broker wipe.
-    await unrecorded(() => service.connection.db!.collection('webhook_deliveries').updateMany({}, { $set: { next_attempt_at: new Date(Date.now() - 1000) } }));
+    await unrecorded(() =>
+      service.connection.db!.collection('webhook_deliveries').updateMany({}, { $set: { next_attempt_at: new Date(Date.now() - 1000) } }),
+    );
     await waitFor(() => hook.requests.length === 2, 5000);
   });
 

@@ -132,7 +132,9 @@ describe('events from the broker → webhook deliveries', () => {
       await waitFor(() => hook.requests.length >= 2);
       await sleep(400);
       expect(hook.requests.map((request) => request.path).sort()).to.deep.equal(['/one', '/two']);
-      const stored = await unrecorded(() => service.connection.db!.collection('webhook_deliveries').countDocuments({ event_id: event.id, status: 'succeeded' }));
+      const stored = await unrecorded(() =>
+        service.connection.db!.collection('webhook_deliveries').countDocuments({ event_id: event.id, status: 'succeeded' }),
+      );
       expect(stored).to.equal(2);
     });
 
@@ -142,7 +144,12 @@ describe('events from the broker → webhook deliveries', () => {
       await registerEndpoint(service.url, alice, hook.url);
       const event = statusChanged(alice.operator_uuid!);
       await service.broker.publish(event);
-      await waitFor(async () => (await unrecorded(() => service.connection.db!.collection('webhook_deliveries').countDocuments({ event_id: event.id, status: 'succeeded' }))) === 1);
+      await waitFor(
+        async () =>
+          (await unrecorded(() =>
+            service.connection.db!.collection('webhook_deliveries').countDocuments({ event_id: event.id, status: 'succeeded' }),
+          )) === 1,
+      );
       const { deps } = service.service;
       const stored = await unrecorded(() => service.connection.db!.collection<{ _id: string }>('webhook_deliveries').findOne({ event_id: event.id }));
       const sent = await deps.deliveries.find(stored!._id);
@@ -159,7 +166,11 @@ describe('events from the broker → webhook deliveries', () => {
       await service.broker.publish(statusChanged(alice.operator_uuid!));
       await waitFor(() => first.requests.length === 1 && second.requests.length === 1);
       const verify = (hook: Receiver, secret: string) =>
-        verifyWebhookSignature({ rawBody: hook.requests[0]!.rawBody, header: String(hook.requests[0]!.headers['x-webhook-signature']), secrets: secret }).valid;
+        verifyWebhookSignature({
+          rawBody: hook.requests[0]!.rawBody,
+          header: String(hook.requests[0]!.headers['x-webhook-signature']),
+          secrets: secret,
+        }).valid;
       expect(verify(first, one.secret)).to.equal(true);
       expect(verify(second, two.secret)).to.equal(true);
       expect(verify(first, two.secret)).to.equal(false);
@@ -167,7 +178,7 @@ describe('events from the broker → webhook deliveries', () => {
   });
 
   describe('operator isolation', () => {
-    it('when an event concerns one operator, then another operator\'s endpoint receives nothing', async () => {
+    it("when an event concerns one operator, then another operator's endpoint receives nothing", async () => {
       const [alice, bob] = [operator(), operator()];
       const [alices, bobs] = [await receiver(), await receiver()];
       await registerEndpoint(service.url, alice, alices.url);

@@ -43,11 +43,16 @@ describe('webhook endpoints API (/api/webhooks)', () => {
     it('when an operator holds the most endpoints it may (20 by default), then another is 422 naming the cap, also when several race for the last places', async () => {
       const carol = operator();
       await Promise.all(Array.from({ length: 18 }, () => api(service.url, carol, 'POST', '/api/webhooks', { url, events: ['status_change'] })));
-      const racing = await Promise.all(Array.from({ length: 5 }, () => api(service.url, carol, 'POST', '/api/webhooks', { url, events: ['status_change'] })));
+      const racing = await Promise.all(
+        Array.from({ length: 5 }, () => api(service.url, carol, 'POST', '/api/webhooks', { url, events: ['status_change'] })),
+      );
       expect(racing.filter((answer) => answer.status === 201).length).to.be.at.most(2);
-      const held = await unrecorded(() => service.connection.db!.collection('webhook_endpoints').countDocuments({ operator_uuid: carol.operator_uuid }));
+      const held = await unrecorded(() =>
+        service.connection.db!.collection('webhook_endpoints').countDocuments({ operator_uuid: carol.operator_uuid }),
+      );
       expect(held).to.be.at.most(20);
-      for (let i = held; i < 20; i += 1) expect((await api(service.url, carol, 'POST', '/api/webhooks', { url, events: ['status_change'] })).status).to.equal(201);
+      for (let i = held; i < 20; i += 1)
+        expect((await api(service.url, carol, 'POST', '/api/webhooks', { url, events: ['status_change'] })).status).to.equal(201);
       const refused = await api(service.url, carol, 'POST', '/api/webhooks', { url, events: ['status_change'] });
       expect(refused.status).to.equal(422);
       expect(refused.body.errors).to.deep.equal({
@@ -164,7 +169,7 @@ describe('webhook endpoints API (/api/webhooks)', () => {
       expect(response.body.errors).to.have.key('per_page');
     });
 
-    it('when an admin filters by operator, then only that operator\'s endpoints are listed', async () => {
+    it("when an admin filters by operator, then only that operator's endpoints are listed", async () => {
       const response = await api(service.url, admin, 'GET', `/api/webhooks?operator_uuid=${bob.operator_uuid}`);
       expect(response.status).to.equal(200);
       expect(response.body.data.length).to.be.greaterThan(0);
@@ -173,7 +178,7 @@ describe('webhook endpoints API (/api/webhooks)', () => {
   });
 
   describe('GET/PATCH/DELETE /api/webhooks/:id', () => {
-    it('when the endpoint is another operator\'s, then every route answers 404 and nothing changes', async () => {
+    it("when the endpoint is another operator's, then every route answers 404 and nothing changes", async () => {
       const bobs = (await api(service.url, bob, 'POST', '/api/webhooks', { url, events: ['status_change'] })).body.data;
       for (const [method, path, body] of [
         ['GET', `/api/webhooks/${bobs.id}`],
@@ -199,7 +204,7 @@ describe('webhook endpoints API (/api/webhooks)', () => {
       expect((await api(service.url, alice, 'GET', '/api/webhooks/not-an-id')).status).to.equal(404);
     });
 
-    it('when an admin reads any operator\'s endpoint, then 200', async () => {
+    it("when an admin reads any operator's endpoint, then 200", async () => {
       const bobs = (await api(service.url, bob, 'POST', '/api/webhooks', { url, events: ['status_change'] })).body.data;
       expect((await api(service.url, admin, 'GET', `/api/webhooks/${bobs.id}`)).status).to.equal(200);
       expect((await api(service.url, admin, 'GET', `/api/webhooks/${bobs.id}?operator_uuid=${alice.operator_uuid}`)).status).to.equal(404);
@@ -214,7 +219,12 @@ describe('webhook endpoints API (/api/webhooks)', () => {
         enabled: false,
       });
       expect(patched.status).to.equal(200);
-      expect(patched.body.data).to.include({ url: 'https://other.example.com/hook', description: 'moved', enabled: false, disabled_reason: 'Disabled through the API.' });
+      expect(patched.body.data).to.include({
+        url: 'https://other.example.com/hook',
+        description: 'moved',
+        enabled: false,
+        disabled_reason: 'Disabled through the API.',
+      });
       expect(patched.body.data.events).to.deep.equal(['review_complete', 'cascade_rejection']);
       const enabled = await api(service.url, alice, 'PATCH', `/api/webhooks/${created.id}`, { enabled: true });
       expect(enabled.body.data).to.include({ enabled: true, disabled_reason: null });
@@ -222,7 +232,11 @@ describe('webhook endpoints API (/api/webhooks)', () => {
 
     it('when a patch is invalid, then 422 names every field and nothing changes', async () => {
       const created = (await api(service.url, alice, 'POST', '/api/webhooks', { url, events: ['status_change'] })).body.data;
-      const response = await api(service.url, alice, 'PATCH', `/api/webhooks/${created.id}`, { url: 'http://127.0.0.1/', events: [], enabled: 'yes' });
+      const response = await api(service.url, alice, 'PATCH', `/api/webhooks/${created.id}`, {
+        url: 'http://127.0.0.1/',
+        events: [],
+        enabled: 'yes',
+      });
       expect(response.status).to.equal(422);
       expect(response.body.errors).to.have.keys('url', 'events', 'enabled');
       const shown = await api(service.url, alice, 'GET', `/api/webhooks/${created.id}`);
@@ -260,7 +274,9 @@ describe('webhook endpoints API (/api/webhooks)', () => {
       const created = (await api(service.url, alice, 'POST', '/api/webhooks', { url, events: ['status_change'] })).body.data;
       const rotated = await api(service.url, alice, 'POST', `/api/webhooks/${created.id}/rotate-secret`);
       expect(rotated.status).to.equal(200);
-      expect(rotated.body.data.secret).to.match(/^whsec_/).and.not.equal(created.secret);
+      expect(rotated.body.data.secret)
+        .to.match(/^whsec_/)
+        .and.not.equal(created.secret);
       const raw = await service.connection.db!.collection('webhook_endpoints').findOne({ _id: created.id } as never);
       expect(raw?.['secrets']).to.have.length(2);
       expect(raw?.['secrets'][0].expires_at).to.equal(null);

@@ -18,7 +18,8 @@ describe('DeliveryStore: the deliveries of events fanned out at the same moment'
     names = freshNames();
     running = await startService(names);
     monitored = await monitoredStoreDeps(running, names, (event) => {
-      if (event.commandName === 'insert' && event.command['insert'] === 'webhook_deliveries') inserts.push((event.command['documents'] as unknown[]).length);
+      if (event.commandName === 'insert' && event.command['insert'] === 'webhook_deliveries')
+        inserts.push((event.command['documents'] as unknown[]).length);
     });
     deliveries = new DeliveryStore(deliveryModel(monitored.connection), attemptModel(monitored.connection), monitored.relay);
   });

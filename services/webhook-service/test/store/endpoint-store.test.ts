@@ -2,7 +2,17 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { ENDPOINT_COPY_MAX_AGE_MS, EndpointStore } from '../../src/store/endpoint-store.js';
 import { webhookEndpointModel } from '../../src/store/endpoint-model.js';
-import { cleanUp, freshNames, monitoredStoreDeps, operator, registerEndpoint, sleep, startService, type Names, type TestService } from '../support.js';
+import {
+  cleanUp,
+  freshNames,
+  monitoredStoreDeps,
+  operator,
+  registerEndpoint,
+  sleep,
+  startService,
+  type Names,
+  type TestService,
+} from '../support.js';
 
 describe('EndpointStore', () => {
   let names: Names;
@@ -54,17 +64,24 @@ describe('EndpointStore', () => {
     it('when ten events of one operator ask at once, then each gets its subscribers, another operator gets its own, and they share reads', async () => {
       const cascading = randomUUID();
       const other = randomUUID();
-      const mine = [await registerEndpoint(running.url, operator(cascading), 'http://127.0.0.1:9/a'), await registerEndpoint(running.url, operator(cascading), 'http://127.0.0.1:9/b')];
+      const mine = [
+        await registerEndpoint(running.url, operator(cascading), 'http://127.0.0.1:9/a'),
+        await registerEndpoint(running.url, operator(cascading), 'http://127.0.0.1:9/b'),
+      ];
       const theirs = await registerEndpoint(running.url, operator(other), 'http://127.0.0.1:9/c');
       await registerEndpoint(running.url, operator(cascading), 'http://127.0.0.1:9/d', ['review_complete']);
       const reads: string[] = [];
       const monitored = await monitoredStoreDeps(running, names, (event) => {
-        if (event.commandName === 'find' && event.command['find'] === 'webhook_endpoints') reads.push(String((event.command['filter'] as { operator_uuid: string }).operator_uuid));
+        if (event.commandName === 'find' && event.command['find'] === 'webhook_endpoints')
+          reads.push(String((event.command['filter'] as { operator_uuid: string }).operator_uuid));
       });
       try {
         const endpoints = new EndpointStore(webhookEndpointModel(monitored.connection), monitored.relay);
         const ids = (found: readonly { _id: string }[]) => found.map((endpoint) => endpoint._id).sort();
-        const [theirsFound, ...mineFound] = await Promise.all([endpoints.findSubscribers(other, 'status_change'), ...Array.from({ length: 10 }, () => endpoints.findSubscribers(cascading, 'status_change'))]);
+        const [theirsFound, ...mineFound] = await Promise.all([
+          endpoints.findSubscribers(other, 'status_change'),
+          ...Array.from({ length: 10 }, () => endpoints.findSubscribers(cascading, 'status_change')),
+        ]);
         for (const found of mineFound) expect(ids(found)).to.deep.equal(mine.map((endpoint) => endpoint.id).sort());
         expect(ids(theirsFound)).to.deep.equal([theirs.id]);
         expect(reads.filter((uuid) => uuid === cascading).length).to.be.within(1, 2);

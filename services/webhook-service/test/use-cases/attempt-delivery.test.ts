@@ -42,7 +42,9 @@ describe('delivery attempts: retries, outcomes and the delivery log', () => {
     expect(hook.requests.map((request) => request.headers['x-webhook-id'])).to.deep.equal([event.id, event.id, event.id]);
     expect(new Set(hook.requests.map((request) => request.rawBody)).size).to.equal(1);
     for (const request of hook.requests) {
-      expect(verifyWebhookSignature({ rawBody: request.rawBody, header: String(request.headers['x-webhook-signature']), secrets: endpoint.secret }).valid).to.equal(true);
+      expect(
+        verifyWebhookSignature({ rawBody: request.rawBody, header: String(request.headers['x-webhook-signature']), secrets: endpoint.secret }).valid,
+      ).to.equal(true);
     }
     const log = await waitFor(async () => {
       const page = await deliveriesOf(alice, endpoint.id);
@@ -64,7 +66,10 @@ describe('delivery attempts: retries, outcomes and the delivery log', () => {
     for (const event of events) await service.broker.publish(event);
     await waitFor(async () => {
       const page = await deliveriesOf(alice, endpoint.id);
-      return page.data.length === 3 && page.data.every((delivery: { attempts: Array<{ error: string }> }) => delivery.attempts[0]?.error === 'Connection refused.');
+      return (
+        page.data.length === 3 &&
+        page.data.every((delivery: { attempts: Array<{ error: string }> }) => delivery.attempts[0]?.error === 'Connection refused.')
+      );
     });
     const late = await receivers.start(port);
     await waitFor(() => events.every((event) => late.requests.some((request) => request.headers['x-webhook-id'] === event.id)), 5000);
@@ -190,7 +195,8 @@ describe('delivery attempts: retries, outcomes and the delivery log', () => {
     expect(header).to.match(/^t=\d+,v1=[0-9a-f]{64},v1=[0-9a-f]{64}$/);
     const t = header.slice(2, header.indexOf(','));
     const withOnly = (v1: string | undefined) => `t=${t},${v1}`;
-    const verify = (signature: string, secret: string) => verifyWebhookSignature({ rawBody: request.rawBody, header: signature, secrets: secret }).valid;
+    const verify = (signature: string, secret: string) =>
+      verifyWebhookSignature({ rawBody: request.rawBody, header: signature, secrets: secret }).valid;
     expect(verify(withOnly(newV1), rotated.body.data.secret)).to.equal(true);
     expect(verify(withOnly(oldV1), endpoint.secret)).to.equal(true);
     expect(verify(withOnly(newV1), endpoint.secret)).to.equal(false);
@@ -208,7 +214,9 @@ describe('delivery attempts: retries, outcomes and the delivery log', () => {
       const request = hook.requests[0]!;
       expect(request.headers['x-webhook-event']).to.equal('ping');
       expect(request.headers['x-webhook-id']).to.equal(response.body.data.event_id);
-      expect(verifyWebhookSignature({ rawBody: request.rawBody, header: String(request.headers['x-webhook-signature']), secrets: endpoint.secret }).valid).to.equal(true);
+      expect(
+        verifyWebhookSignature({ rawBody: request.rawBody, header: String(request.headers['x-webhook-signature']), secrets: endpoint.secret }).valid,
+      ).to.equal(true);
       expect(JSON.parse(request.rawBody)).to.include({ event: 'ping', id: response.body.data.event_id });
       const log = await waitFor(async () => {
         const page = await deliveriesOf(alice, endpoint.id);

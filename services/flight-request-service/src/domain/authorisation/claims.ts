@@ -1,9 +1,4 @@
-import {
-  AUTHORISATION_ISSUER,
-  FLIGHT_AREA_CANONICALISATION,
-  type AuthorisationClaims,
-  type FlightRequestStatus,
-} from '@dfc/contracts';
+import { AUTHORISATION_ISSUER, FLIGHT_AREA_CANONICALISATION, type AuthorisationClaims, type FlightRequestStatus } from '@dfc/contracts';
 import type { FlightRequestGeometry } from '../flight-request/flight-request.js';
 import type { StatusHistoryEntry } from '../state-machine/transitions.js';
 import { toUtcZ } from '../time-format.js';

@@ -55,5 +55,7 @@ function publicJwk(key: KeyObject): AuthorisationJwk {
 
 /** RFC 7638: SHA-256 of the key's required members in lexicographic order, no whitespace (RFC 8037 §2 for OKP). */
 function thumbprint(x: string): string {
-  return createHash('sha256').update(JSON.stringify({ crv: 'Ed25519', kty: 'OKP', x })).digest('base64url');
+  return createHash('sha256')
+    .update(JSON.stringify({ crv: 'Ed25519', kty: 'OKP', x }))
+    .digest('base64url');
 }

@@ -18,7 +18,12 @@ export class AirspaceTakenError extends ConflictError {
         : 'The flight request changed while its airspace was being reserved; decide again.',
     );
     this.conflicts = flights.map((flight) =>
-      sharedVolume(flight, { polygons: request.geometry.polygons, start: request.start_time, end: request.end_time, maxAltitudeM: request.max_altitude }),
+      sharedVolume(flight, {
+        polygons: request.geometry.polygons,
+        start: request.start_time,
+        end: request.end_time,
+        maxAltitudeM: request.max_altitude,
+      }),
     );
   }
 

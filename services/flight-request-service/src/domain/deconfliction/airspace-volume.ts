@@ -36,7 +36,13 @@ const EDGE_MARGIN_DEG = 1e-9;
 export function cellsOf(volume: Pick<AirspaceVolume, 'start' | 'end' | 'polygons'>): string[] {
   const hashes = new Set<string>();
   for (const [west, south, east, north] of volume.polygons.flatMap(partBounds)) {
-    for (const hash of ngeohash.bboxes(south - EDGE_MARGIN_DEG, west - EDGE_MARGIN_DEG, north + EDGE_MARGIN_DEG, east + EDGE_MARGIN_DEG, CELL_PRECISION)) {
+    for (const hash of ngeohash.bboxes(
+      south - EDGE_MARGIN_DEG,
+      west - EDGE_MARGIN_DEG,
+      north + EDGE_MARGIN_DEG,
+      east + EDGE_MARGIN_DEG,
+      CELL_PRECISION,
+    )) {
       hashes.add(hash);
     }
   }
@@ -58,11 +64,16 @@ function partBounds(polygon: AreaPolygon): BBox[] {
 
 /** The bounding box of all the volume's polygons. */
 export function boundsOfVolume(volume: Pick<AirspaceVolume, 'polygons'>): BBox {
-  return volume.polygons.map(boundsOf).reduce((all, box) => [Math.min(all[0], box[0]), Math.min(all[1], box[1]), Math.max(all[2], box[2]), Math.max(all[3], box[3])]);
+  return volume.polygons
+    .map(boundsOf)
+    .reduce((all, box) => [Math.min(all[0], box[0]), Math.min(all[1], box[1]), Math.max(all[2], box[2]), Math.max(all[3], box[3])]);
 }
 
 /** Windows overlap (half-open) and altitude bands overlap (a band touching another at one height shares no airspace). */
-export function shareTimeAndBand(a: Pick<AirspaceVolume, 'start' | 'end' | 'lower_m' | 'upper_m'>, b: Pick<AirspaceVolume, 'start' | 'end' | 'lower_m' | 'upper_m'>): boolean {
+export function shareTimeAndBand(
+  a: Pick<AirspaceVolume, 'start' | 'end' | 'lower_m' | 'upper_m'>,
+  b: Pick<AirspaceVolume, 'start' | 'end' | 'lower_m' | 'upper_m'>,
+): boolean {
   return a.start.getTime() < b.end.getTime() && b.start.getTime() < a.end.getTime() && a.lower_m < b.upper_m && b.lower_m < a.upper_m;
 }
 

@@ -2,7 +2,15 @@ import type { EventEnvelope } from '@dfc/contracts';
 import { cascadeRejection, reviewCompleted, statusChanges, submitted } from '../events/flight-request-events.js';
 import { reviewItemsChanged } from '../events/review-item-events.js';
 import type { ZoneRescreening } from '../rescreening/zone-rescreening.js';
-import { decideItem, isComplete, openItems, reviewAuthorities, withdrawPending, type DecisionOutcome, type ItemDecision } from '../review/review-group.js';
+import {
+  decideItem,
+  isComplete,
+  openItems,
+  reviewAuthorities,
+  withdrawPending,
+  type DecisionOutcome,
+  type ItemDecision,
+} from '../review/review-group.js';
 import type { Finding, ScreeningResult } from '../screening/screen.js';
 import { canTransition, cancellation, initialEntry, transition, type StatusHistoryEntry } from '../state-machine/transitions.js';
 import type { ValidSubmission } from '../submission/check-submission.js';
@@ -123,7 +131,13 @@ export function decide(
 }
 
 /** cascade_rejection (when other items fell with it), review_completed (when none is pending), then the status change. */
-function decisionEvents(request: FlightRequest, outcome: DecisionOutcome, history: StatusHistoryEntry[], at: Date, requestId?: string): EventEnvelope[] {
+function decisionEvents(
+  request: FlightRequest,
+  outcome: DecisionOutcome,
+  history: StatusHistoryEntry[],
+  at: Date,
+  requestId?: string,
+): EventEnvelope[] {
   const subject = { ...request, status: outcome.settles ?? request.status };
   const events: EventEnvelope[] = [];
   if (outcome.cascaded.length > 0) events.push(cascadeRejection(subject, outcome.decided, outcome.cascaded, requestId));

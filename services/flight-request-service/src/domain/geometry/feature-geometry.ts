@@ -19,8 +19,7 @@ interface BuiltGeometry {
 
 export function buildFeature(shape: FeatureShape, errors: FieldErrorBag): BuiltFeature | null {
   const geometryPath = at(shape.path, 'geometry');
-  const geometry =
-    shape.type === 'Point' ? buildCircle(shape, geometryPath, errors) : buildPolygonal(shape, geometryPath, errors);
+  const geometry = shape.type === 'Point' ? buildCircle(shape, geometryPath, errors) : buildPolygonal(shape, geometryPath, errors);
   if (!geometry) return null;
   const polygon: AreaPolygon = { type: 'Feature', properties: {}, geometry: geometry.polygon };
   const stored: Feature = { type: 'Feature', properties: { ...shape.properties }, geometry: geometry.stored };

@@ -22,12 +22,7 @@ export interface FeatureShape {
 const AREA_GEOMETRY_TYPES: readonly AreaGeometryType[] = ['Polygon', 'MultiPolygon', 'Point'];
 
 /** The features, when the collection itself is sound; no deep work on an oversized array. */
-export function readCollection(
-  input: unknown,
-  limits: FlightAreaLimits,
-  field: string,
-  errors: FieldErrorBag,
-): unknown[] | null {
+export function readCollection(input: unknown, limits: FlightAreaLimits, field: string, errors: FieldErrorBag): unknown[] | null {
   if (input === undefined || input === null) {
     errors.add(field, `The ${attribute(field)} field is required.`);
     return null;
@@ -56,12 +51,7 @@ export function readCollection(
   return sound ? features : null;
 }
 
-export function readFeatureShape(
-  feature: unknown,
-  path: string,
-  limits: FlightAreaLimits,
-  errors: FieldErrorBag,
-): FeatureShape | null {
+export function readFeatureShape(feature: unknown, path: string, limits: FlightAreaLimits, errors: FieldErrorBag): FeatureShape | null {
   if (!isRecord(feature)) {
     errors.add(path, `The ${attribute(path)} field must be a GeoJSON Feature object.`);
     return null;
@@ -134,12 +124,7 @@ function readProperties(value: unknown, path: string, errors: FieldErrorBag): Re
   return null;
 }
 
-function readRadius(
-  properties: Record<string, unknown>,
-  path: string,
-  limits: FlightAreaLimits,
-  errors: FieldErrorBag,
-): number | null {
+function readRadius(properties: Record<string, unknown>, path: string, limits: FlightAreaLimits, errors: FieldErrorBag): number | null {
   const radius = own(properties, 'radius_m');
   if (radius === undefined || radius === null) {
     errors.add(path, `The ${attribute(path)} field is required when the geometry is a Point.`);

@@ -32,11 +32,7 @@ export interface CheckedFlightArea {
 export type FlightAreaCheck = { ok: true; area: CheckedFlightArea } | { ok: false; errors: FieldErrors };
 export type ZoneGeometryCheck = { ok: true; geometry: Polygonal } | { ok: false; errors: FieldErrors };
 
-export function checkFlightArea(
-  input: unknown,
-  limits: FlightAreaLimits = DEFAULT_FLIGHT_AREA_LIMITS,
-  field = 'flight_area',
-): FlightAreaCheck {
+export function checkFlightArea(input: unknown, limits: FlightAreaLimits = DEFAULT_FLIGHT_AREA_LIMITS, field = 'flight_area'): FlightAreaCheck {
   return neverThrowing(field, () => checkArea(input, limits, field));
 }
 

@@ -13,12 +13,7 @@ import { checkPolygonTopology } from './topology.js';
 export type Polygonal = Polygon | MultiPolygon;
 
 /** `path` names the geometry; errors go under `<path>.coordinates...`. */
-export function checkPolygonal(
-  type: Polygonal['type'],
-  coordinates: unknown,
-  path: string,
-  errors: FieldErrorBag,
-): Polygonal | null {
+export function checkPolygonal(type: Polygonal['type'], coordinates: unknown, path: string, errors: FieldErrorBag): Polygonal | null {
   const coordinatesPath = at(path, 'coordinates');
   if (type === 'Polygon') {
     const rings = readPolygon(coordinates, coordinatesPath, errors);
@@ -27,9 +22,7 @@ export function checkPolygonal(
   }
   const polygons = readMultiPolygon(coordinates, coordinatesPath, errors);
   if (!polygons) return null;
-  const valid = polygons
-    .map((rings, i) => checkPolygonTopology(rings, at(coordinatesPath, i), errors))
-    .every(Boolean);
+  const valid = polygons.map((rings, i) => checkPolygonTopology(rings, at(coordinatesPath, i), errors)).every(Boolean);
   return valid ? rightHanded({ type, coordinates: polygons }) : null;
 }
 

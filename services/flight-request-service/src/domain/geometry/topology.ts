@@ -86,11 +86,7 @@ function hasKinks(polygon: Polygon): boolean {
 }
 
 function holeInside(hole: Ring, shell: Ring): boolean {
-  return (
-    safely(() =>
-      booleanWithin({ type: 'Polygon', coordinates: [hole] }, { type: 'Polygon', coordinates: [shell] }),
-    ) ?? false
-  );
+  return safely(() => booleanWithin({ type: 'Polygon', coordinates: [hole] }, { type: 'Polygon', coordinates: [shell] })) ?? false;
 }
 
 /** Runs a library call; an exception (a library bug on odd input) yields undefined instead. */

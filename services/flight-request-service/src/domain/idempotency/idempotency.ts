@@ -19,20 +19,21 @@ export interface IdempotencyClaim {
  * request's id, and with it the public status of its authorisation.
  */
 export function idempotencyRef(operatorUuid: string, key: string): string {
-  return createHash('sha256').update(JSON.stringify([operatorUuid, key]), 'utf8').digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify([operatorUuid, key]), 'utf8')
+    .digest('hex');
 }
 
 /** SHA-256 of the body in RFC 8785 canonical JSON: the same body with its keys in another order, or a number written otherwise, is the same body. */
 export function bodyDigest(body: unknown): string {
-  return createHash('sha256').update(canonicalize(body) ?? '', 'utf8').digest('hex');
+  return createHash('sha256')
+    .update(canonicalize(body) ?? '', 'utf8')
+    .digest('hex');
 }
 
 export function checkIdempotencyKey(key: string): void {
   if (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
-    throw ValidationError.of(
-      'Idempotency-Key',
-      `The Idempotency-Key header must be between 1 and ${MAX_IDEMPOTENCY_KEY_LENGTH} characters.`,
-    );
+    throw ValidationError.of('Idempotency-Key', `The Idempotency-Key header must be between 1 and ${MAX_IDEMPOTENCY_KEY_LENGTH} characters.`);
   }
 }
 

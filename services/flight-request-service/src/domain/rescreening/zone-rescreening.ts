@@ -61,7 +61,9 @@ export function rescreenAgainstZone(
 }
 
 function known(findings: Finding[], candidate: Finding): boolean {
-  return findings.some((finding) => finding.code === candidate.code && finding.zone_id === candidate.zone_id && finding.message === candidate.message);
+  return findings.some(
+    (finding) => finding.code === candidate.code && finding.zone_id === candidate.zone_id && finding.message === candidate.message,
+  );
 }
 
 /** An item of the same kind, authority and zone, whatever its state: the authority has it already. */

@@ -86,9 +86,7 @@ function settlement(decision: ItemDecision['decision'], completed: boolean, item
 
 /** Cancellation and expiry withdraw what nobody decided yet. */
 export function withdrawPending(items: ReviewItem[], actor: string, at: Date, reason: string | null): ReviewItem[] {
-  return items.map((item) =>
-    item.status === 'pending' ? { ...item, status: 'withdrawn', reason, decided_at: at, decided_by: actor } : item,
-  );
+  return items.map((item) => (item.status === 'pending' ? { ...item, status: 'withdrawn', reason, decided_at: at, decided_by: actor } : item));
 }
 
 export function isComplete(items: ReviewItem[]): boolean {
@@ -99,4 +97,3 @@ export function isComplete(items: ReviewItem[]): boolean {
 export function reviewAuthorities(items: ReviewItem[]): string[] {
   return [...new Set(items.map((item) => item.authority))];
 }
-

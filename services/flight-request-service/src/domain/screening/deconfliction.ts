@@ -15,7 +15,6 @@ import type { ApprovedFlight, ConflictVolume, Finding, ReviewItemDraft, Screenin
  * identifiers, its operator, or its own extent.
  */
 
-
 /** Other operators' approved flights overlapping in time (half-open windows) and area, ordered by uuid. */
 export function conflictingFlights(input: ScreeningInput): ApprovedFlight[] {
   return input.approvedFlights

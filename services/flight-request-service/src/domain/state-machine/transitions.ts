@@ -48,11 +48,7 @@ export function canTransition(current: FlightRequestStatus, target: FlightReques
 }
 
 /** The history entry of a legal change, or a 409 that says why the change is refused. */
-export function transition(
-  current: FlightRequestStatus,
-  target: FlightRequestStatus,
-  context: TransitionContext,
-): StatusHistoryEntry {
+export function transition(current: FlightRequestStatus, target: FlightRequestStatus, context: TransitionContext): StatusHistoryEntry {
   if (!canTransition(current, target)) {
     throw new ConflictError(`${article(current)} ${current} flight request cannot be ${VERB[target]}.`);
   }
@@ -65,10 +61,7 @@ export function initialEntry(context: TransitionContext): StatusHistoryEntry {
 }
 
 /** PRODUCT.md "Cancel": from Pending or Approved, and only while the flight window has not ended. */
-export function cancellation(
-  request: { status: FlightRequestStatus; end_time: Date },
-  context: TransitionContext,
-): StatusHistoryEntry {
+export function cancellation(request: { status: FlightRequestStatus; end_time: Date }, context: TransitionContext): StatusHistoryEntry {
   const entry = transition(request.status, 'Cancelled', context);
   if (context.at.getTime() >= request.end_time.getTime()) {
     throw new ConflictError('A flight request whose flight window has ended cannot be cancelled.');

@@ -11,7 +11,10 @@ const CATEGORY_WORDS: ReadonlyArray<readonly [AircraftCategory, RegExp]> = [
   ['helicopter', /\b(helicopter|heli|single ?rotor|gyrocopter|autogyro)\b/],
   ['airship', /\b(airship|blimp|zeppelin|dirigible|balloon)\b/],
   ['fixed_wing', /\b(fixed ?wing|fixedwing|plane|airplane|aeroplane|glider|flying ?wing|wing)\b/],
-  ['multirotor', /\b(multi ?rotor|multicopter|quad ?copter|quad|hexa ?copter|hexa|octo ?copter|octo|tricopter|drone|mavic|matrice|phantom|inspire|copter)\b/],
+  [
+    'multirotor',
+    /\b(multi ?rotor|multicopter|quad ?copter|quad|hexa ?copter|hexa|octo ?copter|octo|tricopter|drone|mavic|matrice|phantom|inspire|copter)\b/,
+  ],
 ];
 
 export function aircraftCategoryOf(aircraftType: string): AircraftCategory {

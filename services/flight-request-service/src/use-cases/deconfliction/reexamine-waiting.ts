@@ -33,7 +33,9 @@ async function resolveIfClear(deps: UseCaseDeps, uuid: string, requestId?: strin
   const item = request?.review.items.find((candidate) => candidate.kind === 'deconfliction' && candidate.status === 'pending');
   if (!request || !item || (await stillOverlapped(deps, request))) return false;
   try {
-    await applyDecision(deps, uuid, (current) => decide(current, item.id, { decision: 'approve', reason: RESOLVED, actor: 'system', at: deps.now() }, requestId));
+    await applyDecision(deps, uuid, (current) =>
+      decide(current, item.id, { decision: 'approve', reason: RESOLVED, actor: 'system', at: deps.now() }, requestId),
+    );
     return true;
   } catch (error) {
     if (error instanceof AirspaceTakenError) return false;

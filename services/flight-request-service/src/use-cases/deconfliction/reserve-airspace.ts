@@ -42,7 +42,13 @@ export async function releaseAirspace(deps: UseCaseDeps, claim: string, cells: r
     for (let attempt = 0; attempt < ATTEMPTS_PER_CELL; attempt++) {
       const done = await deps.airspace.exclusively(id, async () => {
         const cell = await deps.airspace.read(id);
-        return !cell.claims.some((listed) => listed.claim === claim) || (await deps.airspace.write(cell, cell.claims.filter((listed) => listed.claim !== claim)));
+        return (
+          !cell.claims.some((listed) => listed.claim === claim) ||
+          (await deps.airspace.write(
+            cell,
+            cell.claims.filter((listed) => listed.claim !== claim),
+          ))
+        );
       });
       if (done) break;
     }
@@ -114,5 +120,12 @@ async function judge(deps: UseCaseDeps, meeting: CellClaim[], volume: AirspaceVo
 }
 
 function flightOf(claim: CellClaim, holder: ReservationHolder): ApprovedFlight {
-  return { uuid: holder._id, operator_uuid: holder.operator_uuid, start: claim.start, end: claim.end, max_altitude: claim.upper_m, polygons: holder.polygons };
+  return {
+    uuid: holder._id,
+    operator_uuid: holder.operator_uuid,
+    start: claim.start,
+    end: claim.end,
+    max_altitude: claim.upper_m,
+    polygons: holder.polygons,
+  };
 }

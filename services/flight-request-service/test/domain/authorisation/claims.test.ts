@@ -12,7 +12,26 @@ import { authorisationStatus } from '../../../src/domain/authorisation/status.js
 const HOUR = 3_600_000;
 const submitted = new Date('2026-12-01T08:00:00Z');
 const approvedAt = new Date('2026-12-01T08:30:00Z');
-const area = { type: 'FeatureCollection', features: [{ type: 'Feature', properties: {}, geometry: { type: 'Polygon', coordinates: [[[4.89, 52.37], [4.9, 52.37], [4.9, 52.38], [4.89, 52.37]]] } }] };
+const area = {
+  type: 'FeatureCollection',
+  features: [
+    {
+      type: 'Feature',
+      properties: {},
+      geometry: {
+        type: 'Polygon',
+        coordinates: [
+          [
+            [4.89, 52.37],
+            [4.9, 52.37],
+            [4.9, 52.38],
+            [4.89, 52.37],
+          ],
+        ],
+      },
+    },
+  ],
+};
 
 function approvedRequest(history: StatusHistoryEntry[] = []): AuthorisableRequest {
   return {
@@ -61,15 +80,20 @@ describe('signed authorisations (domain)', () => {
     it('when the request is not Approved now, then there is no current approval', () => {
       const cancelled = approvedRequest([{ status: 'Cancelled', at: new Date(), actor: 'operator', reason: 'Weather' }]);
       expect(currentApproval(cancelled)).to.equal(null);
-      expect(currentApproval({ status: 'Pending', status_history: [{ status: 'Pending', at: submitted, actor: 'operator', reason: null }] })).to.equal(null);
+      expect(
+        currentApproval({ status: 'Pending', status_history: [{ status: 'Pending', at: submitted, actor: 'operator', reason: null }] }),
+      ).to.equal(null);
     });
   });
 
   describe('flightAreaDigest', () => {
     it('when two copies differ only in key order and spacing, then the digest is the same, the SHA-256 of RFC 8785 JSON', () => {
-      const reordered = JSON.parse(`{ "features": [ { "geometry": { "coordinates": ${JSON.stringify(area.features[0]!.geometry.coordinates)}, "type": "Polygon" }, "properties": {}, "type": "Feature" } ], "type": "FeatureCollection" }`) as unknown;
+      const reordered = JSON.parse(
+        `{ "features": [ { "geometry": { "coordinates": ${JSON.stringify(area.features[0]!.geometry.coordinates)}, "type": "Polygon" }, "properties": {}, "type": "Feature" } ], "type": "FeatureCollection" }`,
+      ) as unknown;
       expect(flightAreaDigest(reordered)).to.equal(flightAreaDigest(area));
-      const canonical = '{"features":[{"geometry":{"coordinates":[[[4.89,52.37],[4.9,52.37],[4.9,52.38],[4.89,52.37]]],"type":"Polygon"},"properties":{},"type":"Feature"}],"type":"FeatureCollection"}';
+      const canonical =
+        '{"features":[{"geometry":{"coordinates":[[[4.89,52.37],[4.9,52.37],[4.9,52.38],[4.89,52.37]]],"type":"Polygon"},"properties":{},"type":"Feature"}],"type":"FeatureCollection"}';
       expect(flightAreaDigest(area)).to.equal(createHash('sha256').update(canonical).digest('hex'));
     });
 
@@ -149,7 +173,11 @@ describe('signed authorisations (domain)', () => {
     });
 
     it('when the signing key is not Ed25519, then it is refused at start', () => {
-      const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256', privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+      const { privateKey } = generateKeyPairSync('ec', {
+        namedCurve: 'P-256',
+        privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+        publicKeyEncoding: { type: 'spki', format: 'pem' },
+      });
       expect(() => AuthorisationKeys.fromPem(privateKey)).to.throw(/must be Ed25519, not ec/);
     });
   });

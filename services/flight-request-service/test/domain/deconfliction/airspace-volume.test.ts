@@ -9,7 +9,18 @@ function square(west: number, south: number, side: number): AreaPolygon {
   return {
     type: 'Feature',
     properties: {},
-    geometry: { type: 'Polygon', coordinates: [[[west, south], [west + side, south], [west + side, south + side], [west, south + side], [west, south]]] },
+    geometry: {
+      type: 'Polygon',
+      coordinates: [
+        [
+          [west, south],
+          [west + side, south],
+          [west + side, south + side],
+          [west, south + side],
+          [west, south],
+        ],
+      ],
+    },
   };
 }
 
@@ -27,7 +38,11 @@ describe('cellsOf (the reservation ledger grid)', () => {
         (lon, lat, sideA, sideB, startMinute, lengthA, lengthB) => {
           const t0 = Date.UTC(2026, 11, 1) + startMinute * 60_000;
           // A ends where B's square starts (corner to corner); their windows share the minute at t0.
-          const a = { polygons: [square(lon - sideA, lat - sideA, sideA)], start: new Date(t0 - lengthA * 60_000 + 60_000), end: new Date(t0 + 60_000) };
+          const a = {
+            polygons: [square(lon - sideA, lat - sideA, sideA)],
+            start: new Date(t0 - lengthA * 60_000 + 60_000),
+            end: new Date(t0 + 60_000),
+          };
           const b = { polygons: [square(lon, lat, sideB)], start: new Date(t0), end: new Date(t0 + lengthB * 60_000) };
           const ofA = new Set(cellsOf(a));
           expect(cellsOf(b).some((cell) => ofA.has(cell))).to.equal(true);
@@ -49,8 +64,24 @@ describe('cellsOf (the reservation ledger grid)', () => {
       geometry: {
         type: 'MultiPolygon',
         coordinates: [
-          [[[179.99, 10], [180, 10], [180, 10.01], [179.99, 10.01], [179.99, 10]]],
-          [[[-180, 10], [-179.99, 10], [-179.99, 10.01], [-180, 10.01], [-180, 10]]],
+          [
+            [
+              [179.99, 10],
+              [180, 10],
+              [180, 10.01],
+              [179.99, 10.01],
+              [179.99, 10],
+            ],
+          ],
+          [
+            [
+              [-180, 10],
+              [-179.99, 10],
+              [-179.99, 10.01],
+              [-180, 10.01],
+              [-180, 10],
+            ],
+          ],
         ],
       },
     };

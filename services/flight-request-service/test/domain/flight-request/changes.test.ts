@@ -17,7 +17,18 @@ const later = new Date('2026-12-01T08:30:00Z');
 const polygon = { type: 'Feature' as const, properties: {}, geometry: { type: 'Polygon' as const, coordinates: square(4.89, 52.37, 0.01) } };
 
 function pendingItem(authority: string): ReviewItem {
-  return { id: randomUUID(), kind: 'zone_authorisation', authority, zone_id: null, finding_codes: [], message: 'needs a look', status: 'pending', reason: null, decided_at: null, decided_by: null };
+  return {
+    id: randomUUID(),
+    kind: 'zone_authorisation',
+    authority,
+    zone_id: null,
+    finding_codes: [],
+    message: 'needs a look',
+    status: 'pending',
+    reason: null,
+    decided_at: null,
+    decided_by: null,
+  };
 }
 
 function request(overrides: Partial<FlightRequest> = {}): FlightRequest {
@@ -56,10 +67,24 @@ describe('FlightRequest changes (pure: the fields to set and the events)', () =>
   it('submit: when screening leaves the request Pending with items, then it is version-0 Pending with its geometry and three events', () => {
     const { geometry, ...fields } = request();
     const submission: ValidSubmission = { ...fields, area: { stored: geometry.flight_area, polygons: geometry.polygons, summary: fields.area } };
-    const screening: ScreeningResult = { outcome: 'Pending', findings: [], items: [{ kind: 'altitude', authority: 'NATIONAL', zone_id: null, finding_codes: [], message: 'high' }] };
-    const { request: created, events } = submit(submission, screening, { uuid: 'u-1', actor: 'operator', idempotency: null, at: submittedAt, newItemId: () => 'item-1' });
+    const screening: ScreeningResult = {
+      outcome: 'Pending',
+      findings: [],
+      items: [{ kind: 'altitude', authority: 'NATIONAL', zone_id: null, finding_codes: [], message: 'high' }],
+    };
+    const { request: created, events } = submit(submission, screening, {
+      uuid: 'u-1',
+      actor: 'operator',
+      idempotency: null,
+      at: submittedAt,
+      newItemId: () => 'item-1',
+    });
     expect(created).to.deep.include({ _id: 'u-1', status: 'Pending', geometry, review_authorities: ['NATIONAL'] });
-    expect(events.map((event) => event.type)).to.deep.equal([RoutingKeys.flightRequestSubmitted, RoutingKeys.flightRequestStatusChanged, InternalRoutingKeys.reviewItemsChanged]);
+    expect(events.map((event) => event.type)).to.deep.equal([
+      RoutingKeys.flightRequestSubmitted,
+      RoutingKeys.flightRequestStatusChanged,
+      InternalRoutingKeys.reviewItemsChanged,
+    ]);
     expect(itemsChanged(events)[0]?.version).to.equal(0);
   });
 
@@ -96,12 +121,25 @@ describe('FlightRequest changes (pure: the fields to set and the events)', () =>
 
   it('rescreen: when the zone version was screened already, then nothing changes; else a prohibited zone rescinds an approval', () => {
     const zone = { id: 'zone-1', name: 'Wildfire' } as GeoZone;
-    const finding: Finding = { code: 'ZONE_PROHIBITED', message: 'Prohibited zone Wildfire.', zone_id: 'zone-1', zone_name: 'Wildfire', authority: 'POLICE' };
+    const finding: Finding = {
+      code: 'ZONE_PROHIBITED',
+      message: 'Prohibited zone Wildfire.',
+      zone_id: 'zone-1',
+      zone_name: 'Wildfire',
+      authority: 'POLICE',
+    };
     const screening = { zone_id: 'zone-1', version: 2 };
     const context = { at: later, newItemId: randomUUID };
-    expect(rescreen(request({ status: 'Approved', zone_screenings: [screening] }), { effect: 'rescind', finding }, zone, screening, context)).to.equal(null);
+    expect(
+      rescreen(request({ status: 'Approved', zone_screenings: [screening] }), { effect: 'rescind', finding }, zone, screening, context),
+    ).to.equal(null);
     const change = rescreen(request({ status: 'Approved' }), { effect: 'rescind', finding }, zone, screening, context);
     expect(change?.set).to.deep.include({ status: 'Rescinded', zone_screenings: [screening] });
-    expect(change?.set.rescission).to.deep.equal({ zone_id: 'zone-1', zone_name: 'Wildfire', reason: 'Prohibited zone Wildfire.', rescinded_at: later });
+    expect(change?.set.rescission).to.deep.equal({
+      zone_id: 'zone-1',
+      zone_name: 'Wildfire',
+      reason: 'Prohibited zone Wildfire.',
+      rescinded_at: later,
+    });
   });
 });

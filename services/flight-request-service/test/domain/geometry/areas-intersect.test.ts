@@ -3,7 +3,17 @@ import { areasIntersect } from '../../../src/domain/geometry/flight-area.js';
 import { areaFeature, polygon, rectangle } from './fixtures.js';
 
 /** An L: the square [0,2]² without its top-right quarter. */
-const L_SHAPE = areaFeature(polygon([[0, 0], [2, 0], [2, 1], [1, 1], [1, 2], [0, 2], [0, 0]]));
+const L_SHAPE = areaFeature(
+  polygon([
+    [0, 0],
+    [2, 0],
+    [2, 1],
+    [1, 1],
+    [1, 2],
+    [0, 2],
+    [0, 0],
+  ]),
+);
 
 describe('areasIntersect', () => {
   it('when the areas overlap, then they intersect', () => {

@@ -8,8 +8,7 @@ function isWellFormedVerdict(result: ReturnType<typeof checkFlightArea>): boolea
   if (result.ok) return result.area.summary.feature_count === result.area.polygons.length;
   const entries = Object.entries(result.errors);
   return (
-    entries.length > 0 &&
-    entries.every(([path, messages]) => path.length > 0 && messages.length > 0 && messages.every((m) => typeof m === 'string'))
+    entries.length > 0 && entries.every(([path, messages]) => path.length > 0 && messages.length > 0 && messages.every((m) => typeof m === 'string'))
   );
 }
 
@@ -47,7 +46,10 @@ describe('checkFlightArea (properties)', () => {
   });
 
   it('when given any JSON value, then it never throws and returns ok or field errors', () => {
-    fc.assert(fc.property(fc.jsonValue(), (input) => isWellFormedVerdict(checkFlightArea(input))), { numRuns: 500 });
+    fc.assert(
+      fc.property(fc.jsonValue(), (input) => isWellFormedVerdict(checkFlightArea(input))),
+      { numRuns: 500 },
+    );
   });
 
   it('when one part of a valid collection is replaced by anything, then it never throws', () => {

@@ -1,10 +1,6 @@
 import { expect } from 'chai';
 import type { FeatureCollection, Polygon, Position } from 'geojson';
-import {
-  checkFlightArea,
-  DEFAULT_FLIGHT_AREA_LIMITS,
-  type CheckedFlightArea,
-} from '../../../src/domain/geometry/flight-area.js';
+import { checkFlightArea, DEFAULT_FLIGHT_AREA_LIMITS, type CheckedFlightArea } from '../../../src/domain/geometry/flight-area.js';
 import { collection, feature, polygon, rectangle, roundRing, signedArea } from './fixtures.js';
 
 function accepted(input: unknown, limits = DEFAULT_FLIGHT_AREA_LIMITS): CheckedFlightArea {
@@ -94,7 +90,13 @@ describe('checkFlightArea', () => {
           { type: 'Feat', properties: {}, geometry: polygon(AMSTERDAM) },
           { type: 'Feature', properties: null, geometry: polygon(AMSTERDAM) },
           { type: 'Feature', geometry: polygon(AMSTERDAM) },
-          feature({ type: 'LineString', coordinates: [[0, 0], [1, 1]] }),
+          feature({
+            type: 'LineString',
+            coordinates: [
+              [0, 0],
+              [1, 1],
+            ],
+          }),
           feature(null),
           null,
         ),
@@ -102,12 +104,8 @@ describe('checkFlightArea', () => {
       expect(errors).to.deep.equal({
         'flight_area.features.0.type': ['The flight area.features.0.type field must be Feature.'],
         'flight_area.features.1.properties': ['The flight area.features.1.properties field must be an object.'],
-        'flight_area.features.2.properties': [
-          'The flight area.features.2.properties field is required (an object, it may be empty).',
-        ],
-        'flight_area.features.3.geometry.type': [
-          'The flight area.features.3.geometry.type field must be one of: Polygon, MultiPolygon, Point.',
-        ],
+        'flight_area.features.2.properties': ['The flight area.features.2.properties field is required (an object, it may be empty).'],
+        'flight_area.features.3.geometry.type': ['The flight area.features.3.geometry.type field must be one of: Polygon, MultiPolygon, Point.'],
         'flight_area.features.4.geometry': ['The flight area.features.4.geometry field is required.'],
         'flight_area.features.5': ['The flight area.features.5 field must be a GeoJSON Feature object.'],
       });
@@ -122,7 +120,14 @@ describe('checkFlightArea', () => {
 
   describe('positions', () => {
     it('when a position holds a string, NaN, Infinity or 4 numbers, then that position is named', () => {
-      const ring: unknown[] = [[0, 0], ['1', 0], [1, Number.NaN], [Number.POSITIVE_INFINITY, 1], [0, 1, 2, 3], [0, 0]];
+      const ring: unknown[] = [
+        [0, 0],
+        ['1', 0],
+        [1, Number.NaN],
+        [Number.POSITIVE_INFINITY, 1],
+        [0, 1, 2, 3],
+        [0, 0],
+      ];
       const errors = refused(collection(feature({ type: 'Polygon', coordinates: [ring] })));
       expect(Object.keys(errors)).to.deep.equal([1, 2, 3, 4].map((i) => `${ring0}.${i}`));
       expect(errors[`${ring0}.1`]).to.deep.equal([
@@ -138,17 +143,13 @@ describe('checkFlightArea', () => {
     it('when the longitude is 180, then it is accepted; 180.0001, then refused', () => {
       accepted(collection(feature(polygon(rectangle(179.9, 0, 180, 0.1)))));
       const errors = refused(collection(feature(polygon(rectangle(179.9, 0, 180.0001, 0.1)))));
-      expect(errors[`${ring0}.1`]).to.deep.equal([
-        'The flight area.features.0.geometry.coordinates.0.1 longitude must be between -180 and 180.',
-      ]);
+      expect(errors[`${ring0}.1`]).to.deep.equal(['The flight area.features.0.geometry.coordinates.0.1 longitude must be between -180 and 180.']);
     });
 
     it('when the latitude is -90, then it is accepted; -90.0001, then refused', () => {
       accepted(collection(feature(polygon(rectangle(0, -90, 0.1, -89.9)))));
       const errors = refused(collection(feature(polygon(rectangle(0, -90.0001, 0.1, -89.9)))));
-      expect(errors[`${ring0}.0`]).to.deep.equal([
-        'The flight area.features.0.geometry.coordinates.0.0 latitude must be between -90 and 90.',
-      ]);
+      expect(errors[`${ring0}.0`]).to.deep.equal(['The flight area.features.0.geometry.coordinates.0.0 latitude must be between -90 and 90.']);
     });
 
     it('when there are 10,000 positions in all, then it is accepted; 10,001, then refused before any deep check', () => {
@@ -176,7 +177,13 @@ describe('checkFlightArea', () => {
     });
 
     it('when a ring crosses the antimeridian, then it is refused with how to split it (RFC 7946 §3.1.9)', () => {
-      const crossing = [[179.9, 0], [-179.9, 0], [-179.9, 0.1], [179.9, 0.1], [179.9, 0]];
+      const crossing = [
+        [179.9, 0],
+        [-179.9, 0],
+        [-179.9, 0.1],
+        [179.9, 0.1],
+        [179.9, 0],
+      ];
       expect(refused(collection(feature(polygon(crossing))))).to.deep.equal({
         [ring0]: [
           'The flight area.features.0.geometry.coordinates.0 ring crosses the antimeridian: split it at longitude 180 ' +
@@ -188,18 +195,54 @@ describe('checkFlightArea', () => {
     });
 
     it('when a ring has 3 positions, then it needs at least 4', () => {
-      const errors = refused(collection(feature(polygon([[0, 0], [1, 0], [0, 0]]))));
+      const errors = refused(
+        collection(
+          feature(
+            polygon([
+              [0, 0],
+              [1, 0],
+              [0, 0],
+            ]),
+          ),
+        ),
+      );
       expect(errors).to.deep.equal({ [ring0]: ['The flight area.features.0.geometry.coordinates.0 ring must have at least 4 positions.'] });
     });
 
     it('when a ring is a bowtie, then it must not intersect itself', () => {
-      const errors = refused(collection(feature(polygon([[0, 0], [1, 1], [1, 0], [0, 1], [0, 0]]))));
+      const errors = refused(
+        collection(
+          feature(
+            polygon([
+              [0, 0],
+              [1, 1],
+              [1, 0],
+              [0, 1],
+              [0, 0],
+            ]),
+          ),
+        ),
+      );
       expect(errors).to.deep.equal({ [ring0]: ['The flight area.features.0.geometry.coordinates.0 ring must not intersect itself.'] });
     });
 
     it('when a ring touches itself at a vertex or doubles back, then it must not intersect itself', () => {
-      const figureEight = [[0, 0], [1, 1], [2, 0], [2, 2], [1, 1], [0, 2], [0, 0]];
-      const spike = [[0, 0], [0.2, 0], [0.1, 0], [0.1, 0.1], [0, 0]];
+      const figureEight = [
+        [0, 0],
+        [1, 1],
+        [2, 0],
+        [2, 2],
+        [1, 1],
+        [0, 2],
+        [0, 0],
+      ];
+      const spike = [
+        [0, 0],
+        [0.2, 0],
+        [0.1, 0],
+        [0.1, 0.1],
+        [0, 0],
+      ];
       const errors = refused(collection(feature(polygon(figureEight)), feature(polygon(spike))));
       expect(Object.keys(errors)).to.deep.equal([ring0, 'flight_area.features.1.geometry.coordinates.0']);
     });
@@ -215,12 +258,30 @@ describe('checkFlightArea', () => {
     });
 
     it('when a ring encloses no area, then it is refused', () => {
-      const errors = refused(collection(feature(polygon([[0, 0], [1, 0], [1, 0], [0, 0]]))));
+      const errors = refused(
+        collection(
+          feature(
+            polygon([
+              [0, 0],
+              [1, 0],
+              [1, 0],
+              [0, 0],
+            ]),
+          ),
+        ),
+      );
       expect(errors).to.deep.equal({ [ring0]: ['The flight area.features.0.geometry.coordinates.0 ring must enclose a non-zero area.'] });
     });
 
     it('when repeated consecutive positions come from a drawing tool, then they are tolerated', () => {
-      const ring = [[4.89, 52.37], [4.9, 52.37], [4.9, 52.37], [4.9, 52.38], [4.89, 52.38], [4.89, 52.37]];
+      const ring = [
+        [4.89, 52.37],
+        [4.9, 52.37],
+        [4.9, 52.37],
+        [4.9, 52.38],
+        [4.89, 52.38],
+        [4.89, 52.37],
+      ];
       accepted(collection(feature(polygon(ring))));
     });
 
@@ -266,7 +327,21 @@ describe('checkFlightArea', () => {
     });
 
     it('when one of its polygons is broken, then the path names that polygon', () => {
-      const geometry = { type: 'MultiPolygon', coordinates: [[rectangle(4, 52, 4.01, 52.01)], [[[0, 0], [1, 1], [1, 0], [0, 1], [0, 0]]]] };
+      const geometry = {
+        type: 'MultiPolygon',
+        coordinates: [
+          [rectangle(4, 52, 4.01, 52.01)],
+          [
+            [
+              [0, 0],
+              [1, 1],
+              [1, 0],
+              [0, 1],
+              [0, 0],
+            ],
+          ],
+        ],
+      };
       expect(refused(collection(feature(geometry)))).to.have.key('flight_area.features.0.geometry.coordinates.1.0');
     });
   });
@@ -285,12 +360,7 @@ describe('checkFlightArea', () => {
 
     it('when radius_m is 0, 5001, missing or a string, then radius_m is named', () => {
       const errors = refused(
-        collection(
-          feature(point, { radius_m: 0 }),
-          feature(point, { radius_m: 5001 }),
-          feature(point, {}),
-          feature(point, { radius_m: '100' }),
-        ),
+        collection(feature(point, { radius_m: 0 }), feature(point, { radius_m: 5001 }), feature(point, {}), feature(point, { radius_m: '100' })),
       );
       expect(errors).to.deep.equal({
         'flight_area.features.0.properties.radius_m': ['The flight area.features.0.properties.radius m field must be between 1 and 5000.'],
@@ -345,12 +415,19 @@ describe('checkFlightArea', () => {
     it('when keys are __proto__ or inherited, then they are ignored rather than trusted', () => {
       const inherited = Object.create({ type: 'FeatureCollection', features: [feature(polygon(AMSTERDAM))] }) as object;
       expect(refused(inherited)).to.have.keys('flight_area.type', 'flight_area.features');
-      const parsed: unknown = JSON.parse('{"type":"FeatureCollection","features":[{"type":"Feature","properties":{"__proto__":{"radius_m":10}},"geometry":{"type":"Point","coordinates":[4.9,52.37]}}]}');
+      const parsed: unknown = JSON.parse(
+        '{"type":"FeatureCollection","features":[{"type":"Feature","properties":{"__proto__":{"radius_m":10}},"geometry":{"type":"Point","coordinates":[4.9,52.37]}}]}',
+      );
       expect(refused(parsed)).to.have.key('flight_area.features.0.properties.radius_m');
     });
 
     it('when a getter throws, then the result is a field error, not an exception', () => {
-      const hostile = { type: 'FeatureCollection', get features(): never { throw new Error('boom'); } };
+      const hostile = {
+        type: 'FeatureCollection',
+        get features(): never {
+          throw new Error('boom');
+        },
+      };
       expect(checkFlightArea(hostile)).to.deep.equal({ ok: false, errors: { flight_area: ['The flight area field is invalid.'] } });
     });
 

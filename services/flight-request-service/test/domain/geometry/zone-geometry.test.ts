@@ -29,7 +29,16 @@ describe('checkZoneGeometry', () => {
 
   it('when the geometry is missing or a ring crosses itself, then the paths start at the field name', () => {
     expect(checkZoneGeometry(undefined)).to.deep.equal({ ok: false, errors: { geometry: ['The geometry field is required.'] } });
-    const result = checkZoneGeometry(polygon([[0, 0], [1, 1], [1, 0], [0, 1], [0, 0]]), 'features.2.geometry');
+    const result = checkZoneGeometry(
+      polygon([
+        [0, 0],
+        [1, 1],
+        [1, 0],
+        [0, 1],
+        [0, 0],
+      ]),
+      'features.2.geometry',
+    );
     expect(result).to.deep.equal({
       ok: false,
       errors: { 'features.2.geometry.coordinates.0': ['The features.2.geometry.coordinates.0 ring must not intersect itself.'] },

@@ -55,7 +55,12 @@ export function operatorCredentialsChanged(
   keyId: string | null,
   requestId?: string,
 ): EventEnvelope<OperatorCredentialsChanged> {
-  return newEvent(RoutingKeys.operatorCredentialsChanged, operatorUuid, { uuid: operatorUuid, changes, notify_email: notifyEmail, key_id: keyId }, requestId);
+  return newEvent(
+    RoutingKeys.operatorCredentialsChanged,
+    operatorUuid,
+    { uuid: operatorUuid, changes, notify_email: notifyEmail, key_id: keyId },
+    requestId,
+  );
 }
 
 export function apiKeyRevoked(keyId: string, operatorUuid: string | null, requestId?: string): EventEnvelope<ApiKeyRevoked> {
