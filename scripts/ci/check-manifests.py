@@ -19,7 +19,9 @@ Exits 1 with one line per violation.
 """
 import ipaddress
 import pathlib
+import json
 import re
+import subprocess
 import sys
 
 import yaml
@@ -111,23 +113,37 @@ def restricted_violations(spec):
     return out
 
 
-def app_refused_ranges():
-    """The CIDRs the webhook-service refuses, read from its source."""
-    source = (ROOT / "services/webhook-service/src/domain/endpoint-url.ts").read_text()
-    return {str(ipaddress.ip_network(f"{net}/{prefix}")) for net, prefix in re.findall(r"\['([0-9a-f.:]+)', (\d+)\]", source)}
+# What the egress policy must refuse at the least, whatever else it does: private, loopback,
+# link-local (the cloud metadata services), CGNAT, unique-local and link-local IPv6.
+REQUIRED_EXCEPTS = {"10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "127.0.0.0/8", "169.254.0.0/16", "100.64.0.0/10", "fc00::/7", "fe80::/10"}
+
+
+def app_classes(addresses):
+    """How webhook-service's own rule (services/webhook-service/src/domain/target-address.ts) classes each address."""
+    script = (
+        "import { classifyAddress } from './services/webhook-service/src/domain/target-address.ts';"
+        "process.stdout.write(JSON.stringify(JSON.parse(process.argv[1]).map((a) => classifyAddress(a) ?? null)));"
+    )
+    result = subprocess.run(["npx", "--no-install", "tsx", "--eval", script, json.dumps(addresses)], cwd=ROOT, capture_output=True, text=True, check=True)
+    return dict(zip(addresses, json.loads(result.stdout)))
 
 
 def check_webhook_egress(policy):
+    """Every range the policy excepts is one the application refuses too (judged at both ends), and the essentials are excepted.
+    The policy may be stricter than the application where a CIDR cannot say what the application judges by the IPv4
+    address an IPv6 form carries (IPv4-mapped, NAT64)."""
     excepted = set()
     for rule in policy["spec"].get("egress") or []:
         for peer in rule.get("to") or []:
             excepted |= {str(ipaddress.ip_network(cidr)) for cidr in (peer.get("ipBlock") or {}).get("except") or []}
-    refused = app_refused_ranges()
     out = []
-    if refused - excepted:
-        out.append(f"webhook-egress does not except ranges the application refuses: {sorted(refused - excepted)}")
-    if excepted - refused:
-        out.append(f"webhook-egress excepts ranges the application allows: {sorted(excepted - refused)}")
+    if REQUIRED_EXCEPTS - excepted:
+        out.append(f"webhook-egress does not except ranges no webhook may reach: {sorted(REQUIRED_EXCEPTS - excepted)}")
+    ends = {cidr: [str(ipaddress.ip_network(cidr)[0]), str(ipaddress.ip_network(cidr)[-1])] for cidr in sorted(excepted)}
+    classes = app_classes(sorted({address for pair in ends.values() for address in pair}))
+    allowed = [cidr for cidr, pair in ends.items() if any(classes[address] == "public" for address in pair)]
+    if allowed:
+        out.append(f"webhook-egress excepts ranges the application allows: {allowed}")
     return out
 
 

@@ -67,8 +67,8 @@ expect "(a) Service selector typo" production \
 
 # (b) The ServiceMonitor's endpoint names a port no Service has: nothing is scraped, every alert goes quiet.
 expect "(b) ServiceMonitor port name" production \
-  "$(edit production ServiceMonitor dfc 'port: http' 'port: metrics')" \
-  "\[servicemonitor-port\] ServiceMonitor/dfc: endpoint 0: port 'metrics' is not a port name of Service/gateway"
+  "$(edit production ServiceMonitor dfc 'port: metrics' 'port: metric')" \
+  "\[servicemonitor-port\] ServiceMonitor/dfc: endpoint 0: port 'metric' is not a port name of Service/gateway"
 
 # (c) A typo in a NetworkPolicy's podSelector: the gateway loses its allow rules and default-deny cuts it off.
 expect "(c) NetworkPolicy podSelector typo" production \
