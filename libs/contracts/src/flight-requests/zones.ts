@@ -12,7 +12,8 @@ import { ZoneGeometry } from './geojson.js';
 export const ZONE_TYPES = ['CTR', 'AIRPORT', 'MILITARY', 'NATURE', 'TEMPORARY', 'OTHER'] as const;
 export type ZoneType = (typeof ZONE_TYPES)[number];
 
-export const ZONE_RESTRICTIONS = ['PROHIBITED', 'REQ_AUTHORISATION', 'CONDITIONAL', 'NO_RESTRICTION'] as const;
+/** USPACE: ED-318's U-space airspace, where flights need U-space services (EU 2021/664). */
+export const ZONE_RESTRICTIONS = ['PROHIBITED', 'REQ_AUTHORISATION', 'CONDITIONAL', 'NO_RESTRICTION', 'USPACE'] as const;
 export type ZoneRestriction = (typeof ZONE_RESTRICTIONS)[number];
 
 /** Metres above ground; 100 km is far above any airspace a drone can reach. */

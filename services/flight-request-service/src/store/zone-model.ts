@@ -4,15 +4,20 @@ import type { GeoZone } from '../domain/zones/geo-zone.js';
 
 /**
  * A geo-zone as stored: an aggregate with its own outbox (its zone.changed
- * events). The geometry is JSON text: the local engine refuses nested arrays,
- * and nothing queries inside it (the spatial index is in memory). Deleting
+ * events). The geometry, volumes, applicability and published details are JSON
+ * text: the local engine refuses nested arrays, and nothing queries inside them
+ * (the spatial index is in memory). Deleting
  * only marks the zone (`deleted_at`), a change like any other, so its event
  * leaves from the zone's outbox and a re-import of its id revives it.
  */
-export interface StoredZone extends Omit<GeoZone, 'id' | 'geometry'> {
+export interface StoredZone extends Omit<GeoZone, 'id' | 'geometry' | 'volumes' | 'applicability' | 'published'> {
   /** The zone's id. */
   _id: string;
   geometry_json: string;
+  /** Absent on zones stored before published zones: they read as the own format's one volume and window. */
+  volumes_json?: string;
+  applicability_json?: string;
+  published_json?: string | null;
   deleted_at: Date | null;
   version: number;
   created_at: Date;
@@ -33,6 +38,12 @@ const zoneSchema = new Schema<StoredZone>(
     authority: { type: String, required: true },
     ctr_exemption_ceiling_m: { type: Number, default: null },
     geometry_json: { type: String, required: true },
+    volumes_json: { type: String },
+    applicability_json: { type: String },
+    published_json: { type: String, default: null },
+    identifier: { type: String, default: null },
+    country: { type: String, default: null },
+    dataset_id: { type: String, default: null },
     deleted_at: { type: Date, default: null },
     version: { type: Number, required: true },
     created_at: { type: Date, required: true },

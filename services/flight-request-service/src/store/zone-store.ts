@@ -1,7 +1,7 @@
 import type { EventEnvelope } from '@dfc/contracts';
 import { findWhereIn } from '@dfc/kit/db';
 import { AggregateStore, WITHOUT_OUTBOX, type OutboxRelay } from '@dfc/kit/outbox';
-import type { GeoZone } from '../domain/zones/geo-zone.js';
+import { ownFormatParts, type GeoZone } from '../domain/zones/geo-zone.js';
 import type { StoredZone, ZoneModel } from './zone-model.js';
 
 /** A zone as the use cases see it: geometry parsed, bookkeeping kept. */
@@ -32,13 +32,30 @@ function revisionOf(stored: Pick<StoredZone, 'version' | 'updated_at'>): ZoneRev
 }
 
 function toZone(stored: StoredZone): ZoneDoc {
-  const { _id, geometry_json, version: _version, ...fields } = stored;
-  return { ...fields, id: _id, geometry: JSON.parse(geometry_json) as GeoZone['geometry'] };
+  const { _id, geometry_json, volumes_json, applicability_json, published_json, version: _version, ...fields } = stored;
+  const geometry = JSON.parse(geometry_json) as GeoZone['geometry'];
+  const zone = { ...fields, id: _id, geometry };
+  if (volumes_json === undefined || applicability_json === undefined) return { ...zone, ...ownFormatParts(zone) };
+  return {
+    ...zone,
+    identifier: stored.identifier ?? null,
+    country: stored.country ?? null,
+    dataset_id: stored.dataset_id ?? null,
+    volumes: JSON.parse(volumes_json) as GeoZone['volumes'],
+    applicability: JSON.parse(applicability_json) as GeoZone['applicability'],
+    published: published_json ? (JSON.parse(published_json) as GeoZone['published']) : null,
+  };
 }
 
 function toStored(fields: ZoneChange['set']): Partial<Omit<StoredZone, '_id' | 'version'>> {
-  const { geometry, ...rest } = fields;
-  return geometry === undefined ? rest : { ...rest, geometry_json: JSON.stringify(geometry) };
+  const { geometry, volumes, applicability, published, ...rest } = fields;
+  return {
+    ...rest,
+    ...(geometry === undefined ? {} : { geometry_json: JSON.stringify(geometry) }),
+    ...(volumes === undefined ? {} : { volumes_json: JSON.stringify(volumes) }),
+    ...(applicability === undefined ? {} : { applicability_json: JSON.stringify(applicability) }),
+    ...(published === undefined ? {} : { published_json: published === null ? null : JSON.stringify(published) }),
+  };
 }
 
 /** Geo-zones: written only through their aggregate's one write path. */

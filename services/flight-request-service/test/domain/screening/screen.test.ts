@@ -6,7 +6,7 @@ import {
   type ApprovedFlight,
   type ScreeningInput,
 } from '../../../src/domain/screening/screen.js';
-import type { GeoZone } from '../../../src/domain/zones/geo-zone.js';
+import { ownFormatParts, type GeoZone } from '../../../src/domain/zones/geo-zone.js';
 import { areaFeature, polygon, rectangle } from '../geometry/fixtures.js';
 
 const OPERATOR = '0d6f7a4e-3f55-4c4b-9a8e-1f2b3c4d5e6f';
@@ -16,7 +16,7 @@ const START = new Date('2026-12-01T10:00:00Z');
 const END = new Date('2026-12-01T12:00:00Z');
 
 function zone(overrides: Partial<GeoZone> & Pick<GeoZone, 'id'>): GeoZone {
-  return {
+  const fields: Omit<GeoZone, 'identifier' | 'country' | 'volumes' | 'applicability' | 'published' | 'dataset_id'> = {
     name: `Zone ${overrides.id}`,
     type: 'OTHER',
     restriction: 'REQ_AUTHORISATION',
@@ -28,6 +28,7 @@ function zone(overrides: Partial<GeoZone> & Pick<GeoZone, 'id'>): GeoZone {
     geometry: polygon(rectangle(4.7, 52.2, 4.9, 52.4)),
     ...overrides,
   };
+  return { ...fields, ...ownFormatParts(fields), ...overrides };
 }
 
 function flight(overrides: Partial<ApprovedFlight> & Pick<ApprovedFlight, 'uuid'>): ApprovedFlight {
