@@ -18,6 +18,7 @@ import { reviewQueueModel } from './store/review-item-model.js';
 import { ReviewQueueStore } from './store/review-queue-store.js';
 import { zoneModel } from './store/zone-model.js';
 import { ZoneStore } from './store/zone-store.js';
+import { datasetModel, ZoneDatasetStore } from './store/zone-dataset-store.js';
 import type { UseCaseDeps } from './use-cases/deps.js';
 import { applyOperatorChange } from './use-cases/apply-operator-change.js';
 import { applyReviewItemsChange } from './use-cases/apply-review-items-change.js';
@@ -47,6 +48,7 @@ export function createFlightRequestService(resources: ServiceResources<FlightReq
     reviewQueue,
     operators,
     zones,
+    datasets: new ZoneDatasetStore(datasetModel(connection)),
     zoneIndex,
     zoneSync,
     limits: {

@@ -19,6 +19,8 @@ export interface StoredZone extends Omit<GeoZone, 'id' | 'geometry' | 'volumes' 
   applicability_json?: string;
   published_json?: string | null;
   deleted_at: Date | null;
+  /** SHA-256 of a published zone as imported: a newer issue rewrites only the zones whose digest changed. */
+  content_digest?: string | null;
   version: number;
   created_at: Date;
   updated_at: Date;
@@ -45,6 +47,7 @@ const zoneSchema = new Schema<StoredZone>(
     country: { type: String, default: null },
     dataset_id: { type: String, default: null },
     deleted_at: { type: Date, default: null },
+    content_digest: { type: String, default: null },
     version: { type: Number, required: true },
     created_at: { type: Date, required: true },
     updated_at: { type: Date, required: true },
@@ -58,6 +61,10 @@ zoneSchema.index({ deleted_at: 1, created_at: 1, _id: 1 });
 zoneSchema.index({ deleted_at: 1, type: 1, created_at: 1, _id: 1 });
 zoneSchema.index({ deleted_at: 1, restriction: 1, created_at: 1, _id: 1 });
 zoneSchema.index({ deleted_at: 1, type: 1, restriction: 1, created_at: 1, _id: 1 });
+// The zones of a published dataset (a newer issue compares itself with them).
+zoneSchema.index({ dataset_id: 1, _id: 1 });
+// Retired zones for admins: oldest first.
+zoneSchema.index({ created_at: 1, _id: 1, deleted_at: 1 });
 
 export function zoneModel(connection: Connection): ZoneModel {
   return connection.models['Zone'] ?? connection.model<StoredZone>('Zone', zoneSchema);

@@ -5,11 +5,11 @@ import { ownFormatParts, type GeoZone } from '../domain/zones/geo-zone.js';
 import type { StoredZone, ZoneModel } from './zone-model.js';
 
 /** A zone as the use cases see it: geometry parsed, bookkeeping kept. */
-export type ZoneDoc = GeoZone & { deleted_at: Date | null; created_at: Date; updated_at: Date };
+export type ZoneDoc = GeoZone & { deleted_at: Date | null; created_at: Date; updated_at: Date; version: number; content_digest?: string | null };
 
 /** What a decision on a zone changes, and the events it causes. */
 export interface ZoneChange {
-  set: Partial<Omit<ZoneDoc, 'id' | 'created_at'>>;
+  set: Partial<Omit<ZoneDoc, 'id' | 'created_at' | 'version'>>;
   events: EventEnvelope[];
 }
 
@@ -32,7 +32,7 @@ function revisionOf(stored: Pick<StoredZone, 'version' | 'updated_at'>): ZoneRev
 }
 
 function toZone(stored: StoredZone): ZoneDoc {
-  const { _id, geometry_json, volumes_json, applicability_json, published_json, version: _version, ...fields } = stored;
+  const { _id, geometry_json, volumes_json, applicability_json, published_json, ...fields } = stored;
   const geometry = JSON.parse(geometry_json) as GeoZone['geometry'];
   const zone = { ...fields, id: _id, geometry };
   if (volumes_json === undefined || applicability_json === undefined) return { ...zone, ...ownFormatParts(zone) };
@@ -93,6 +93,32 @@ export class ZoneStore {
     return stored && stored.deleted_at === null ? { zone: toZone(stored), version: stored.version } : null;
   }
 
+  /** Any zone, live or retired (admins see both). */
+  async findAny(id: string): Promise<ZoneDoc | null> {
+    const stored = await this.aggregates.find(id);
+    return stored ? toZone(stored) : null;
+  }
+
+  /** Every zone a published dataset has carried, retired ones too, with what tells whether a new issue changes it. */
+  async ofDataset(datasetId: string): Promise<Array<{ id: string; digest: string | null; retired: boolean }>> {
+    const found = await this.model
+      .find({ dataset_id: datasetId }, { _id: 1, content_digest: 1, deleted_at: 1 })
+      .sort({ _id: 1 })
+      .lean<Array<Pick<StoredZone, '_id' | 'content_digest' | 'deleted_at'>>>()
+      .exec();
+    return found.map((stored) => ({ id: stored._id, digest: stored.content_digest ?? null, retired: stored.deleted_at !== null }));
+  }
+
+  /** Retired (deleted) zones, oldest first: admins only. */
+  async retiredPage(skip: number, limit: number): Promise<{ items: ZoneDoc[]; total: number }> {
+    const query = { deleted_at: { $ne: null } };
+    const [items, total] = await Promise.all([
+      this.model.find(query, WITHOUT_OUTBOX).sort({ created_at: 1, _id: 1 }).skip(skip).limit(limit).lean<StoredZone[]>().exec(),
+      this.model.countDocuments(query).exec(),
+    ]);
+    return { items: items.map(toZone), total };
+  }
+
   async page(filter: ZoneFilter, skip: number, limit: number): Promise<{ items: ZoneDoc[]; total: number }> {
     const query: Record<string, unknown> = { ...LIVE };
     if (filter.type) query['type'] = filter.type;
@@ -105,17 +131,17 @@ export class ZoneStore {
   }
 
   /** A new zone with the events of its creation. A zone with this id may exist already: see `isDuplicateKey`. */
-  async insert(zone: GeoZone, now: Date, events: EventEnvelope[]): Promise<ZoneDoc> {
+  async insert(zone: GeoZone, now: Date, events: EventEnvelope[], contentDigest: string | null = null): Promise<ZoneDoc> {
     const { id, ...fields } = zone;
-    const stored = { ...toStored(fields), _id: id, deleted_at: null, created_at: now, updated_at: now } as Omit<StoredZone, 'version'>;
+    const stored = { ...toStored(fields), _id: id, deleted_at: null, content_digest: contentDigest, created_at: now, updated_at: now } as Omit<StoredZone, 'version'>;
     return toZone(await this.aggregates.insert(stored, events));
   }
 
-  /** Read → decide → one conditional write with the decision's events (404 when there is no such zone, deleted or not). */
-  async change(id: string, decide: (current: ZoneDoc) => ZoneChange): Promise<ZoneDoc> {
+  /** Read → decide → one conditional write with the decision's events (null: nothing to change; 404 when there is no such zone, deleted or not). */
+  async change(id: string, decide: (current: ZoneDoc) => ZoneChange | null): Promise<ZoneDoc> {
     const changed = await this.aggregates.change(id, (stored) => {
-      const { set, events } = decide(toZone(stored));
-      return { set: toStored(set), events };
+      const change = decide(toZone(stored));
+      return change === null ? null : { set: toStored(change.set), events: change.events };
     });
     return toZone(changed);
   }

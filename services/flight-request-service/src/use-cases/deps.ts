@@ -6,6 +6,7 @@ import type { FlightRequestMetrics } from '../metrics.js';
 import type { FlightRequestStore } from '../store/flight-request-store.js';
 import type { OperatorStore } from '../store/operator-store.js';
 import type { ReviewQueueStore } from '../store/review-queue-store.js';
+import type { ZoneDatasetStore } from '../store/zone-dataset-store.js';
 import type { ZoneStore } from '../store/zone-store.js';
 import type { ZoneIndexSync } from './zone-index-sync.js';
 
@@ -15,6 +16,8 @@ export interface UseCaseDeps {
   reviewQueue: ReviewQueueStore;
   operators: OperatorStore;
   zones: ZoneStore;
+  /** The last imported issue of each published dataset. */
+  datasets: ZoneDatasetStore;
   zoneIndex: ZoneIndex;
   /** Keeps zoneIndex equal to the zones collection (events, periodic reload). */
   zoneSync: ZoneIndexSync;

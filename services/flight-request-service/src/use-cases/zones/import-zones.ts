@@ -1,9 +1,12 @@
+import { createHash } from 'node:crypto';
+import canonicalize from 'canonicalize';
 import { newId } from '@dfc/contracts';
 import { ValidationError } from '@dfc/kit/errors';
 import { isDuplicateKey } from '@dfc/kit/db';
 import type { ZoneImportResult } from '@dfc/contracts';
-import type { GeoZone } from '../../domain/zones/geo-zone.js';
+import type { GeoZone, GeoZoneDraft } from '../../domain/zones/geo-zone.js';
 import { parseZoneImport } from '../../domain/zones/parse-zone-import.js';
+import type { DatasetIssue } from '../../domain/zones/published/dataset.js';
 import { zoneChanged } from '../../domain/events/zone-events.js';
 import type { UseCaseDeps } from '../deps.js';
 
@@ -11,28 +14,86 @@ import type { UseCaseDeps } from '../deps.js';
 const CONCURRENT_WRITES = 8;
 
 /**
- * POST /api/zones/import: every feature is checked first (one 422 lists every
- * failing feature, and nothing is written); then each zone is created, or
+ * POST /api/zones/import: every zone is checked first (one 422 lists every
+ * failing zone, and nothing is written); then each zone is created, or
  * replaced (revived when it was deleted) by its id, with its own zone.changed
- * event, and this replica reloads its index before answering.
+ * event, which rescreens the live requests it meets; this replica reloads its
+ * index before answering.
+ *
+ * An ED-269 / ED-318 document is an issue of its dataset: the same issue again
+ * changes nothing; an older one is refused; a newer one rewrites only the
+ * zones it changed and retires those it no longer lists.
  */
 export async function importZones(deps: UseCaseDeps, body: unknown, requestId?: string): Promise<ZoneImportResult> {
   const parsed = parseZoneImport(body);
   if (!parsed.ok) throw new ValidationError(parsed.errors);
   const zones = parsed.entries.flatMap((entry) => (entry.ok ? [{ ...entry.zone, id: entry.id ?? newId() }] : []));
+  if (parsed.dataset) return importIssue(deps, parsed.dataset, zones, requestId);
+  const created = await writeAll(deps, zones.map((zone) => ({ zone, digest: null })), requestId);
+  await deps.zoneSync.reloadAll();
+  return { format: parsed.format, dataset: null, created, updated: zones.length - created, unchanged: 0, retired: 0, total: zones.length };
+}
+
+async function importIssue(deps: UseCaseDeps, issue: DatasetIssue, zones: GeoZone[], requestId?: string): Promise<ZoneImportResult> {
+  const digests = new Map(zones.map((zone) => [zone.id, digestOf(zone)]));
+  const issueDigest = digestOf({ issue, zones: [...digests.entries()] });
+  const summary = { format: issue.format, dataset: datasetRecord(issue), total: zones.length };
+  const current = await deps.datasets.find(issue.id);
+  if (current && current.digest === issueDigest) {
+    return { ...summary, created: 0, updated: 0, unchanged: zones.length, retired: 0, dataset: { ...summary.dataset, already_imported: true } };
+  }
+  refuseOlder(issue, current?.issued ?? null);
+
+  const known = new Map((await deps.zones.ofDataset(issue.id)).map((zone) => [zone.id, zone]));
+  const changed = zones.filter((zone) => {
+    const stored = known.get(zone.id);
+    return !stored || stored.retired || stored.digest !== digests.get(zone.id);
+  });
+  const listed = new Set(zones.map((zone) => zone.id));
+  const absent = [...known.values()].filter((zone) => !zone.retired && !listed.has(zone.id)).map((zone) => zone.id);
+
+  const created = await writeAll(deps, changed.map((zone) => ({ zone, digest: digests.get(zone.id) ?? null })), requestId);
+  for (let offset = 0; offset < absent.length; offset += CONCURRENT_WRITES) {
+    await Promise.all(absent.slice(offset, offset + CONCURRENT_WRITES).map((id) => retire(deps, id, requestId)));
+  }
+  await deps.datasets.save(issue, issueDigest, [...listed], deps.now());
+  await deps.zoneSync.reloadAll();
+  return {
+    ...summary,
+    created,
+    updated: changed.length - created,
+    unchanged: zones.length - changed.length,
+    retired: absent.length,
+  };
+}
+
+/** An issue older than the one in force would roll the airspace back: refused, naming both. */
+function refuseOlder(issue: DatasetIssue, currentIssued: string | null): void {
+  if (issue.issued === null || currentIssued === null) return;
+  if (Date.parse(issue.issued) >= Date.parse(currentIssued)) return;
+  const path = issue.format === 'ED-318' ? 'metadata.issued' : 'createdAt';
+  throw new ValidationError({
+    [path]: [`The ${path} field (${issue.issued}) is older than the issue of ${issue.id} in force (${currentIssued}): import a newer issue.`],
+  });
+}
+
+function datasetRecord(issue: DatasetIssue): NonNullable<ZoneImportResult['dataset']> {
+  return { id: issue.id, issued: issue.issued, valid_from: issue.valid_from, valid_to: issue.valid_to, already_imported: false };
+}
+
+async function writeAll(deps: UseCaseDeps, zones: Array<{ zone: GeoZone; digest: string | null }>, requestId?: string): Promise<number> {
   let created = 0;
   for (let offset = 0; offset < zones.length; offset += CONCURRENT_WRITES) {
-    const outcomes = await Promise.all(zones.slice(offset, offset + CONCURRENT_WRITES).map((zone) => upsert(deps, zone, requestId)));
+    const outcomes = await Promise.all(zones.slice(offset, offset + CONCURRENT_WRITES).map(({ zone, digest }) => upsert(deps, zone, digest, requestId)));
     created += outcomes.filter((outcome) => outcome === 'created').length;
   }
-  await deps.zoneSync.reloadAll();
-  return { created, updated: zones.length - created, total: zones.length };
+  return created;
 }
 
 /** A new id is created; a known one replaced, and a deleted one revived (which counts as created). */
-async function upsert(deps: UseCaseDeps, zone: GeoZone, requestId?: string): Promise<'created' | 'updated'> {
+async function upsert(deps: UseCaseDeps, zone: GeoZone, digest: string | null, requestId?: string): Promise<'created' | 'updated'> {
   try {
-    await deps.zones.insert(zone, deps.now(), [zoneChanged(zone.id, 'created', requestId)]);
+    await deps.zones.insert(zone, deps.now(), [zoneChanged(zone.id, 'created', requestId)], digest);
     return 'created';
   } catch (error) {
     if (!isDuplicateKey(error)) throw error;
@@ -41,7 +102,23 @@ async function upsert(deps: UseCaseDeps, zone: GeoZone, requestId?: string): Pro
   await deps.zones.change(zone.id, (current) => {
     revived = current.deleted_at !== null;
     const { id: _id, ...fields } = zone;
-    return { set: { ...fields, deleted_at: null, updated_at: deps.now() }, events: [zoneChanged(zone.id, revived ? 'created' : 'updated', requestId)] };
+    return {
+      set: { ...fields, content_digest: digest, deleted_at: null, updated_at: deps.now() },
+      events: [zoneChanged(zone.id, revived ? 'created' : 'updated', requestId)],
+    };
   });
   return revived ? 'created' : 'updated';
+}
+
+/** A zone a newer issue no longer lists: retired like a deleted one (kept, shown to admins, restricting nothing). */
+async function retire(deps: UseCaseDeps, id: string, requestId?: string): Promise<void> {
+  await deps.zones.change(id, (current) => {
+    if (current.deleted_at !== null) return null;
+    const now = deps.now();
+    return { set: { deleted_at: now, updated_at: now }, events: [zoneChanged(id, 'deleted', requestId)] };
+  });
+}
+
+function digestOf(value: GeoZoneDraft | object): string {
+  return createHash('sha256').update(canonicalize(value) ?? '').digest('hex');
 }

@@ -18,6 +18,9 @@ const MAX_REPORTED_PATHS = 200;
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
+/** What a `oneOf` says of the branches that did not apply: said only where nothing deeper explains the failure. */
+const NOISE = /must be null|must match exactly one schema/;
+
 let compiled: ValidateFunction | undefined;
 
 function validator(): ValidateFunction {
@@ -32,9 +35,7 @@ function validator(): ValidateFunction {
 
 /**
  * The schema's errors by dot path (`features.3.properties.type`), each message
- * naming the zone's `identifier` where the feature has one. `oneOf` branches
- * that could not apply (`must be null` beside the object branch) are left out
- * when a path has other messages.
+ * naming the zone's `identifier` where the feature has one.
  */
 export function ed318SchemaErrors(document: unknown): FieldErrors {
   const validate = validator();
@@ -49,8 +50,10 @@ export function ed318SchemaErrors(document: unknown): FieldErrors {
     byPath.set(path, messages);
   }
   const errors: FieldErrors = {};
+  const paths = [...byPath.keys()];
   for (const [path, messages] of byPath) {
-    const useful = messages.filter((message) => !/must be null|must match exactly one schema/.test(message));
+    const useful = messages.filter((message) => !NOISE.test(message));
+    if (useful.length === 0 && paths.some((other) => other.startsWith(`${path}.`))) continue;
     errors[path] = useful.length > 0 ? useful : messages;
   }
   return errors;

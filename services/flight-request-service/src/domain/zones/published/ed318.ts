@@ -1,3 +1,4 @@
+import type { FieldErrors } from '@dfc/kit/errors';
 import { FieldErrorBag } from '../../geometry/field-errors.js';
 import type { Polygonal } from '../../geometry/polygonal.js';
 import { isRecord, own } from '../../geometry/structure.js';
@@ -39,17 +40,17 @@ export function isEd318(document: Record<string, unknown>): boolean {
 }
 
 export function parseEd318(document: Record<string, unknown>): PublishedImportParse {
+  // The schema's verdict and the rules beyond it together, so that one answer lists every problem.
   const schemaErrors = ed318SchemaErrors(document);
-  if (Object.keys(schemaErrors).length > 0) return { ok: false, errors: schemaErrors, dataset: null, zones: [] };
   const errors = new FieldErrorBag(500);
   const dataset = readDataset(document, errors);
-  const features = own(document, 'features') as unknown[];
+  const features = own(document, 'features');
   const zones: PublishedZoneEntry[] = [];
-  features.forEach((feature, index) => {
-    const entry = readFeature(feature as Record<string, unknown>, index, dataset, errors);
+  (Array.isArray(features) ? features : []).forEach((feature, index) => {
+    const entry = isRecord(feature) ? readFeature(feature, index, dataset, errors) : null;
     if (entry) zones.push(entry);
   });
-  const all = { ...errors.toFieldErrors(), ...repeatedIdErrors(zones, (index) => `features.${index}.properties.identifier`) };
+  const all = mergeErrors(schemaErrors, errors.toFieldErrors(), repeatedIdErrors(zones, (index) => `features.${index}.properties.identifier`));
   const ok = Object.keys(all).length === 0;
   return { ok, errors: all, dataset: ok ? dataset : null, zones: ok ? zones : [] };
 }
@@ -288,3 +289,16 @@ function centreOf(volumes: ZoneVolume[]): number {
 }
 
 export { centreOf };
+
+function mergeErrors(...sets: FieldErrors[]): FieldErrors {
+  const merged: FieldErrors = {};
+  for (const set of sets) {
+    for (const [path, messages] of Object.entries(set)) {
+      // The schema's words for a path stand alone: the rules below say the same thing again in others.
+      if (merged[path] !== undefined && set !== sets[0]) continue;
+      const existing = (merged[path] ??= []);
+      for (const message of messages) if (!existing.includes(message)) existing.push(message);
+    }
+  }
+  return merged;
+}

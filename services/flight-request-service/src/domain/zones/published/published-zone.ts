@@ -1,7 +1,7 @@
 import { ZONE_LIMIT_MAX_M, type ZoneRestriction } from '@dfc/contracts';
-import type { FieldErrors } from '@dfc/kit/errors';
 import type { MultiPolygon, Position } from 'geojson';
 import { circlePolygon, CIRCLE_STEPS } from '../../geometry/circle-area.js';
+import { attribute } from '../../geometry/field-errors.js';
 import { checkZoneGeometry } from '../../geometry/flight-area.js';
 import type { Polygonal } from '../../geometry/polygonal.js';
 import type { Applicability, GeoZoneDraft, PublishedZone, TimePeriod, VerticalLimit, ZoneVolume } from '../geo-zone.js';
@@ -80,7 +80,9 @@ function joined(areas: Polygonal[]): Polygonal {
 export function readArea(input: unknown, path: string, reader: ZoneReader): Polygonal | null {
   const checked = checkZoneGeometry(input, path);
   if (checked.ok) return checked.geometry;
-  for (const [field, messages] of Object.entries(checked.errors)) for (const message of messages) reader.errors.add(field, withZone(message, reader.identifier));
+  for (const [field, messages] of Object.entries(checked.errors)) {
+    for (const message of messages) reader.errors.add(field, withZone(message, reader.identifier, field));
+  }
   return null;
 }
 
@@ -117,13 +119,11 @@ export function checkBand(volume: Pick<ZoneVolume, 'lower' | 'upper'>, upperPath
   return false;
 }
 
-export function withZone(message: string, identifier: string | null): string {
+/** The geometry rules' message with the zone named right after its path. */
+function withZone(message: string, identifier: string | null, field: string): string {
   if (identifier === null) return message;
-  return message.includes(' field') ? message.replace(' field', ` field (zone ${identifier})`) : `${message} (zone ${identifier})`;
-}
-
-export function errorsWithZone(errors: FieldErrors, identifier: string | null): FieldErrors {
-  return Object.fromEntries(Object.entries(errors).map(([path, messages]) => [path, messages.map((message) => withZone(message, identifier))]));
+  const named = attribute(field);
+  return message.includes(named) ? message.replace(named, `${named} (zone ${identifier})`) : `${message} (zone ${identifier})`;
 }
 
 /** A dataset valid only from/to bounds every zone it carries. */
