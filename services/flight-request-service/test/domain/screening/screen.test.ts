@@ -104,15 +104,15 @@ describe('screen', () => {
     it("when the zone's altitude band starts above the flight, then there is no finding", () => {
       const high = zone({ id: 'high', restriction: 'PROHIBITED', lower_limit_m: 101, upper_limit_m: 3000 });
       expect(screen(input({ zones: [high] })).outcome).to.equal('Approved');
-      expect(screen(input({ zones: [{ ...high, lower_limit_m: 100 }] })).outcome).to.equal('Rejected');
+      expect(screen(input({ zones: [zone({ id: 'high', restriction: 'PROHIBITED', lower_limit_m: 100, upper_limit_m: 3000 })] })).outcome).to.equal('Rejected');
     });
 
     it("when the zone's schedule does not overlap the flight window, then there is no finding", () => {
-      const event = zone({ id: 'event', type: 'TEMPORARY', restriction: 'PROHIBITED' });
+      const event = (schedule: GeoZone['schedule']) => zone({ id: 'event', type: 'TEMPORARY', restriction: 'PROHIBITED', schedule });
       const before = { start: '2026-12-01T06:00:00Z', end: '2026-12-01T10:00:00Z' };
       const during = { start: '2026-12-01T11:59:00Z', end: '2026-12-01T23:00:00Z' };
-      expect(screen(input({ zones: [{ ...event, schedule: before }] })).outcome).to.equal('Approved');
-      expect(screen(input({ zones: [{ ...event, schedule: during }] })).outcome).to.equal('Rejected');
+      expect(screen(input({ zones: [event(before)] })).outcome).to.equal('Approved');
+      expect(screen(input({ zones: [event(during)] })).outcome).to.equal('Rejected');
     });
 
     it("when the zone's bbox covers the area but its polygon does not (an L-shape), then there is no finding", () => {
