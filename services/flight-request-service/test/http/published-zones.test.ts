@@ -5,12 +5,12 @@ import { admin, operatorPrincipal, reviewerPrincipal, startTestService, type Tes
 import { featureCollection, square, submission } from '../support/fixtures.js';
 
 /*
- * The reference samples of ../shared/airspace, imported as authorities publish
+ * The reference samples (test/support/airspace, copied from ../shared/airspace), imported as authorities publish
  * them: ED-318 (the Swiss test dataset) and ED-269, then read back as an
  * operator would (geo-awareness) and screened as their content says.
  */
 
-const SAMPLES = new URL('../../../../../shared/airspace/', import.meta.url);
+const SAMPLES = new URL('../support/airspace/', import.meta.url);
 const sample = (file: string): Record<string, any> => JSON.parse(readFileSync(new URL(file, SAMPLES), 'utf8'));
 
 describe('POST /api/zones/import of ED-269 and ED-318 documents, GET /api/zones for every key', () => {
