@@ -42,9 +42,17 @@ export interface ZoneImportParse {
 
 /** Recognised by shape: ED-269 has `UASZoneList`, ED-318 `metadata` or ED-318 zone members; anything else is the own format. */
 export function parseZoneImport(input: unknown): ZoneImportParse {
-  if (isRecord(input) && isEd269(input)) return published('ED-269', parseEd269(input));
-  if (isRecord(input) && isEd318(input)) return published('ED-318', parseEd318(input));
+  if (isRecord(input) && isEd269(input)) return tooMany(input, 'UASZoneList', 'ED-269') ?? published('ED-269', parseEd269(input));
+  if (isRecord(input) && isEd318(input)) return tooMany(input, 'features', 'ED-318') ?? published('ED-318', parseEd318(input));
   return { format: 'own', dataset: null, ...parseOwnImport(input) };
+}
+
+/** The same bound on zones as the own format's, checked before any zone is read. */
+function tooMany(input: Record<string, unknown>, key: string, format: 'ED-269' | 'ED-318'): ZoneImportParse | null {
+  const zones = own(input, key);
+  if (!Array.isArray(zones) || zones.length <= ZONE_IMPORT_MAX_FEATURES) return null;
+  const message = `The ${key} field must not have more than ${ZONE_IMPORT_MAX_FEATURES} items.`;
+  return { format, dataset: null, ok: false, errors: { [key]: [message] }, entries: [] };
 }
 
 function published(format: 'ED-269' | 'ED-318', parsed: PublishedImportParse): ZoneImportParse {

@@ -1,4 +1,4 @@
-import { ZONE_LIMIT_MAX_M, type ZoneRestriction } from '@dfc/contracts';
+import { ZONE_LIMIT_MAX_M, ZONE_TYPES, type ZoneRestriction } from '@dfc/contracts';
 import type { MultiPolygon, Position } from 'geojson';
 import { circlePolygon, CIRCLE_STEPS } from '../../geometry/circle-area.js';
 import { attribute } from '../../geometry/field-errors.js';
@@ -41,6 +41,8 @@ export interface PublishedParts {
  */
 export function draftOfPublished(parts: PublishedParts, reader: ZoneReader, authorityPath: string): GeoZoneDraft | null {
   const { published, volumes } = parts;
+  const local = projectProperties(published.extended_properties, reader, reader.path('extendedProperties'));
+  if (local === null) return null;
   const deciding = published.authorities.find((authority) => authority.purpose === 'AUTHORIZATION') ?? published.authorities[0];
   const authority = deciding ? preferredText(deciding.name) : null;
   if (authority === null) {
@@ -53,13 +55,13 @@ export function draftOfPublished(parts: PublishedParts, reader: ZoneReader, auth
   }
   return {
     name: preferredText(published.names) ?? parts.identifier,
-    type: 'OTHER',
+    type: local.type,
     restriction: restrictionOf(published.published_type as (typeof PUBLISHED_TYPES)[number]),
     lower_limit_m: Math.max(0, Math.floor(Math.min(...volumes.map((volume) => inMetres(volume.lower))))),
     upper_limit_m: Math.min(ZONE_LIMIT_MAX_M, Math.ceil(Math.max(...volumes.map((volume) => inMetres(volume.upper))))),
     schedule: null,
     authority,
-    ctr_exemption_ceiling_m: null,
+    ctr_exemption_ceiling_m: local.ceiling,
     geometry: joined(volumes.map((volume) => volume.geometry)),
     identifier: parts.identifier,
     country: parts.country,
@@ -68,6 +70,30 @@ export function draftOfPublished(parts: PublishedParts, reader: ZoneReader, auth
     published,
     dataset_id: parts.datasetId,
   };
+}
+
+/**
+ * The two things this service needs that neither format says, read from
+ * `extendedProperties` (the formats' place for a provider's own data) when a
+ * provider gives them: `dfcZoneType` (CTR, AIRPORT, … as in the own format;
+ * OTHER without it) and, for a CTR, `dfcCtrExemptionCeilingM`, the height up
+ * to which operators holding a CTR exemption fly without review.
+ */
+function projectProperties(
+  extended: Record<string, unknown> | null,
+  reader: ZoneReader,
+  path: string,
+): { type: string; ceiling: number | null } | null {
+  const type = extended?.['dfcZoneType'] ?? 'OTHER';
+  const ceiling = extended?.['dfcCtrExemptionCeilingM'] ?? null;
+  const knownType = reader.oneOf(type, reader.pathIn(path, 'dfcZoneType'), ZONE_TYPES);
+  if (knownType === null) return null;
+  if (ceiling === null) return { type: knownType, ceiling: null };
+  if (knownType !== 'CTR' || !Number.isInteger(ceiling) || (ceiling as number) < 0 || (ceiling as number) > ZONE_LIMIT_MAX_M) {
+    reader.fail(reader.pathIn(path, 'dfcCtrExemptionCeilingM'), `must be whole metres from 0 to ${ZONE_LIMIT_MAX_M}, and only on a zone whose dfcZoneType is CTR.`);
+    return null;
+  }
+  return { type: knownType, ceiling: ceiling as number };
 }
 
 function joined(areas: Polygonal[]): Polygonal {
