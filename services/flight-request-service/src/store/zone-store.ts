@@ -41,7 +41,7 @@ function toZone(stored: StoredZone): ZoneDoc {
     identifier: stored.identifier ?? null,
     country: stored.country ?? null,
     dataset_id: stored.dataset_id ?? null,
-    volumes: JSON.parse(volumes_json) as GeoZone['volumes'],
+    volumes: (JSON.parse(volumes_json) as StoredVolume[]).map((volume) => ({ ...volume, geometry: volume.geometry ?? geometry })),
     applicability: JSON.parse(applicability_json) as GeoZone['applicability'],
     published: published_json ? (JSON.parse(published_json) as GeoZone['published']) : null,
   };
@@ -52,10 +52,18 @@ function toStored(fields: ZoneChange['set']): Partial<Omit<StoredZone, '_id' | '
   return {
     ...rest,
     ...(geometry === undefined ? {} : { geometry_json: JSON.stringify(geometry) }),
-    ...(volumes === undefined ? {} : { volumes_json: JSON.stringify(volumes) }),
+    ...(volumes === undefined ? {} : { volumes_json: JSON.stringify(volumesToStore(volumes)) }),
     ...(applicability === undefined ? {} : { applicability_json: JSON.stringify(applicability) }),
     ...(published === undefined ? {} : { published_json: published === null ? null : JSON.stringify(published) }),
   };
+}
+
+/** A zone of one volume stores its area once: the volume's is the zone's geometry (and one object in memory). */
+type StoredVolume = Omit<GeoZone['volumes'][number], 'geometry'> & { geometry?: GeoZone['geometry'] };
+
+function volumesToStore(volumes: GeoZone['volumes']): StoredVolume[] {
+  if (volumes.length !== 1) return volumes;
+  return volumes.map(({ geometry: _geometry, ...limits }) => limits);
 }
 
 /** Geo-zones: written only through their aggregate's one write path. */
