@@ -108,7 +108,7 @@ function readZone(zone: unknown, index: number, dataset: DatasetIssue, errors: F
     authorities: readAuthorities(own(zone, 'zoneAuthority'), reader.path('zoneAuthority'), reader),
   };
   if (!id || !identifier || !country || !publishedType || !volumes || !applicability) return null;
-  const draft = draftOfPublished({ id, identifier, country, datasetId: dataset.id, volumes, applicability, published }, reader, reader.path('zoneAuthority'));
+  const draft = draftOfPublished({ identifier, country, datasetId: dataset.id, volumes, applicability, published }, reader, reader.path('zoneAuthority'));
   return draft ? { index, id, zone: draft } : null;
 }
 
@@ -193,7 +193,7 @@ function readApplicability(value: unknown, path: string, reader: ZoneReader, lon
     }
     const dailyRaw = own(entry, 'dailyPeriod');
     const meaningful = Array.isArray(dailyRaw) ? dailyRaw.filter((daily) => !emptyDaily(daily)) : [];
-    const daily = meaningful.map((item, j) => readDaily(item, reader.pathIn(at, 'dailyPeriod', j), reader, longitude, { startTime: 'startTime', startEvent: 'startEvent', endTime: 'endTime', endEvent: 'endEvent' }));
+    const daily = meaningful.map((item, j) => readDaily(item, reader.pathIn(at, 'dailyPeriod', j), reader, longitude));
     if (daily.some((item) => item === null)) failed = true;
     if (flag === 'YES' && start === null && end === null && daily.length === 0) permanent = true;
     else if (flag !== 'YES' && start === null && end === null && daily.length === 0) {

@@ -101,7 +101,6 @@ function readFeature(feature: Record<string, unknown>, index: number, dataset: D
   const reasons = own(properties, 'reason');
   const draft = draftOfPublished(
     {
-      id,
       identifier,
       country,
       datasetId: dataset.id,
@@ -218,36 +217,20 @@ function readApplicability(value: unknown, path: string, reader: ZoneReader, lon
 
 function readPeriod(value: unknown, path: string, reader: ZoneReader, longitude: number): TimePeriod | null {
   if (!isRecord(value)) return reader.fail(path, 'must be a time period.'), null;
+  const failuresBefore = reader.failures;
   const start = reader.dateTime(own(value, 'startDateTime'), reader.pathIn(path, 'startDateTime'));
   const end = reader.dateTime(own(value, 'endDateTime'), reader.pathIn(path, 'endDateTime'));
-  const failedBefore = reader.errors.toFieldErrors();
   if (start !== null && end !== null && Date.parse(end) <= Date.parse(start)) {
     reader.fail(reader.pathIn(path, 'endDateTime'), 'must be after its startDateTime.');
     return null;
   }
   const schedule = own(value, 'schedule');
   const daily = Array.isArray(schedule) ? schedule.map((item, i) => readDaily(item, reader.pathIn(path, 'schedule', i), reader, longitude)) : [];
-  const unreadable =
-    (own(value, 'startDateTime') != null && start === null) ||
-    (own(value, 'endDateTime') != null && end === null) ||
-    daily.some((item) => item === null) ||
-    Object.keys(failedBefore).length !== Object.keys(reader.errors.toFieldErrors()).length;
-  return unreadable ? null : { start, end, daily: daily as DailyPeriod[] };
+  return reader.failures > failuresBefore ? null : { start, end, daily: daily as DailyPeriod[] };
 }
 
 /** Weekdays with a start and an end, each a time with its offset or a daylight event; either may be left out (the day's start, its end). */
-export function readDaily(
-  value: unknown,
-  path: string,
-  reader: ZoneReader,
-  longitude: number,
-  keys: { startTime: string; startEvent: string | null; endTime: string; endEvent: string | null } = {
-    startTime: 'startTime',
-    startEvent: 'startEvent',
-    endTime: 'endTime',
-    endEvent: 'endEvent',
-  },
-): DailyPeriod | null {
+export function readDaily(value: unknown, path: string, reader: ZoneReader, longitude: number): DailyPeriod | null {
   if (!isRecord(value)) return reader.fail(path, 'must be a daily period.'), null;
   const rawDays = own(value, 'day');
   if (!Array.isArray(rawDays) || rawDays.length === 0) {
@@ -256,8 +239,8 @@ export function readDaily(
   }
   const days = rawDays.map((day, i) => reader.oneOf(day, reader.pathIn(path, 'day', i), [...WEEKDAYS, 'ANY'] as const));
   if (days.some((day) => day === null)) return null;
-  const start = readMoment(value, path, reader, keys.startTime, keys.startEvent);
-  const end = readMoment(value, path, reader, keys.endTime, keys.endEvent);
+  const start = readMoment(value, path, reader, 'startTime', 'startEvent');
+  const end = readMoment(value, path, reader, 'endTime', 'endEvent');
   if (start === undefined || end === undefined) return null;
   const frame = start && 'time' in start ? start.offset_minutes : end && 'time' in end ? end.offset_minutes : Math.round((longitude / 15) * 60);
   return {
@@ -268,27 +251,36 @@ export function readDaily(
 }
 
 /** null: left out; undefined: refused. */
-function readMoment(value: Record<string, unknown>, path: string, reader: ZoneReader, timeKey: string, eventKey: string | null): DayMoment | null | undefined {
+function readMoment(value: Record<string, unknown>, path: string, reader: ZoneReader, timeKey: string, eventKey: string): DayMoment | null | undefined {
   const time = own(value, timeKey);
-  const event = eventKey === null ? undefined : own(value, eventKey);
+  const event = own(value, eventKey);
   if (time != null && event != null) {
-    reader.fail(reader.pathIn(path, eventKey as string), `must not be given together with ${timeKey}.`);
+    reader.fail(reader.pathIn(path, eventKey), `must not be given together with ${timeKey}.`);
     return undefined;
   }
   if (event != null) {
-    const known = reader.oneOf(event, reader.pathIn(path, eventKey as string), DAYLIGHT_EVENTS);
+    const known = reader.oneOf(event, reader.pathIn(path, eventKey), DAYLIGHT_EVENTS);
     return known === null ? undefined : { event: known };
   }
   if (time == null) return null;
   return reader.time(time, reader.pathIn(path, timeKey)) ?? undefined;
 }
 
-function centreOf(volumes: ZoneVolume[]): number {
-  const longitudes = volumes.flatMap((volume) => (volume.geometry.type === 'Polygon' ? [volume.geometry.coordinates] : volume.geometry.coordinates)).flatMap((rings) => (rings[0] ?? []).map((position) => position[0] as number));
-  return longitudes.length === 0 ? 0 : (Math.min(...longitudes) + Math.max(...longitudes)) / 2;
+/** The middle longitude of the zone's areas: where a day without a time of its own is counted in mean solar time. */
+export function centreOf(volumes: ZoneVolume[]): number {
+  let west = Infinity;
+  let east = -Infinity;
+  for (const volume of volumes) {
+    const polygons = volume.geometry.type === 'Polygon' ? [volume.geometry.coordinates] : volume.geometry.coordinates;
+    for (const rings of polygons) {
+      for (const position of rings[0] ?? []) {
+        west = Math.min(west, position[0] as number);
+        east = Math.max(east, position[0] as number);
+      }
+    }
+  }
+  return Number.isFinite(west) ? (west + east) / 2 : 0;
 }
-
-export { centreOf };
 
 function mergeErrors(...sets: FieldErrors[]): FieldErrors {
   const merged: FieldErrors = {};

@@ -25,7 +25,6 @@ export function restrictionOf(publishedType: (typeof PUBLISHED_TYPES)[number]): 
 }
 
 export interface PublishedParts {
-  id: string;
   identifier: string;
   country: string;
   published: PublishedZone;

@@ -21,6 +21,8 @@ const TIME = /^(\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/i;
 
 export class ZoneReader {
   identifier: string | null = null;
+  /** Refusals so far: what tells a caller whether the part it read was whole. */
+  failures = 0;
 
   constructor(
     readonly errors: FieldErrorBag,
@@ -32,6 +34,7 @@ export class ZoneReader {
   }
 
   fail(path: string, message: string): void {
+    this.failures += 1;
     const zone = this.identifier ? ` (zone ${this.identifier})` : '';
     this.errors.add(path, `The ${path} field${zone} ${message}`);
   }
