@@ -219,4 +219,14 @@ export const flightRequestPaths = (now: Date): Record<string, PathItem> => ({
       responses: { '204': response('Deleted.'), '403': forbidden, '404': notFound },
     },
   },
+  '/api/zones/{id}/versions': {
+    parameters: [zoneId],
+    get: {
+      tags: ['Geo-zones'],
+      operationId: 'listZoneVersions',
+      summary: 'Every version of a geo-zone, oldest first (admin)',
+      description: 'Each change (a replace, a newer dataset issue, a deletion or retirement) keeps the version it replaced.',
+      responses: { '200': response('The versions.', DataEnvelope(Type.Array(GeoZoneRecord))), '403': forbidden, '404': notFound },
+    },
+  },
 });

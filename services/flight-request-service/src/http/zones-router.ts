@@ -7,7 +7,7 @@ import { ZoneListQuery, ZoneQuery } from '@dfc/contracts';
 import type { Context } from 'koa';
 import type { UseCaseDeps } from '../use-cases/deps.js';
 import { importZones } from '../use-cases/zones/import-zones.js';
-import { createZone, deleteZone, getZone, listZones, replaceZone, windowOf } from '../use-cases/zones/manage-zones.js';
+import { createZone, deleteZone, getZone, listZones, replaceZone, windowOf, zoneVersions } from '../use-cases/zones/manage-zones.js';
 import { zoneRecord, type LanguageChooser } from './zone-record.js';
 
 export const ZONE_IMPORT_PATH = '/api/zones/import';
@@ -54,6 +54,11 @@ export function zonesRouter(deps: UseCaseDeps, heapCompaction: HeapCompaction): 
   router.get('/:id', readers, async (ctx) => {
     const window = windowOf(validateZoneQuery({ ...ctx.query }));
     ctx.body = { data: zoneRecord(await getZone(deps, ctx.params['id'] ?? '', isAdmin(ctx)), chooser(ctx), window) };
+  });
+
+  router.get('/:id/versions', admins, async (ctx) => {
+    const choose = chooser(ctx);
+    ctx.body = { data: (await zoneVersions(deps, ctx.params['id'] ?? '')).map((zone) => zoneRecord(zone, choose)) };
   });
 
   router.put('/:id', admins, async (ctx) => {

@@ -24,6 +24,8 @@ export interface StoredZone extends Omit<GeoZone, 'id' | 'geometry' | 'volumes' 
   version: number;
   created_at: Date;
   updated_at: Date;
+  /** The versions before this one, oldest first, as JSON text (each a StoredZone without outbox and history): admins read them. */
+  history_json?: string;
 }
 
 export type ZoneModel = Model<StoredZone>;
@@ -43,6 +45,7 @@ const zoneSchema = new Schema<StoredZone>(
     volumes_json: { type: String },
     applicability_json: { type: String },
     published_json: { type: String, default: null },
+    history_json: { type: String },
     identifier: { type: String, default: null },
     country: { type: String, default: null },
     dataset_id: { type: String, default: null },

@@ -108,6 +108,10 @@ describe('POST /api/zones/import of ED-269 and ED-318 documents, GET /api/zones 
       expect((await call('GET', '/api/zones/CHE.LSTB002', undefined, operatorPrincipal(operatorUuid))).status).to.equal(404);
       const retired = await call('GET', '/api/zones?status=retired&per_page=100');
       expect(retired.body.data.map((zone: { id: string }) => zone.id)).to.include('CHE.LSTB002');
+      const versions = await call('GET', '/api/zones/CHE.LSZB003/versions');
+      expect(versions.body.data.map((zone: { version: number; volumes: Array<{ lower: { value: number } }> }) => [zone.version, zone.volumes[0]?.lower.value])).to.deep.equal([[0, 60], [1, 0]]);
+      expect((await call('GET', '/api/zones/CHE.LSTB002/versions')).body.data.map((zone: { status: string }) => zone.status)).to.deep.equal(['published', 'retired']);
+      expect((await call('GET', '/api/zones/CHE.LSZB003/versions', undefined, operatorPrincipal(operatorUuid))).status).to.equal(403);
       // The floor is now the ground: a low flight in Bern needs Skyguide too.
       expect((await submitIn(BERN, 50)).status).to.equal('Pending');
 

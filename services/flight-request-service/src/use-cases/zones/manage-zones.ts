@@ -46,6 +46,13 @@ export async function getZone(deps: UseCaseDeps, id: string, admin: boolean): Pr
   return doc;
 }
 
+/** Admins: every version of a zone, oldest first, retired ones too. */
+export async function zoneVersions(deps: UseCaseDeps, id: string): Promise<ZoneDoc[]> {
+  const versions = await deps.zones.versions(id);
+  if (!versions) throw new NotFoundError();
+  return versions;
+}
+
 /** The longest window a listing computes active intervals for. */
 export const MAX_LIST_WINDOW_DAYS = 31;
 
