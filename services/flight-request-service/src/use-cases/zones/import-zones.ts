@@ -23,8 +23,8 @@ const INSERT_BATCH_CHARS = 6 * 1024 * 1024;
  * POST /api/zones/import: every zone is checked first (one 422 lists every
  * failing zone, and nothing is written); then each zone is created, or
  * replaced (revived when it was deleted) by its id, with its own zone.changed
- * event, which rescreens the live requests it meets; this replica reloads its
- * index before answering.
+ * event, which rescreens the live requests it meets; this replica puts what it
+ * wrote into its index before answering.
  *
  * An ED-269 / ED-318 document is an issue of its dataset: the same issue again
  * changes nothing; an older one is refused; a newer one rewrites only the
@@ -36,7 +36,7 @@ export async function importZones(deps: UseCaseDeps, body: unknown, requestId?: 
   const zones = parsed.entries.flatMap((entry) => (entry.ok ? [{ ...entry.zone, id: entry.id ?? newId() }] : []));
   if (parsed.dataset) return importIssue(deps, parsed.dataset, zones, requestId);
   const created = await writeAll(deps, zones.map((zone) => ({ zone, digest: null })), requestId);
-  await deps.zoneSync.reloadAll();
+  await deps.zoneSync.applied(zones, []);
   return { format: parsed.format, dataset: null, created, updated: zones.length - created, unchanged: 0, retired: 0, total: zones.length };
 }
 
@@ -63,7 +63,7 @@ async function importIssue(deps: UseCaseDeps, issue: DatasetIssue, zones: GeoZon
     await Promise.all(absent.slice(offset, offset + CONCURRENT_WRITES).map((id) => retire(deps, id, requestId)));
   }
   await deps.datasets.save(issue, issueDigest, [...listed], deps.now());
-  await deps.zoneSync.reloadAll();
+  await deps.zoneSync.applied(changed, absent);
   return {
     ...summary,
     created,
