@@ -185,7 +185,7 @@ async function stepsWithReceiver(operator: string, email: string, key: string, r
 
   runMidway();
 
-  const zones = JSON.parse(await readFile(`${ROOT}services/flight-request-service/data/sample-zones.geojson`, 'utf8')) as unknown;
+  const zones = JSON.parse(await readFile(`${ROOT}services/flight-request-service/data/sample-zones.ed318.json`, 'utf8')) as Json;
   const imported = await call('POST', '/api/zones/import', { key: adminKey, body: zones });
   expect(imported.status === 200 || imported.status === 201, `7. the sample zones import: HTTP ${imported.status} ${JSON.stringify(imported.body).slice(0, 300)}`);
   say(`7. sample zones imported: ${imported.status}`);

@@ -34,13 +34,14 @@ export function saveSession(session: Session | null): void {
 
 /**
  * The public API has no "who am I" route, so the role is read from what the key
- * may do: only admins list zones, reviewers (and admins) read the review queue,
+ * may do: only admins list retired zones (every key reads published ones),
+ * reviewers (and admins) read the review queue,
  * and an operator key reads its own operator record (whose uuid the operator
  * got at registration). Each probe is a read that changes nothing.
  */
 export async function signIn(key: string, operatorUuid: string): Promise<Session> {
   const api = new Api(key);
-  if (await allowed(() => api.get('/api/zones?per_page=1'))) return { key, role: 'admin', operatorUuid: null, authority: null, label: 'Admin' };
+  if (await allowed(() => api.get('/api/zones?status=retired&per_page=1'))) return { key, role: 'admin', operatorUuid: null, authority: null, label: 'Admin' };
   const reviews = await attempt(() => api.get<{ data: Array<{ authority: string }> }>('/api/reviews?per_page=1'));
   if (reviews !== null) {
     const authority = reviews.data[0]?.authority ?? null;

@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 
-const DEFAULT_FILE = fileURLToPath(new URL('../data/sample-zones.geojson', import.meta.url));
+const DEFAULT_FILE = fileURLToPath(new URL('../data/sample-zones.ed318.json', import.meta.url));
 
 async function main(): Promise<void> {
   const gateway = (process.env['GATEWAY_URL'] ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');

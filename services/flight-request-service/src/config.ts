@@ -26,6 +26,11 @@ export const FlightRequestServiceConfig = Type.Object({
   START_GRACE_MINUTES: Type.Number({ minimum: 0, default: 5 }),
   ALTITUDE_REVIEW_ABOVE_M: Type.Integer({ minimum: 0, default: 120 }),
   NATIONAL_AUTHORITY: Type.String({ minLength: 1, default: 'NATIONAL' }),
+  /**
+   * A folder of SRTM `.hgt` tiles (`N46E007.hgt`): the terrain zone limits in AMSL or WGS-84 heights are compared
+   * against. Empty: no terrain, and such limits count as met wherever a flight is.
+   */
+  TERRAIN_DIR: Type.String({ default: '' }),
   /** Ed25519 private key (PEM, PKCS#8) that signs flight authorisations; a secret (use AUTHORISATION_SIGNING_KEY_FILE). */
   AUTHORISATION_SIGNING_KEY: Type.String({ minLength: 1 }),
   /**

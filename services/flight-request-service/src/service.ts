@@ -22,6 +22,8 @@ import { reviewQueueModel } from './store/review-item-model.js';
 import { ReviewQueueStore } from './store/review-queue-store.js';
 import { zoneModel } from './store/zone-model.js';
 import { ZoneStore } from './store/zone-store.js';
+import { HgtTerrain } from './terrain/hgt-terrain.js';
+import { datasetModel, ZoneDatasetStore } from './store/zone-dataset-store.js';
 import type { UseCaseDeps } from './use-cases/deps.js';
 import { applyOperatorChange } from './use-cases/apply-operator-change.js';
 import { applyReviewItemsChange } from './use-cases/apply-review-items-change.js';
@@ -56,6 +58,7 @@ export function createFlightRequestService(resources: ServiceResources<FlightReq
     operatorFacts,
     idempotencyKeys: new IdempotencyKeyStore(idempotencyKeyModel(connection)),
     zones,
+    datasets: new ZoneDatasetStore(datasetModel(connection)),
     zoneIndex,
     zoneSync,
     limits: {
@@ -65,7 +68,11 @@ export function createFlightRequestService(resources: ServiceResources<FlightReq
       startGraceMinutes: config.START_GRACE_MINUTES,
       flightArea: { ...DEFAULT_FLIGHT_AREA_LIMITS, maxAreaM2: config.MAX_AREA_KM2 * 1_000_000 },
     },
-    rules: { altitudeReviewAboveM: config.ALTITUDE_REVIEW_ABOVE_M, nationalAuthority: config.NATIONAL_AUTHORITY },
+    rules: {
+      altitudeReviewAboveM: config.ALTITUDE_REVIEW_ABOVE_M,
+      nationalAuthority: config.NATIONAL_AUTHORITY,
+      vertical: new HgtTerrain(config.TERRAIN_DIR === '' ? null : config.TERRAIN_DIR),
+    },
     metrics,
     authorisationKeys: AuthorisationKeys.fromPem(config.AUTHORISATION_SIGNING_KEY, config.AUTHORISATION_PREVIOUS_PUBLIC_KEYS),
     now: resources.now ?? (() => new Date()),

@@ -75,12 +75,17 @@ export type FlightAreaSummary = Static<typeof FlightAreaSummary>;
 export const FindingRecord = Type.Object({
   code: Type.String({
     description:
-      'ZONE_PROHIBITED | ZONE_REQUIRES_AUTHORISATION | CTR_EXEMPTION_APPLIED | ZONE_CONDITIONAL | ALTITUDE_ABOVE_LIMIT | DECONFLICTION_OVERLAP',
+      'ZONE_PROHIBITED | ZONE_REQUIRES_AUTHORISATION | CTR_EXEMPTION_APPLIED | ZONE_CONDITIONAL | ZONE_USPACE | ALTITUDE_ABOVE_LIMIT | DECONFLICTION_OVERLAP',
   }),
   message: Type.String(),
   zone_id: Nullable(Type.String()),
   zone_name: Nullable(Type.String()),
   authority: Nullable(Type.String()),
+  zone_identifier: Type.Optional(Type.String({ description: 'zones as an authority publishes them (ED-269 / ED-318): their identifier' })),
+  zone_country: Type.Optional(Nullable(Type.String({ description: 'and their country (ISO 3166-1 alpha-3)' }))),
+  terrain_unknown: Type.Optional(
+    Type.Literal(true, { description: 'a zone limit not above ground counted as met: no terrain model covers the flight area' }),
+  ),
   conflict: Type.Optional(
     Type.Object(SharedVolume.properties, {
       description:

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Int32, RequiredLine, Timestamp } from '../schema-helpers.js';
+import { Int32, Nullable, RequiredLine, Timestamp } from '../schema-helpers.js';
 import { ZoneGeometry } from './geojson.js';
 
 /*
@@ -12,7 +12,8 @@ import { ZoneGeometry } from './geojson.js';
 export const ZONE_TYPES = ['CTR', 'AIRPORT', 'MILITARY', 'NATURE', 'TEMPORARY', 'OTHER'] as const;
 export type ZoneType = (typeof ZONE_TYPES)[number];
 
-export const ZONE_RESTRICTIONS = ['PROHIBITED', 'REQ_AUTHORISATION', 'CONDITIONAL', 'NO_RESTRICTION'] as const;
+/** USPACE: ED-318's U-space airspace, where flights need U-space services (EU 2021/664). */
+export const ZONE_RESTRICTIONS = ['PROHIBITED', 'REQ_AUTHORISATION', 'CONDITIONAL', 'NO_RESTRICTION', 'USPACE'] as const;
 export type ZoneRestriction = (typeof ZONE_RESTRICTIONS)[number];
 
 /** Metres above ground; 100 km is far above any airspace a drone can reach. */
@@ -68,14 +69,104 @@ export type GeoZoneFields = Static<typeof GeoZoneFields>;
 export const GeoZoneInput = Type.Object({ ...zoneFieldSchemas, geometry: ZoneGeometry }, { $id: 'GeoZoneInput', additionalProperties: false });
 export type GeoZoneInput = Static<typeof GeoZoneInput>;
 
-/** A stored zone (inside `data`). */
+const LangText = Type.Object({ text: Type.String(), lang: Type.String() });
+
+const VerticalLimitRecord = Type.Object(
+  {
+    value: Type.Number({ format: 'double' }),
+    reference: Type.Unsafe<'AGL' | 'AMSL' | 'WGS84'>({ type: 'string', enum: ['AGL', 'AMSL', 'WGS84'] }),
+    uom: Type.Unsafe<'m' | 'ft'>({ type: 'string', enum: ['m', 'ft'] }),
+  },
+  { description: 'a limit as published: value in uom above the reference (ground, mean sea level, WGS-84 ellipsoid)' },
+);
+
+const DayMomentRecord = Type.Object(
+  {
+    time: Type.Optional(Type.String({ description: 'a time of day with its UTC offset, e.g. 08:00:00+01:00' })),
+    event: Type.Optional(Type.Unsafe<string>({ type: 'string', enum: ['BMCT', 'SR', 'SS', 'EECT'] })),
+  },
+  { description: 'either time or event' },
+);
+
+const ApplicabilityRecord = Type.Object(
+  {
+    permanent: Type.Boolean(),
+    periods: Type.Array(
+      Type.Object({
+        start: Nullable(Type.String()),
+        end: Nullable(Type.String()),
+        daily: Type.Array(
+          Type.Object({
+            days: Type.Array(Type.Unsafe<string>({ type: 'string', enum: ['MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT', 'SUN'] })),
+            start: DayMomentRecord,
+            end: DayMomentRecord,
+          }),
+          { description: 'empty: the whole of [start, end)' },
+        ),
+      }),
+    ),
+  },
+  { description: 'permanent, or active only in its periods' },
+);
+
+const AuthorityRecord = Type.Object({
+  name: Nullable(Type.String()),
+  names: Type.Array(LangText),
+  service: Nullable(Type.String()),
+  contact_name: Nullable(Type.String()),
+  site_url: Nullable(Type.String()),
+  email: Nullable(Type.String()),
+  phone: Nullable(Type.String()),
+  purpose: Nullable(Type.String({ description: 'AUTHORIZATION, NOTIFICATION or INFORMATION' })),
+  interval_before: Nullable(Type.String({ description: 'ISO 8601 duration: how long before the flight to ask' })),
+});
+
+const PublishedRecord = Type.Object(
+  {
+    format: Type.Unsafe<'ED-269' | 'ED-318'>({ type: 'string', enum: ['ED-269', 'ED-318'] }),
+    published_type: Type.String(),
+    variant: Nullable(Type.String()),
+    names: Type.Array(LangText),
+    messages: Type.Array(LangText),
+    reasons: Type.Array(Type.String()),
+    other_reason_info: Type.Array(LangText),
+    restriction_conditions: Nullable(Type.String()),
+    region: Type.Unsafe<number | null>({ type: ['integer', 'null'], format: 'int32' }),
+    regulation_exemption: Nullable(Type.String()),
+    u_space_class: Nullable(Type.String()),
+    extended_properties: Type.Unsafe<Record<string, unknown> | null>({ type: ['object', 'null'] }),
+    data_source: Type.Unsafe<Record<string, unknown> | null>({ type: ['object', 'null'] }),
+    authorities: Type.Array(AuthorityRecord),
+  },
+  { description: 'ED-269 / ED-318 zones: everything the authority published, as published' },
+);
+
+/** A stored zone (inside `data`). Texts in several languages come in the one `Accept-Language` prefers, and all of them. */
 export const GeoZoneRecord = Type.Object(
   {
     id: Type.String({ pattern: ZONE_ID_PATTERN }),
     ...zoneFieldSchemas,
+    restriction: Type.Unsafe<ZoneRestriction>({ type: 'string', enum: [...ZONE_RESTRICTIONS] }),
+    lower_limit_m: Int32({ minimum: 0, maximum: ZONE_LIMIT_MAX_M, description: 'm above the lower limit’s reference, rounded down' }),
+    upper_limit_m: Int32({ minimum: 0, maximum: ZONE_LIMIT_MAX_M, description: 'm above the upper limit’s reference, rounded up' }),
     schedule: ZoneSchedule,
     ctr_exemption_ceiling_m: CtrExemptionCeiling,
     geometry: ZoneGeometry,
+    identifier: Nullable(Type.String({ description: 'the published ED-269 / ED-318 identifier' })),
+    country: Nullable(Type.String({ description: 'ISO 3166-1 alpha-3' })),
+    status: Type.Unsafe<'published' | 'retired'>({ type: 'string', enum: ['published', 'retired'] }),
+    version: Int32({ minimum: 0 }),
+    dataset_id: Nullable(Type.String()),
+    message: Nullable(Type.String({ description: 'the published message in the preferred language' })),
+    volumes: Type.Array(
+      Type.Object({ lower: VerticalLimitRecord, upper: VerticalLimitRecord, geometry: Type.Optional(ZoneGeometry) }),
+      { description: 'each volume’s limits as published; its own geometry when the zone has several' },
+    ),
+    applicability: ApplicabilityRecord,
+    active_intervals: Type.Optional(
+      Type.Array(Type.Object({ start: Timestamp, end: Timestamp }), { description: 'when the zone is active within the asked window' }),
+    ),
+    published: Type.Union([PublishedRecord, Type.Null()]),
     created_at: Timestamp,
     updated_at: Timestamp,
   },

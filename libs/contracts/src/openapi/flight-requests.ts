@@ -8,7 +8,7 @@ import {
   FlightRequestRecord,
 } from '../flight-requests/requests.js';
 import { ReviewDecision, ReviewListQuery, ReviewQueueEntry } from '../flight-requests/reviews.js';
-import { ZoneImportResult, ZoneListQuery } from '../flight-requests/zone-admin.js';
+import { ZoneImportResult, ZoneListQuery, ZoneQuery } from '../flight-requests/zone-admin.js';
 import { GeoZoneInput, GeoZoneRecord, ZONE_ID_PATTERN, ZoneImport } from '../flight-requests/zones.js';
 import { DataEnvelope, ErrorBody, Paginated, Uuid, ValidationErrorBody } from '../schema-helpers.js';
 import { cancelFlightRequestExample, submitFlightRequestExample } from './examples.js';
@@ -162,7 +162,11 @@ export const flightRequestPaths = (now: Date): Record<string, PathItem> => ({
     get: {
       tags: ['Geo-zones'],
       operationId: 'listZones',
-      summary: 'List geo-zones (admin)',
+      summary: 'List geo-zones (every key: geo-awareness)',
+      description:
+        'Published zones for every key, filtered by `bbox` and a window `from`/`to` (both, at most 31 days; each zone then ' +
+        'carries its `active_intervals` in it). Texts come in the language `Accept-Language` prefers, all languages beside. ' +
+        '`status=retired` (admins only) lists zones deleted or retired by a newer dataset issue.',
       parameters: queryParameters(ZoneListQuery),
       responses: { '200': response('A page of zones.', Paginated(GeoZoneRecord)), '403': forbidden, '422': invalid },
     },
@@ -178,10 +182,15 @@ export const flightRequestPaths = (now: Date): Record<string, PathItem> => ({
     post: {
       tags: ['Geo-zones'],
       operationId: 'importZones',
-      summary: 'Import geo-zones from a FeatureCollection (admin)',
+      summary: 'Import geo-zones: an ED-269 or ED-318 document as published, or a FeatureCollection (admin)',
       description:
-        "Up to 5,000 features (body up to 16 MiB); each feature's properties hold the zone fields and its `id` (on the " +
-        'feature or in the properties) upserts that zone. Any failing feature makes it a 422 naming it, and nothing is written.',
+        'Recognised by shape: an ED-269 document (`UASZoneList`), an ED-318 document (a FeatureCollection with `metadata`, ' +
+        'zones with `identifier` and `geometry.layer`; validated against the ED-318 JSON Schemas), or the FeatureCollection ' +
+        "below, whose features' properties hold the zone fields and whose `id` (on the feature or in the properties) upserts " +
+        'that zone. Up to 5,000 zones (body up to 16 MiB). Any failing zone makes it a 422 naming each path (and the ' +
+        "zone's identifier), and nothing is written. An ED-269 / ED-318 document is an issue of its dataset: the same " +
+        'issue again changes nothing (`dataset.already_imported`), an older one is a 422, a newer one retires the zones it ' +
+        'no longer lists.',
       requestBody: { required: true, content: json(ZoneImport) },
       responses: { '200': response('Imported.', DataEnvelope(ZoneImportResult)), '403': forbidden, '422': invalid },
     },
@@ -191,7 +200,8 @@ export const flightRequestPaths = (now: Date): Record<string, PathItem> => ({
     get: {
       tags: ['Geo-zones'],
       operationId: 'getZone',
-      summary: 'Get a geo-zone (admin)',
+      summary: 'Get a geo-zone (every key; admins also retired ones)',
+      parameters: queryParameters(ZoneQuery),
       responses: { '200': response('The zone.', DataEnvelope(GeoZoneRecord)), '403': forbidden, '404': notFound },
     },
     put: {
@@ -207,6 +217,16 @@ export const flightRequestPaths = (now: Date): Record<string, PathItem> => ({
       summary: 'Delete a geo-zone (admin)',
       description: 'Screening stops using it at every replica within moments.',
       responses: { '204': response('Deleted.'), '403': forbidden, '404': notFound },
+    },
+  },
+  '/api/zones/{id}/versions': {
+    parameters: [zoneId],
+    get: {
+      tags: ['Geo-zones'],
+      operationId: 'listZoneVersions',
+      summary: 'Every version of a geo-zone, oldest first (admin)',
+      description: 'Each change (a replace, a newer dataset issue, a deletion or retirement) keeps the version it replaced.',
+      responses: { '200': response('The versions.', DataEnvelope(Type.Array(GeoZoneRecord))), '403': forbidden, '404': notFound },
     },
   },
 });

@@ -52,8 +52,17 @@ export function flightRequestRecord(doc: FlightRequestSummary & { geometry?: Fli
  * carries (findings screened before issue 17 named the conflicting flight) stays out.
  */
 export function findingRecord(finding: Finding): FindingRecord {
-  const { code, message, zone_id, zone_name, authority, conflict } = finding;
-  return { code, message, zone_id, zone_name, authority, ...(conflict ? { conflict } : {}) };
+  const { code, message, zone_id, zone_name, authority, conflict, zone_identifier, zone_country, terrain_unknown } = finding;
+  return {
+    code,
+    message,
+    zone_id,
+    zone_name,
+    authority,
+    ...(zone_identifier === undefined ? {} : { zone_identifier, zone_country: zone_country ?? null }),
+    ...(terrain_unknown ? { terrain_unknown } : {}),
+    ...(conflict ? { conflict } : {}),
+  };
 }
 
 export function reviewItemRecord(item: ReviewItem): ReviewItemRecord {

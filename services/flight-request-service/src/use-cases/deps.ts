@@ -9,6 +9,7 @@ import type { OperatorFacts } from '../store/operator-registry.js';
 import type { IdempotencyKeyStore } from '../store/idempotency-key-store.js';
 import type { OperatorStore } from '../store/operator-store.js';
 import type { ReviewQueueStore } from '../store/review-queue-store.js';
+import type { ZoneDatasetStore } from '../store/zone-dataset-store.js';
 import type { ZoneStore } from '../store/zone-store.js';
 import type { ZoneIndexSync } from './zone-index-sync.js';
 
@@ -24,6 +25,8 @@ export interface UseCaseDeps {
   /** Which request each operator's Idempotency-Key names. */
   idempotencyKeys: IdempotencyKeyStore;
   zones: ZoneStore;
+  /** The last imported issue of each published dataset. */
+  datasets: ZoneDatasetStore;
   zoneIndex: ZoneIndex;
   /** Keeps zoneIndex equal to the zones collection (events, periodic reload). */
   zoneSync: ZoneIndexSync;

@@ -3,6 +3,7 @@ import { bbox } from '@turf/bbox';
 import { isLive, rescreen, screenedAlready } from '../domain/flight-request/changes.js';
 import type { FlightRequest, ZoneScreening } from '../domain/flight-request/flight-request.js';
 import { rescreenAgainstZone, type ZoneRescreening } from '../domain/rescreening/zone-rescreening.js';
+import { applicabilityBounds } from '../domain/zones/applicability.js';
 import type { GeoZone } from '../domain/zones/geo-zone.js';
 import type { RescreeningCandidate } from '../store/flight-request-store.js';
 import type { Deconfliction } from '../domain/deconfliction/reservation.js';
@@ -83,15 +84,15 @@ function zoneBox(zone: GeoZone): [number, number, number, number] {
   return [west, south, east, north];
 }
 
-/** A zone with a readable schedule applies only within it; an unreadable one counts as always, as in screening. */
+/** A zone applies only between its earliest start and its latest end (null: open); the exact intervals are screening's. */
 function scheduleStart(zone: GeoZone): Date | null {
-  const start = zone.schedule ? Date.parse(zone.schedule.start) : Number.NaN;
-  return Number.isNaN(start) ? null : new Date(start);
+  const { start } = applicabilityBounds(zone.applicability);
+  return start === null ? null : new Date(start);
 }
 
 function scheduleEnd(zone: GeoZone): Date | null {
-  const end = zone.schedule ? Date.parse(zone.schedule.end) : Number.NaN;
-  return Number.isNaN(end) || scheduleStart(zone) === null ? null : new Date(end);
+  const { end } = applicabilityBounds(zone.applicability);
+  return end === null ? null : new Date(end);
 }
 
 function laterOf(a: Date, b: Date | null): Date {

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Gauge } from 'prom-client';
+import type { GeoZone } from '../domain/zones/geo-zone.js';
 import type { ZoneIndex } from '../domain/zones/zone-index.js';
 import type { ZoneRevision, ZoneStore } from '../store/zone-store.js';
 
@@ -39,6 +40,25 @@ export class ZoneIndexSync {
       await this.read([...live].filter(([id, revision]) => this.revisions.get(id) !== revision).map(([id]) => id));
       this.index.keepOnly(new Set(live.keys()));
       for (const id of this.revisions.keys()) if (!live.has(id)) this.revisions.delete(id);
+      this.gauge.set(this.index.size);
+    });
+  }
+
+  /**
+   * Zones this replica has just written (an import): into the index at once, without reading thousands back
+   * before the answer. Their revisions are left unknown, so the zone.changed events of the same writes (or the
+   * periodic reload) read each once more, in the background.
+   */
+  applied(written: readonly GeoZone[], removed: readonly string[]): Promise<void> {
+    return this.serially(async () => {
+      for (const zone of written) {
+        this.index.upsert(zone);
+        this.revisions.delete(zone.id);
+      }
+      for (const id of removed) {
+        this.index.remove(id);
+        this.revisions.delete(id);
+      }
       this.gauge.set(this.index.size);
     });
   }

@@ -18,17 +18,18 @@ describe('zones API', () => {
 
   describe('who may manage zones', () => {
     for (const [role, principal] of [['operator', operatorPrincipal('00000000-0000-4000-8000-000000000001')], ['reviewer', reviewerPrincipal('LVNL')]] as const) {
-      it(`when a ${role} calls any zone route, then 403`, async () => {
+      it(`when a ${role} writes any zone route or asks for retired zones, then 403; reading published zones is allowed`, async () => {
         for (const [method, path, body] of [
-          ['GET', '/api/zones', undefined],
           ['POST', '/api/zones', zoneBody()],
-          ['GET', '/api/zones/x', undefined],
           ['PUT', '/api/zones/x', zoneBody()],
           ['DELETE', '/api/zones/x', undefined],
           ['POST', '/api/zones/import', { type: 'FeatureCollection', features: [] }],
+          ['GET', '/api/zones?status=retired', undefined],
         ] as const) {
           expect((await call(method, path, body, principal)).status, `${method} ${path}`).to.equal(403);
         }
+        expect((await call('GET', '/api/zones', undefined, principal)).status).to.equal(200);
+        expect((await call('GET', '/api/zones/x', undefined, principal)).status).to.equal(404);
       });
     }
   });
@@ -68,14 +69,16 @@ describe('zones API', () => {
       expect(fetched.body.data).to.deep.equal(record);
     });
 
-    it('when a zone is replaced, then every field is the new one; when deleted, then 204 and 404 afterwards', async () => {
+    it('when a zone is replaced, then every field is the new one; when deleted, then 204, retired for admins and 404 for others', async () => {
       const { id } = (await call('POST', '/api/zones', zoneBody())).body.data;
       const replaced = await call('PUT', `/api/zones/${id}`, zoneBody({ name: 'Renamed', restriction: 'PROHIBITED', authority: 'MIL', type: 'MILITARY' }));
       expect(replaced.status).to.equal(200);
       expect(replaced.body.data).to.include({ id, name: 'Renamed', restriction: 'PROHIBITED', authority: 'MIL' });
       const deleted = await call('DELETE', `/api/zones/${id}`);
       expect(deleted.status).to.equal(204);
-      expect((await call('GET', `/api/zones/${id}`)).status).to.equal(404);
+      const retired = await call('GET', `/api/zones/${id}`);
+      expect(retired.body.data).to.include({ id, status: 'retired' });
+      expect((await call('GET', `/api/zones/${id}`, undefined, operatorPrincipal('00000000-0000-4000-8000-000000000001'))).status).to.equal(404);
       expect((await call('DELETE', `/api/zones/${id}`)).status).to.equal(404);
       expect((await call('PUT', `/api/zones/${id}`, zoneBody())).status).to.equal(404);
     });
@@ -112,9 +115,9 @@ describe('zones API', () => {
       const body = { type: 'FeatureCollection', features: [feature('imp-a'), feature('imp-b', {}, 5.6), feature('imp-c', {}, 5.7)] };
       const first = await call('POST', '/api/zones/import', body);
       expect(first.status).to.equal(200);
-      expect(first.body.data).to.deep.equal({ created: 3, updated: 0, total: 3 });
+      expect(first.body.data).to.deep.equal({ format: 'own', dataset: null, created: 3, updated: 0, unchanged: 0, retired: 0, total: 3 });
       const again = await call('POST', '/api/zones/import', body);
-      expect(again.body.data).to.deep.equal({ created: 0, updated: 3, total: 3 });
+      expect(again.body.data).to.deep.equal({ format: 'own', dataset: null, created: 0, updated: 3, unchanged: 0, retired: 0, total: 3 });
       expect((await call('GET', '/api/zones/imp-b')).body.data.name).to.equal('Test zone');
       expect(t.service.deps.zoneIndex.search([5.5, 51.5, 5.55, 51.55]).map((zone) => zone.id)).to.include('imp-a');
     });

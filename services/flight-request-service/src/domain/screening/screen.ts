@@ -1,15 +1,15 @@
-import { areasIntersect } from '../geometry/flight-area.js';
 import type { GeoZone } from '../zones/geo-zone.js';
 import { compareIds } from '../zones/zone-index.js';
 import { conflictingFlights, deconflictionFindings, deconflictionItem } from './deconfliction.js';
 import type { Finding, ReviewItemDraft, ScreeningInput, ScreeningRules } from './types.js';
-import { zoneOutcome } from './zone-rules.js';
+import { zoneMeeting, zoneOutcome, type ZoneMeeting } from './zone-rules.js';
 
 /*
  * Automatic screening of a submission (PRODUCT.md "Review"): pure and
  * deterministic, every finding explained. Only what really intersects counts:
  * the area (true polygon intersection), the altitude band [0, max_altitude]
- * against the zone's [lower, upper], and the flight window against the zone's schedule.
+ * against each volume's limits in their references, and the flight window
+ * against the zone's active intervals.
  */
 
 export type { ApprovedFlight, ConflictVolume, Finding, FindingCode, ReviewItemDraft, ScreeningInput, ScreeningRules } from './types.js';
@@ -27,8 +27,8 @@ export function screen(input: ScreeningInput): ScreeningResult {
   const findings: Finding[] = [];
   const items: ReviewItemDraft[] = [];
 
-  for (const zone of relevantZones(input)) {
-    const outcome = zoneOutcome(zone, input);
+  for (const { zone, meeting } of relevantZones(input)) {
+    const outcome = zoneOutcome(zone, input, meeting);
     if (outcome.finding) findings.push(outcome.finding);
     if (outcome.item) items.push(outcome.item);
   }
@@ -54,24 +54,13 @@ export function screen(input: ScreeningInput): ScreeningResult {
   return { outcome: items.length > 0 ? 'Pending' : 'Approved', findings, items };
 }
 
-/** Candidate zones that the flight meets in height, time and area, each once. */
-function relevantZones(input: ScreeningInput): GeoZone[] {
+/** Candidate zones that the flight meets in time, area and height (zone-rules.ts), each once. */
+function relevantZones(input: ScreeningInput): Array<{ zone: GeoZone; meeting: ZoneMeeting }> {
   const unique = new Map(input.zones.map((zone) => [zone.id, zone]));
-  return [...unique.values()].filter(
-    (zone) =>
-      zone.lower_limit_m <= input.maxAltitudeM &&
-      scheduleOverlaps(zone.schedule, input.start, input.end) &&
-      areasIntersect(input.polygons, [{ type: 'Feature', properties: {}, geometry: zone.geometry }]),
-  );
-}
-
-/** Half-open windows [start, end). An unreadable schedule counts as always: a zone is never skipped by accident. */
-function scheduleOverlaps(schedule: GeoZone['schedule'], start: Date, end: Date): boolean {
-  if (!schedule) return true;
-  const from = Date.parse(schedule.start);
-  const to = Date.parse(schedule.end);
-  if (Number.isNaN(from) || Number.isNaN(to)) return true;
-  return from < end.getTime() && start.getTime() < to;
+  return [...unique.values()].flatMap((zone) => {
+    const meeting = zoneMeeting(zone, input);
+    return meeting ? [{ zone, meeting }] : [];
+  });
 }
 
 function altitudeReview(input: ScreeningInput): { finding: Finding; item: ReviewItemDraft } | null {

@@ -1,5 +1,6 @@
 import type { AreaPolygon, BBox } from '../geometry/flight-area.js';
 import type { GeoZone } from '../zones/geo-zone.js';
+import type { VerticalModel } from '../zones/vertical.js';
 
 /** What screening reads and finds (screen.ts runs the rules; deconfliction.ts and zone-rules.ts are parts of it). */
 export type FindingCode =
@@ -7,6 +8,7 @@ export type FindingCode =
   | 'ZONE_REQUIRES_AUTHORISATION'
   | 'CTR_EXEMPTION_APPLIED'
   | 'ZONE_CONDITIONAL'
+  | 'ZONE_USPACE'
   | 'ALTITUDE_ABOVE_LIMIT'
   | 'DECONFLICTION_OVERLAP';
 
@@ -16,6 +18,11 @@ export interface Finding {
   zone_id: string | null;
   zone_name: string | null;
   authority: string | null;
+  /** Zones as an authority publishes them: their ED identifier and country. */
+  zone_identifier?: string;
+  zone_country?: string | null;
+  /** A zone limit not above ground counted as met: no terrain model covers the flight area. */
+  terrain_unknown?: true;
   /** DECONFLICTION_OVERLAP only: the volume both flights would share, nothing that names the other flight. */
   conflict?: ConflictVolume;
 }
@@ -41,6 +48,8 @@ export interface ScreeningRules {
   altitudeReviewAboveM: number;
   /** Reviews altitude and deconfliction items. */
   nationalAuthority: string;
+  /** Terrain and geoid, for zone limits that are not above ground; without it such limits count as met. */
+  vertical?: VerticalModel;
 }
 
 export interface ApprovedFlight {

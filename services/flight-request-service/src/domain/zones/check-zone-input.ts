@@ -5,7 +5,7 @@ import { type FieldErrors } from '@dfc/kit/errors';
 import { at, attribute } from '../geometry/field-errors.js';
 import { checkZoneGeometry } from '../geometry/flight-area.js';
 import { isRecord, own } from '../geometry/structure.js';
-import type { GeoZoneDraft } from './geo-zone.js';
+import { ownFormatParts, type GeoZoneDraft } from './geo-zone.js';
 
 /*
  * A zone as an admin sends it (create, replace, or one feature of an import):
@@ -62,6 +62,11 @@ function* crossFieldErrors(fields: Record<string, unknown>, base: string): Gener
   if (isRecord(schedule)) {
     const start = Date.parse(String(own(schedule, 'start')));
     const end = Date.parse(String(own(schedule, 'end')));
+    // The schema's date-time admits a leap second (`23:59:60`), which Date cannot read: refused, never "always".
+    for (const [key, instant] of [['start', start], ['end', end]] as const) {
+      const path = at(base, `schedule.${key}`);
+      if (typeof own(schedule, key) === 'string' && Number.isNaN(instant)) yield [path, `The ${attribute(path)} field must be a date-time that names a real instant.`];
+    }
     if (end <= start) {
       const path = at(base, 'schedule.end');
       yield [path, `The ${attribute(path)} field must be a date after ${attribute(at(base, 'schedule.start'))}.`];
@@ -76,16 +81,19 @@ function* crossFieldErrors(fields: Record<string, unknown>, base: string): Gener
   }
 }
 
+/** The own format's limits are metres above ground, its schedule one window (or none: permanent). */
 function draftOf(fields: GeoZoneFields, geometry: GeoZoneDraft['geometry']): GeoZoneDraft {
+  const schedule = fields.schedule ? { start: fields.schedule.start, end: fields.schedule.end } : null;
   return {
     name: fields.name,
     type: fields.type,
     restriction: fields.restriction,
     lower_limit_m: fields.lower_limit_m,
     upper_limit_m: fields.upper_limit_m,
-    schedule: fields.schedule ? { start: fields.schedule.start, end: fields.schedule.end } : null,
+    schedule,
     authority: fields.authority,
     ctr_exemption_ceiling_m: fields.ctr_exemption_ceiling_m ?? null,
     geometry,
+    ...ownFormatParts({ lower_limit_m: fields.lower_limit_m, upper_limit_m: fields.upper_limit_m, schedule, geometry }),
   };
 }

@@ -7,9 +7,13 @@ import { FieldErrorBag } from '../geometry/field-errors.js';
 import { isRecord, own } from '../geometry/structure.js';
 import { completeZoneCheck } from './check-zone-input.js';
 import type { GeoZoneDraft } from './geo-zone.js';
+import type { DatasetIssue, PublishedImportParse } from './published/dataset.js';
+import { isEd269, parseEd269 } from './published/ed269.js';
+import { isEd318, parseEd318 } from './published/ed318.js';
 
 /*
- * POST /api/zones/import: a FeatureCollection of zones, checked feature by
+ * POST /api/zones/import: an ED-269 or ED-318 document as published (the
+ * modules under published/), or the project's own FeatureCollection of zones, checked feature by
  * feature with paths like `features.3.properties.name`, so an admin sees every
  * problem of a file at once. The schema checks the shape; geometry goes through
  * the geometry rules rather than a schema (hence `Unknown` here).
@@ -29,6 +33,10 @@ export type ZoneImportEntry =
   | { index: number; id: string | null; ok: false; errors: FieldErrors };
 
 export interface ZoneImportParse {
+  /** How the document was recognised: the project's own FeatureCollection, or as an authority publishes it. */
+  format: 'own' | 'ED-269' | 'ED-318';
+  /** The published formats' dataset issue (null for the own format). */
+  dataset: DatasetIssue | null;
   /** True when every feature is a valid zone. */
   ok: boolean;
   /** Every error of the import (its own and its features'), for one 422. */
@@ -36,7 +44,27 @@ export interface ZoneImportParse {
   entries: ZoneImportEntry[];
 }
 
+/** Recognised by shape: ED-269 has `UASZoneList`, ED-318 `metadata` or ED-318 zone members; anything else is the own format. */
 export function parseZoneImport(input: unknown): ZoneImportParse {
+  if (isRecord(input) && isEd269(input)) return tooMany(input, 'UASZoneList', 'ED-269') ?? published('ED-269', parseEd269(input));
+  if (isRecord(input) && isEd318(input)) return tooMany(input, 'features', 'ED-318') ?? published('ED-318', parseEd318(input));
+  return { format: 'own', dataset: null, ...parseOwnImport(input) };
+}
+
+/** The same bound on zones as the own format's, checked before any zone is read. */
+function tooMany(input: Record<string, unknown>, key: string, format: 'ED-269' | 'ED-318'): ZoneImportParse | null {
+  const zones = own(input, key);
+  if (!Array.isArray(zones) || zones.length <= ZONE_IMPORT_MAX_FEATURES) return null;
+  const message = `The ${key} field must not have more than ${ZONE_IMPORT_MAX_FEATURES} items.`;
+  return { format, dataset: null, ok: false, errors: { [key]: [message] }, entries: [] };
+}
+
+function published(format: 'ED-269' | 'ED-318', parsed: PublishedImportParse): ZoneImportParse {
+  const entries: ZoneImportEntry[] = parsed.zones.map((entry) => ({ index: entry.index, id: entry.id, ok: true, zone: entry.zone }));
+  return { format, dataset: parsed.dataset, ok: parsed.ok, errors: parsed.errors, entries };
+}
+
+function parseOwnImport(input: unknown): Omit<ZoneImportParse, 'format' | 'dataset'> {
   const features = isRecord(input) ? own(input, 'features') : undefined;
   if (Array.isArray(features) && features.length > ZONE_IMPORT_MAX_FEATURES) {
     const message = `The features field must not have more than ${ZONE_IMPORT_MAX_FEATURES} items.`;

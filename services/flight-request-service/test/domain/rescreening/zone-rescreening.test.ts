@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { FlightRequestStatus } from '@dfc/contracts';
 import { rescreenAgainstZone, type ScreenedRequest } from '../../../src/domain/rescreening/zone-rescreening.js';
 import { DEFAULT_SCREENING_RULES } from '../../../src/domain/screening/screen.js';
-import type { GeoZone } from '../../../src/domain/zones/geo-zone.js';
+import { ownFormatParts, type GeoZone } from '../../../src/domain/zones/geo-zone.js';
 import { square } from '../../support/fixtures.js';
 
 const flightSquare = square(4.95, 52.05, 0.01);
@@ -23,7 +23,7 @@ function request(status: FlightRequestStatus, overrides: Partial<ScreenedRequest
 }
 
 function zone(overrides: Partial<GeoZone> = {}): GeoZone {
-  return {
+  const fields: Omit<GeoZone, 'identifier' | 'country' | 'volumes' | 'applicability' | 'published' | 'dataset_id'> = {
     id: 'zone-1',
     name: 'Zone',
     type: 'TEMPORARY',
@@ -33,9 +33,10 @@ function zone(overrides: Partial<GeoZone> = {}): GeoZone {
     schedule: null,
     authority: 'POLICE',
     ctr_exemption_ceiling_m: null,
-    geometry: { type: 'Polygon', coordinates: square(4.9, 52.0, 0.2) },
+    geometry: { type: 'Polygon', coordinates: square(4.9, 52.0, 0.2) } as GeoZone['geometry'],
     ...overrides,
   };
+  return { ...fields, ...ownFormatParts(fields), ...overrides };
 }
 
 const operator = { exemption_for_ctr: false };

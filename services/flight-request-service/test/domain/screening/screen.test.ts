@@ -6,7 +6,7 @@ import {
   type ApprovedFlight,
   type ScreeningInput,
 } from '../../../src/domain/screening/screen.js';
-import type { GeoZone } from '../../../src/domain/zones/geo-zone.js';
+import { ownFormatParts, type GeoZone } from '../../../src/domain/zones/geo-zone.js';
 import { areaFeature, polygon, rectangle } from '../geometry/fixtures.js';
 
 const OPERATOR = '0d6f7a4e-3f55-4c4b-9a8e-1f2b3c4d5e6f';
@@ -16,7 +16,7 @@ const START = new Date('2026-12-01T10:00:00Z');
 const END = new Date('2026-12-01T12:00:00Z');
 
 function zone(overrides: Partial<GeoZone> & Pick<GeoZone, 'id'>): GeoZone {
-  return {
+  const fields: Omit<GeoZone, 'identifier' | 'country' | 'volumes' | 'applicability' | 'published' | 'dataset_id'> = {
     name: `Zone ${overrides.id}`,
     type: 'OTHER',
     restriction: 'REQ_AUTHORISATION',
@@ -28,6 +28,7 @@ function zone(overrides: Partial<GeoZone> & Pick<GeoZone, 'id'>): GeoZone {
     geometry: polygon(rectangle(4.7, 52.2, 4.9, 52.4)),
     ...overrides,
   };
+  return { ...fields, ...ownFormatParts(fields), ...overrides };
 }
 
 function flight(overrides: Partial<ApprovedFlight> & Pick<ApprovedFlight, 'uuid'>): ApprovedFlight {
@@ -103,15 +104,15 @@ describe('screen', () => {
     it("when the zone's altitude band starts above the flight, then there is no finding", () => {
       const high = zone({ id: 'high', restriction: 'PROHIBITED', lower_limit_m: 101, upper_limit_m: 3000 });
       expect(screen(input({ zones: [high] })).outcome).to.equal('Approved');
-      expect(screen(input({ zones: [{ ...high, lower_limit_m: 100 }] })).outcome).to.equal('Rejected');
+      expect(screen(input({ zones: [zone({ id: 'high', restriction: 'PROHIBITED', lower_limit_m: 100, upper_limit_m: 3000 })] })).outcome).to.equal('Rejected');
     });
 
     it("when the zone's schedule does not overlap the flight window, then there is no finding", () => {
-      const event = zone({ id: 'event', type: 'TEMPORARY', restriction: 'PROHIBITED' });
+      const event = (schedule: GeoZone['schedule']) => zone({ id: 'event', type: 'TEMPORARY', restriction: 'PROHIBITED', schedule });
       const before = { start: '2026-12-01T06:00:00Z', end: '2026-12-01T10:00:00Z' };
       const during = { start: '2026-12-01T11:59:00Z', end: '2026-12-01T23:00:00Z' };
-      expect(screen(input({ zones: [{ ...event, schedule: before }] })).outcome).to.equal('Approved');
-      expect(screen(input({ zones: [{ ...event, schedule: during }] })).outcome).to.equal('Rejected');
+      expect(screen(input({ zones: [event(before)] })).outcome).to.equal('Approved');
+      expect(screen(input({ zones: [event(during)] })).outcome).to.equal('Rejected');
     });
 
     it("when the zone's bbox covers the area but its polygon does not (an L-shape), then there is no finding", () => {

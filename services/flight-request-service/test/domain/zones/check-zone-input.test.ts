@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { ownFormatParts } from '../../../src/domain/zones/geo-zone.js';
 import { checkZoneInput } from '../../../src/domain/zones/check-zone-input.js';
 import { polygon, rectangle } from '../geometry/fixtures.js';
 
@@ -17,7 +18,7 @@ describe('checkZoneInput', () => {
   it('when every field is valid, then it returns the zone with null schedule by default', () => {
     expect(checkZoneInput(SCHIPHOL_CTR)).to.deep.equal({
       ok: true,
-      zone: { ...SCHIPHOL_CTR, schedule: null },
+      zone: { ...SCHIPHOL_CTR, schedule: null, ...ownFormatParts({ ...SCHIPHOL_CTR, schedule: null }) },
     });
   });
 

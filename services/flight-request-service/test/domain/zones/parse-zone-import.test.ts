@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { ownFormatParts } from '../../../src/domain/zones/geo-zone.js';
 import { parseZoneImport } from '../../../src/domain/zones/parse-zone-import.js';
 import { polygon, rectangle } from '../geometry/fixtures.js';
 
@@ -26,7 +27,9 @@ describe('parseZoneImport', () => {
       [1, 'nl-other', true],
       [2, null, true],
     ]);
-    expect(result.entries[0]?.ok && result.entries[0].zone).to.deep.equal({ ...properties, schedule: null, ctr_exemption_ceiling_m: null, geometry });
+    const zone = { ...properties, schedule: null, ctr_exemption_ceiling_m: null, geometry };
+    expect(result.format).to.equal('own');
+    expect(result.entries[0]?.ok && result.entries[0].zone).to.deep.equal({ ...zone, ...ownFormatParts(zone) });
   });
 
   it('when features fail, then each error path starts at features.N and the good ones still parse', () => {
@@ -81,6 +84,8 @@ describe('parseZoneImport', () => {
   it('when there are more than 5,000 features, then the import is refused without reading them', () => {
     const result = parseZoneImport({ type: 'FeatureCollection', features: new Array(5_001).fill(null) });
     expect(result).to.deep.equal({
+      format: 'own',
+      dataset: null,
       ok: false,
       errors: { features: ['The features field must not have more than 5000 items.'] },
       entries: [],

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
-import type { GeoZone } from '../../../src/domain/zones/geo-zone.js';
+import { ownFormatParts, type GeoZone } from '../../../src/domain/zones/geo-zone.js';
 import { ZoneIndex } from '../../../src/domain/zones/zone-index.js';
 import { polygon, rectangle } from '../geometry/fixtures.js';
 
 function zone(id: string, west: number, south: number, size = 0.1): GeoZone {
-  return {
+  const fields: Omit<GeoZone, 'identifier' | 'country' | 'volumes' | 'applicability' | 'published' | 'dataset_id'> = {
     id,
     name: `Zone ${id}`,
     type: 'OTHER',
@@ -16,6 +16,7 @@ function zone(id: string, west: number, south: number, size = 0.1): GeoZone {
     ctr_exemption_ceiling_m: null,
     geometry: polygon(rectangle(west, south, west + size, south + size)),
   };
+  return { ...fields, ...ownFormatParts(fields) };
 }
 
 const ids = (zones: GeoZone[]) => zones.map((z) => z.id);
