@@ -49,12 +49,16 @@ export default async function airspaceBench(): Promise<BenchSummary> {
 
     const document = nationalDataset();
     const body = JSON.stringify(document);
-    const groups = [serviceGroup('gateway', () => system.pid('gateway')), serviceGroup('flight-request-service', () => system.pid('flight-request-service')), ...engineGroups()];
+    const groups = [
+      serviceGroup('gateway', () => system.pid('gateway')),
+      serviceGroup('flight-request-service', () => system.pid('flight-request-service')),
+      ...engineGroups(),
+    ];
     let answered = 0;
     const imported = await costPerUnit(groups, async () => {
       const answer = await gateway.send('POST', '/api/zones/import', { key: system.adminKey, body: document });
       if (answer.status !== 200) throw new Error(`the import answered ${answer.status}: ${JSON.stringify(answer.body).slice(0, 500)}`);
-      answered = answer.body['data']['created'];
+      answered = (answer.body as { data: { created: number } }).data.created;
       return 1;
     });
     const cpu = [...imported.msPerUnit.entries()];
@@ -79,17 +83,31 @@ export default async function airspaceBench(): Promise<BenchSummary> {
 }
 
 function bodyAt(operator: RegisteredOperator, [west, south]: [number, number]): Record<string, unknown> {
-  const ring = [[west, south], [west + SIDE, south], [west + SIDE, south + SIDE], [west, south + SIDE], [west, south]];
-  return flightRequestBody(operator, { flight_area: { type: 'FeatureCollection', features: [{ type: 'Feature', properties: {}, geometry: { type: 'Polygon', coordinates: [ring] } }] } });
+  const ring = [
+    [west, south],
+    [west + SIDE, south],
+    [west + SIDE, south + SIDE],
+    [west, south + SIDE],
+    [west, south],
+  ];
+  return flightRequestBody(operator, {
+    flight_area: { type: 'FeatureCollection', features: [{ type: 'Feature', properties: {}, geometry: { type: 'Polygon', coordinates: [ring] } }] },
+  });
 }
 
 async function submissions(system: System, operator: RegisteredOperator, corner: [number, number], label: string): Promise<number> {
-  const measured = await measure('airspace', label, {
-    url: `${system.gatewayUrl}/api/flight-requests`,
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-api-key': operator.key },
-    body: JSON.stringify(bodyAt(operator, corner)),
-  }, CONNECTIONS, SECONDS);
+  const measured = await measure(
+    'airspace',
+    label,
+    {
+      url: `${system.gatewayUrl}/api/flight-requests`,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': operator.key },
+      body: JSON.stringify(bodyAt(operator, corner)),
+    },
+    CONNECTIONS,
+    SECONDS,
+  );
   return measured.requestsPerSecond;
 }
 
@@ -122,7 +140,9 @@ function nationalDataset(): Record<string, unknown> {
       geometry: {
         type: 'Polygon',
         coordinates: [[...ring, ring[0]]],
-        layer: amsl ? { upper: 5000, upperReference: 'AMSL', lower: 0, lowerReference: 'AGL', uom: 'ft' } : { upper: 150, upperReference: 'AGL', lower: 0, lowerReference: 'AGL', uom: 'm' },
+        layer: amsl
+          ? { upper: 5000, upperReference: 'AMSL', lower: 0, lowerReference: 'AGL', uom: 'ft' }
+          : { upper: 150, upperReference: 'AGL', lower: 0, lowerReference: 'AGL', uom: 'm' },
       },
       properties: {
         identifier: `B${String(index).padStart(6, '0')}`,

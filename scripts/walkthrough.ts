@@ -50,7 +50,11 @@ function expect(condition: unknown, what: string): asserts condition {
 }
 
 /** `T`: the fields the step reads, each checked where it is read; an answer without them fails that check. */
-async function call<T = unknown>(method: string, path: string, options: { key?: string; basic?: string; body?: unknown } = {}): Promise<{ status: number; body: T }> {
+async function call<T = unknown>(
+  method: string,
+  path: string,
+  options: { key?: string; basic?: string; body?: unknown } = {},
+): Promise<{ status: number; body: T }> {
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (options.key) headers['X-API-Key'] = options.key;
   if (options.basic) headers['Authorization'] = `Basic ${Buffer.from(options.basic).toString('base64')}`;
@@ -113,10 +117,14 @@ class Receiver {
     });
     let exited: number | null | undefined;
     child.on('exit', (code) => (exited = code));
-    await waitFor('the example receiver listening', () => {
-      expect(exited === undefined, `the example receiver exited (${exited})`);
-      return Promise.resolve(listening ? true : undefined);
-    }, 60_000);
+    await waitFor(
+      'the example receiver listening',
+      () => {
+        expect(exited === undefined, `the example receiver exited (${exited})`);
+        return Promise.resolve(listening ? true : undefined);
+      },
+      60_000,
+    );
     say(`the example receiver listens on port ${receiverPort}`);
     return receiver;
   }
@@ -152,19 +160,42 @@ function runMidway(): void {
 async function walkthrough(): Promise<void> {
   const email = `sre-${Date.now().toString(36)}@skyline.example`;
   const password = 'correct horse battery';
-  const registered = await expectStatus<{ data: { uuid: string } }>(201, '1. register an operator', call('POST', '/api/operators', {
-    body: { company_name: 'Skyline Surveys', email, password, phone: '+31 20 555 0100', timezone: 'Europe/Amsterdam', operator_registration_number: 'NLDrpWalk0001' },
-  }));
+  const registered = await expectStatus<{ data: { uuid: string } }>(
+    201,
+    '1. register an operator',
+    call('POST', '/api/operators', {
+      body: {
+        company_name: 'Skyline Surveys',
+        email,
+        password,
+        phone: '+31 20 555 0100',
+        timezone: 'Europe/Amsterdam',
+        operator_registration_number: 'NLDrpWalk0001',
+      },
+    }),
+  );
   const operator = registered.data.uuid;
-  const issued = await expectStatus<{ data: { key: string } }>(201, '2. API key with email and password', call('POST', `/api/operators/${operator}/api-keys`, { basic: `${email}:${password}`, body: { name: 'laptop' } }));
+  const issued = await expectStatus<{ data: { key: string } }>(
+    201,
+    '2. API key with email and password',
+    call('POST', `/api/operators/${operator}/api-keys`, { basic: `${email}:${password}`, body: { name: 'laptop' } }),
+  );
   const key = issued.data.key;
-  const read = await expectStatus<{ data: { email: string } }>(200, '3. read the operator with the key', call('GET', `/api/operators/${operator}`, { key }));
+  const read = await expectStatus<{ data: { email: string } }>(
+    200,
+    '3. read the operator with the key',
+    call('GET', `/api/operators/${operator}`, { key }),
+  );
   expect(read.data.email === email, '3. the operator record is the one registered');
 
-  const webhook = await expectStatus<{ data: { secret: string } }>(201, '4. subscribe the example receiver', call('POST', '/api/webhooks', {
-    key,
-    body: { url: `http://127.0.0.1:${receiverPort}/webhooks`, events: ['status_change', 'cascade_rejection', 'review_complete'] },
-  }));
+  const webhook = await expectStatus<{ data: { secret: string } }>(
+    201,
+    '4. subscribe the example receiver',
+    call('POST', '/api/webhooks', {
+      key,
+      body: { url: `http://127.0.0.1:${receiverPort}/webhooks`, events: ['status_change', 'cascade_rejection', 'review_complete'] },
+    }),
+  );
   const receiver = await Receiver.start(webhook.data.secret);
   try {
     await stepsWithReceiver(operator, email, key, receiver);
@@ -174,44 +205,93 @@ async function walkthrough(): Promise<void> {
 }
 
 async function stepsWithReceiver(operator: string, email: string, key: string, receiver: Receiver): Promise<void> {
-  const submitted = await expectStatus<{ data: { uuid: string; status: string; start_time: string } }>(201, '5. submit a flight request outside every zone', call('POST', '/api/flight-requests', { key, body: flightRequestBody(operator, email, [5.4, 51.0]) }));
+  const submitted = await expectStatus<{ data: { uuid: string; status: string; start_time: string } }>(
+    201,
+    '5. submit a flight request outside every zone',
+    call('POST', '/api/flight-requests', { key, body: flightRequestBody(operator, email, [5.4, 51.0]) }),
+  );
   const cleared = submitted.data.uuid;
   expect(submitted.data.status === 'Approved', `5. screening approves it (status ${submitted.data.status})`);
-  const full = await expectStatus<{ data: { flight_area?: { type?: string } } }>(200, '6. read it with its geometry', call('GET', `/api/v1/flight-requests/${cleared}?include_geometry=true`, { key }));
+  const full = await expectStatus<{ data: { flight_area?: { type?: string } } }>(
+    200,
+    '6. read it with its geometry',
+    call('GET', `/api/v1/flight-requests/${cleared}?include_geometry=true`, { key }),
+  );
   expect(full.data.flight_area?.type === 'FeatureCollection', '6. the geometry comes back');
   const from = submitted.data.start_time.slice(0, 10);
-  const page = await expectStatus<{ data: Array<{ uuid: string }> }>(200, '6. list with filters', call('GET', `/api/flight-requests?status=Pending,Approved&from_date=${from}&per_page=10&page=1`, { key }));
-  expect(page.data.some((entry) => entry.uuid === cleared), '6. the list holds the request');
+  const page = await expectStatus<{ data: Array<{ uuid: string }> }>(
+    200,
+    '6. list with filters',
+    call('GET', `/api/flight-requests?status=Pending,Approved&from_date=${from}&per_page=10&page=1`, { key }),
+  );
+  expect(
+    page.data.some((entry) => entry.uuid === cleared),
+    '6. the list holds the request',
+  );
 
   runMidway();
 
-  const zones = JSON.parse(await readFile(`${ROOT}services/flight-request-service/data/sample-zones.ed318.json`, 'utf8')) as Json;
+  const zones = JSON.parse(await readFile(`${ROOT}services/flight-request-service/data/sample-zones.ed318.json`, 'utf8')) as unknown;
   const imported = await call('POST', '/api/zones/import', { key: adminKey, body: zones });
-  expect(imported.status === 200 || imported.status === 201, `7. the sample zones import: HTTP ${imported.status} ${JSON.stringify(imported.body).slice(0, 300)}`);
+  expect(
+    imported.status === 200 || imported.status === 201,
+    `7. the sample zones import: HTTP ${imported.status} ${JSON.stringify(imported.body).slice(0, 300)}`,
+  );
   say(`7. sample zones imported: ${imported.status}`);
-  const reviewerKey = await expectStatus<{ data: { key: string } }>(201, '7. a reviewer key for LVNL', call('POST', '/api/api-keys', { key: adminKey, body: { role: 'reviewer', authority: 'LVNL', name: 'LVNL desk' } }));
+  const reviewerKey = await expectStatus<{ data: { key: string } }>(
+    201,
+    '7. a reviewer key for LVNL',
+    call('POST', '/api/api-keys', { key: adminKey, body: { role: 'reviewer', authority: 'LVNL', name: 'LVNL desk' } }),
+  );
   const reviewer = reviewerKey.data.key;
-  const inCtr = await expectStatus<{ data: { uuid: string; status: string } }>(201, '7. submit inside the Schiphol CTR', call('POST', '/api/flight-requests', { key, body: flightRequestBody(operator, email, [4.62, 52.33]) }));
+  const inCtr = await expectStatus<{ data: { uuid: string; status: string } }>(
+    201,
+    '7. submit inside the Schiphol CTR',
+    call('POST', '/api/flight-requests', { key, body: flightRequestBody(operator, email, [4.62, 52.33]) }),
+  );
   const reviewed = inCtr.data.uuid;
   expect(inCtr.data.status === 'Pending', `7. it waits for review (status ${inCtr.data.status})`);
   const item = await waitFor('7. its review item', async () => {
     const items = await call<{ data?: Array<{ id: string; flight_request?: { uuid?: string } }> }>('GET', '/api/reviews', { key: reviewer });
     return items.body.data?.find((entry) => entry.flight_request?.uuid === reviewed);
   });
-  const decided = await expectStatus<{ data: { flight_request: { status: string } } }>(200, '7. the reviewer approves', call('POST', `/api/reviews/${item.id}/decision`, { key: reviewer, body: { decision: 'approve', reason: 'Coordinated with the tower' } }));
+  const decided = await expectStatus<{ data: { flight_request: { status: string } } }>(
+    200,
+    '7. the reviewer approves',
+    call('POST', `/api/reviews/${item.id}/decision`, { key: reviewer, body: { decision: 'approve', reason: 'Coordinated with the tower' } }),
+  );
   expect(decided.data.flight_request.status === 'Approved', '7. the request is Approved');
 
-  const preview = await expectStatus<{ data: { review_items?: unknown } }>(200, '8. preview a submission', call('POST', '/api/flight-requests/preview', { key, body: flightRequestBody(operator, email, [4.62, 52.33]) }));
+  const preview = await expectStatus<{ data: { review_items?: unknown } }>(
+    200,
+    '8. preview a submission',
+    call('POST', '/api/flight-requests/preview', { key, body: flightRequestBody(operator, email, [4.62, 52.33]) }),
+  );
   expect(Array.isArray(preview.data.review_items) && preview.data.review_items.length > 0, '8. the preview names the review it would need');
 
-  const authorisation = await expectStatus<{ data: { kid: string; jti: string } }>(200, '9. the signed authorisation', call('GET', `/api/v1/flight-requests/${cleared}/authorisation`, { key }));
+  const authorisation = await expectStatus<{ data: { kid: string; jti: string } }>(
+    200,
+    '9. the signed authorisation',
+    call('GET', `/api/v1/flight-requests/${cleared}/authorisation`, { key }),
+  );
   const jwks = await expectStatus<{ keys: Array<{ kid: string }> }>(200, '9. the public keys', call('GET', '/.well-known/jwks.json'));
-  expect(jwks.keys.some((jwk) => jwk.kid === authorisation.data.kid), '9. the JWKS holds the token’s kid');
-  const valid = await expectStatus<{ data: { status: string } }>(200, '9. the authorisation’s status', call('GET', `/api/v1/authorisations/${authorisation.data.jti}`));
+  expect(
+    jwks.keys.some((jwk) => jwk.kid === authorisation.data.kid),
+    '9. the JWKS holds the token’s kid',
+  );
+  const valid = await expectStatus<{ data: { status: string } }>(
+    200,
+    '9. the authorisation’s status',
+    call('GET', `/api/v1/authorisations/${authorisation.data.jti}`),
+  );
   expect(valid.data.status === 'valid', '9. it is valid');
 
   for (const uuid of [cleared, reviewed]) {
-    const cancelled = await expectStatus<{ data: { status: string } }>(200, '6. cancel a request', call('DELETE', `/api/flight-requests/${uuid}`, { key, body: { reason: 'Weather' } }));
+    const cancelled = await expectStatus<{ data: { status: string } }>(
+      200,
+      '6. cancel a request',
+      call('DELETE', `/api/flight-requests/${uuid}`, { key, body: { reason: 'Weather' } }),
+    );
     expect(cancelled.data.status === 'Cancelled', '6. it is Cancelled');
   }
 
@@ -222,7 +302,11 @@ async function stepsWithReceiver(operator: string, email: string, key: string, r
     [reviewed, 'status_change', 'Cancelled'],
     [reviewed, 'review_complete', undefined],
   ];
-  await waitFor('every webhook at the receiver', () => Promise.resolve(expected.every(([uuid, event, status]) => receiver.events(uuid, event, status).length > 0) ? true : undefined), WEBHOOK_WAIT_MS);
+  await waitFor(
+    'every webhook at the receiver',
+    () => Promise.resolve(expected.every(([uuid, event, status]) => receiver.events(uuid, event, status).length > 0) ? true : undefined),
+    WEBHOOK_WAIT_MS,
+  );
   expect(receiver.refused.length === 0, `the receiver refused deliveries: ${receiver.refused.join('; ')}`);
   for (const [uuid, event, status] of expected) {
     expect(receiver.events(uuid, event, status).length === 1, `${event} ${status ?? ''} of ${uuid} arrived more than once`);

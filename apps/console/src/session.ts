@@ -41,13 +41,17 @@ export function saveSession(session: Session | null): void {
  */
 export async function signIn(key: string, operatorUuid: string): Promise<Session> {
   const api = new Api(key);
-  if (await allowed(() => api.get('/api/zones?status=retired&per_page=1'))) return { key, role: 'admin', operatorUuid: null, authority: null, label: 'Admin' };
+  if (await allowed(() => api.get('/api/zones?status=retired&per_page=1')))
+    return { key, role: 'admin', operatorUuid: null, authority: null, label: 'Admin' };
   const reviews = await attempt(() => api.get<{ data: Array<{ authority: string }> }>('/api/reviews?per_page=1'));
   if (reviews !== null) {
     const authority = reviews.data[0]?.authority ?? null;
     return { key, role: 'reviewer', operatorUuid: null, authority, label: authority === null ? 'Reviewer' : `Reviewer · ${authority}` };
   }
-  if (operatorUuid.trim() === '') throw new ApiError(422, 'This is an operator key: give your operator UUID too.', { operator_uuid: ['The operator UUID is required for an operator key.'] });
+  if (operatorUuid.trim() === '')
+    throw new ApiError(422, 'This is an operator key: give your operator UUID too.', {
+      operator_uuid: ['The operator UUID is required for an operator key.'],
+    });
   try {
     const operator = await api.get<{ data: { uuid: string; company_name: string } }>(`/api/operators/${encodeURIComponent(operatorUuid.trim())}`);
     return { key, role: 'operator', operatorUuid: operator.data.uuid, authority: null, label: operator.data.company_name };

@@ -10,7 +10,13 @@ import type { FlightRequestServiceConfig } from './config.js';
 import { AuthorisationKeys } from './domain/authorisation/signing-keys.js';
 import { DEFAULT_FLIGHT_AREA_LIMITS } from './domain/geometry/flight-area.js';
 import { ZoneIndex } from './domain/zones/zone-index.js';
-import { subscribeOperatorProjection, subscribeReexamination, subscribeReviewQueueProjection, subscribeZoneChanges, subscribeZoneRescreening } from './events/consumers.js';
+import {
+  subscribeOperatorProjection,
+  subscribeReexamination,
+  subscribeReviewQueueProjection,
+  subscribeZoneChanges,
+  subscribeZoneRescreening,
+} from './events/consumers.js';
 import { reexamineWaiting } from './use-cases/deconfliction/reexamine-waiting.js';
 import { createFlightRequestMetrics } from './metrics.js';
 import { flightRequestModel } from './store/flight-request-model.js';

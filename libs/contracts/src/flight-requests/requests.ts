@@ -19,8 +19,7 @@ const LEAP_YEAR = '(?:\\d\\d(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[1
  * (`0000-00-00T00:00:00Z`, `2027-02-30T10:00:00Z`). Requests are strings, not `date-time`: the API
  * takes the `Z` form only (PRODUCT.md), and generators would send a date-time as `+00:00`.
  */
-export const UTC_TIMESTAMP_PATTERN =
-  `^(?:\\d{4}-${MONTH_DAY}|${LEAP_YEAR}-02-29)T(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d{1,9})?Z$`;
+export const UTC_TIMESTAMP_PATTERN = `^(?:\\d{4}-${MONTH_DAY}|${LEAP_YEAR}-02-29)T(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d{1,9})?Z$`;
 
 function utcTimestamp(attribute: string) {
   return Type.String({
@@ -129,15 +128,13 @@ export const FlightRequestRecord = Type.Object(
       complete: Type.Boolean({ description: 'true when no item is pending' }),
     }),
     cancellation: Type.Union([Type.Object({ reason: Type.String(), cancelled_at: Timestamp }), Type.Null()]),
-    rescission: Type.Union(
-      [
-        Type.Object(
-          { zone_id: Type.String(), zone_name: Type.String(), reason: Type.String(), rescinded_at: Timestamp },
-          { description: 'Set when a zone created or changed after the approval prohibits the flight (status Rescinded).' },
-        ),
-        Type.Null(),
-      ],
-    ),
+    rescission: Type.Union([
+      Type.Object(
+        { zone_id: Type.String(), zone_name: Type.String(), reason: Type.String(), rescinded_at: Timestamp },
+        { description: 'Set when a zone created or changed after the approval prohibits the flight (status Rescinded).' },
+      ),
+      Type.Null(),
+    ]),
     status_history: Type.Array(StatusHistoryRecord),
     created_at: Timestamp,
     updated_at: Timestamp,

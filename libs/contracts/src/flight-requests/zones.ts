@@ -39,8 +39,7 @@ const CtrExemptionCeiling = Type.Unsafe<number | null>({
   format: 'int32',
   minimum: 0,
   maximum: ZONE_LIMIT_MAX_M,
-  description:
-    'CTR zones only: operators holding a CTR exemption fly without a review up to this height (m above ground)',
+  description: 'CTR zones only: operators holding a CTR exemption fly without a review up to this height (m above ground)',
 });
 
 const zoneFieldSchemas = {
@@ -158,10 +157,9 @@ export const GeoZoneRecord = Type.Object(
     version: Int32({ minimum: 0 }),
     dataset_id: Nullable(Type.String()),
     message: Nullable(Type.String({ description: 'the published message in the preferred language' })),
-    volumes: Type.Array(
-      Type.Object({ lower: VerticalLimitRecord, upper: VerticalLimitRecord, geometry: Type.Optional(ZoneGeometry) }),
-      { description: 'each volume’s limits as published; its own geometry when the zone has several' },
-    ),
+    volumes: Type.Array(Type.Object({ lower: VerticalLimitRecord, upper: VerticalLimitRecord, geometry: Type.Optional(ZoneGeometry) }), {
+      description: 'each volume’s limits as published; its own geometry when the zone has several',
+    }),
     applicability: ApplicabilityRecord,
     active_intervals: Type.Optional(
       Type.Array(Type.Object({ start: Timestamp, end: Timestamp }), { description: 'when the zone is active within the asked window' }),

@@ -1,12 +1,6 @@
 import { Type, type TObject, type TSchema } from '@sinclair/typebox';
 import { FlightArea } from '../flight-requests/geojson.js';
-import {
-  CancelBody,
-  FlightRequestCreate,
-  FlightRequestGetQuery,
-  FlightRequestListQuery,
-  FlightRequestRecord,
-} from '../flight-requests/requests.js';
+import { CancelBody, FlightRequestCreate, FlightRequestGetQuery, FlightRequestListQuery, FlightRequestRecord } from '../flight-requests/requests.js';
 import { ReviewDecision, ReviewListQuery, ReviewQueueEntry } from '../flight-requests/reviews.js';
 import { ZoneImportResult, ZoneListQuery, ZoneQuery } from '../flight-requests/zone-admin.js';
 import { GeoZoneInput, GeoZoneRecord, ZONE_ID_PATTERN, ZoneImport } from '../flight-requests/zones.js';
@@ -67,8 +61,7 @@ const cancelFlightRequest = (operationId: string) => ({
   operationId,
   summary: 'Cancel a flight request',
   description:
-    'From Pending or Approved while the flight window has not ended; pending review items are withdrawn. ' +
-    'Operator (own requests) or admin keys.',
+    'From Pending or Approved while the flight window has not ended; pending review items are withdrawn. ' + 'Operator (own requests) or admin keys.',
   requestBody: { required: true, content: json(CancelBody, cancelFlightRequestExample) },
   responses: {
     '200': response('The cancelled request.', DataEnvelope(FlightRequestRecord)),
@@ -111,7 +104,7 @@ export const flightRequestPaths = (now: Date): Record<string, PathItem> => ({
       summary: 'List flight requests, newest first',
       description:
         'Operators see their own; reviewers those with a review item of their authority; admins all (optionally one ' +
-        "`operator_uuid`). `from_date`/`to_date` select requests whose window overlaps [from_date 00:00, to_date 24:00) " +
+        '`operator_uuid`). `from_date`/`to_date` select requests whose window overlaps [from_date 00:00, to_date 24:00) ' +
         "in the operator's timezone (UTC when it has none, and for lists not limited to one operator). `status` is " +
         'case-insensitive and may list several, comma-separated. The record leaves out `flight_area`.',
       parameters: queryParameters(FlightRequestListQuery),

@@ -30,11 +30,14 @@ export function flightRequestRecord(doc: FlightRequestSummary & { geometry?: Fli
       items: doc.review.items.map(reviewItemRecord),
       complete: doc.review.complete,
     },
-    cancellation: doc.cancellation
-      ? { reason: doc.cancellation.reason, cancelled_at: toOffsetTimestamp(doc.cancellation.cancelled_at) }
-      : null,
+    cancellation: doc.cancellation ? { reason: doc.cancellation.reason, cancelled_at: toOffsetTimestamp(doc.cancellation.cancelled_at) } : null,
     rescission: doc.rescission
-      ? { zone_id: doc.rescission.zone_id, zone_name: doc.rescission.zone_name, reason: doc.rescission.reason, rescinded_at: toOffsetTimestamp(doc.rescission.rescinded_at) }
+      ? {
+          zone_id: doc.rescission.zone_id,
+          zone_name: doc.rescission.zone_name,
+          reason: doc.rescission.reason,
+          rescinded_at: toOffsetTimestamp(doc.rescission.rescinded_at),
+        }
       : null,
     status_history: doc.status_history.map((entry) => ({
       status: entry.status,

@@ -28,14 +28,20 @@ export function zonesRouter(deps: UseCaseDeps): Router<KitState> {
     const query = validateListQuery({ ...ctx.query });
     const listing = await listZones(deps, query, isAdmin(ctx));
     const choose = chooser(ctx);
-    ctx.body = paginate(listing.items.map((zone) => zoneRecord(zone, choose, listing.window)), listing.total, listing.page, publicPath(ctx), {
-      type: query.type,
-      restriction: query.restriction,
-      bbox: query.bbox,
-      from: query.from,
-      to: query.to,
-      status: query.status,
-    });
+    ctx.body = paginate(
+      listing.items.map((zone) => zoneRecord(zone, choose, listing.window)),
+      listing.total,
+      listing.page,
+      publicPath(ctx),
+      {
+        type: query.type,
+        restriction: query.restriction,
+        bbox: query.bbox,
+        from: query.from,
+        to: query.to,
+        status: query.status,
+      },
+    );
   });
 
   router.post('/', admins, async (ctx) => {

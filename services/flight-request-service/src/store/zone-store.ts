@@ -41,7 +41,14 @@ function isLive(stored: Pick<StoredZone, 'deleted_at'>): boolean {
 function toZone(stored: StoredZone): ZoneDoc {
   const { _id, geometry_json, volumes_json, applicability_json, published_json, history_json: _history, ...fields } = stored;
   const geometry = JSON.parse(geometry_json) as GeoZone['geometry'];
-  const zone = { ...fields, id: _id, geometry, deleted_at: stored.deleted_at ?? null, schedule: stored.schedule ?? null, ctr_exemption_ceiling_m: stored.ctr_exemption_ceiling_m ?? null };
+  const zone = {
+    ...fields,
+    id: _id,
+    geometry,
+    deleted_at: stored.deleted_at ?? null,
+    schedule: stored.schedule ?? null,
+    ctr_exemption_ceiling_m: stored.ctr_exemption_ceiling_m ?? null,
+  };
   if (volumes_json === undefined || applicability_json === undefined) return { ...zone, ...ownFormatParts(zone) };
   return {
     ...zone,
@@ -66,7 +73,12 @@ function toStored(fields: ZoneChange['set']): Partial<Omit<StoredZone, '_id' | '
 }
 
 function withPrevious(stored: StoredZone): string {
-  const { history_json, outbox: _outbox, outbox_pending_since: _pending, ...version } = stored as StoredZone & { outbox?: unknown; outbox_pending_since?: unknown };
+  const {
+    history_json,
+    outbox: _outbox,
+    outbox_pending_since: _pending,
+    ...version
+  } = stored as StoredZone & { outbox?: unknown; outbox_pending_since?: unknown };
   const earlier = JSON.parse(history_json ?? '[]') as unknown[];
   return JSON.stringify([...earlier, version]);
 }
@@ -92,7 +104,10 @@ export class ZoneStore {
 
   /** The revision of every live zone, by id: what tells a copy of the map which zones it must read again, without their geometry. */
   async liveRevisions(): Promise<Map<string, ZoneRevision>> {
-    const live = await this.model.find(LIVE, { _id: 1, version: 1, updated_at: 1 }).lean<Array<Pick<StoredZone, '_id' | 'version' | 'updated_at'>>>().exec();
+    const live = await this.model
+      .find(LIVE, { _id: 1, version: 1, updated_at: 1 })
+      .lean<Array<Pick<StoredZone, '_id' | 'version' | 'updated_at'>>>()
+      .exec();
     return new Map(live.map((stored) => [stored._id, revisionOf(stored)]));
   }
 
@@ -118,7 +133,9 @@ export class ZoneStore {
   async versions(id: string): Promise<ZoneDoc[] | null> {
     const stored = await this.model.findById(id, WITHOUT_OUTBOX).lean<StoredZone>().exec();
     if (!stored) return null;
-    const earlier = JSON.parse(stored.history_json ?? '[]') as Array<Omit<StoredZone, 'created_at' | 'updated_at' | 'deleted_at'> & { created_at: string; updated_at: string; deleted_at?: string | null }>;
+    const earlier = JSON.parse(stored.history_json ?? '[]') as Array<
+      Omit<StoredZone, 'created_at' | 'updated_at' | 'deleted_at'> & { created_at: string; updated_at: string; deleted_at?: string | null }
+    >;
     const revived = earlier.map((version) => ({
       ...version,
       created_at: new Date(version.created_at),
@@ -179,7 +196,10 @@ export class ZoneStore {
   async insertNew(zones: Array<{ zone: GeoZone; events: EventEnvelope[]; contentDigest: string | null }>, now: Date): Promise<Set<string>> {
     const entries = zones.map(({ zone, events, contentDigest }) => {
       const { id, ...fields } = zone;
-      const doc = { ...toStored(fields), _id: id, deleted_at: null, content_digest: contentDigest, created_at: now, updated_at: now } as Omit<StoredZone, 'version'>;
+      const doc = { ...toStored(fields), _id: id, deleted_at: null, content_digest: contentDigest, created_at: now, updated_at: now } as Omit<
+        StoredZone,
+        'version'
+      >;
       return { doc, events };
     });
     const inserted = await this.aggregates.insertEach(entries);

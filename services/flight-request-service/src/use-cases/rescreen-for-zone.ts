@@ -37,7 +37,10 @@ export async function rescreenForZone(deps: UseCaseDeps, zoneId: string, request
   const now = deps.now();
   const candidates = await deps.requests.liveOverlapping(zoneBox(zone), laterOf(now, scheduleStart(zone)), scheduleEnd(zone));
   summary.candidates = candidates.length;
-  const exemptions = await ctrExemptions(deps, candidates.map((candidate) => candidate.operator_uuid));
+  const exemptions = await ctrExemptions(
+    deps,
+    candidates.map((candidate) => candidate.operator_uuid),
+  );
 
   const outcomeFor = (request: RescreeningCandidate | FlightRequest) =>
     rescreenAgainstZone(request, zone, { exemption_for_ctr: exemptions.get(request.operator_uuid) ?? false }, deps.rules);

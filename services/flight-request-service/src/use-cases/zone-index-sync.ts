@@ -50,7 +50,7 @@ export class ZoneIndexSync {
    * periodic reload) read each once more, in the background.
    */
   applied(written: readonly GeoZone[], removed: readonly string[]): Promise<void> {
-    return this.serially(async () => {
+    return this.serially(() => {
       for (const zone of written) {
         this.index.upsert(zone);
         this.revisions.delete(zone.id);
@@ -60,6 +60,7 @@ export class ZoneIndexSync {
         this.revisions.delete(id);
       }
       this.gauge.set(this.index.size);
+      return Promise.resolve();
     });
   }
 

@@ -26,7 +26,12 @@ describe('POST /api/zones/import of ED-269 and ED-318 documents, GET /api/zones 
   const call = (method: string, path: string, body?: unknown, as = admin, headers: Record<string, string> = {}) =>
     t.call(method, path, { as, headers, ...(body === undefined ? {} : { body }) });
   const submitIn = async (ring: number[][][], maxAltitude: number) => {
-    const response = await call('POST', '/api/flight-requests', submission(operatorUuid, { flight_area: featureCollection(ring), max_altitude: maxAltitude }), operatorPrincipal(operatorUuid));
+    const response = await call(
+      'POST',
+      '/api/flight-requests',
+      submission(operatorUuid, { flight_area: featureCollection(ring), max_altitude: maxAltitude }),
+      operatorPrincipal(operatorUuid),
+    );
     expect(response.status).to.equal(201);
     return response.body.data;
   };
@@ -48,15 +53,29 @@ describe('POST /api/zones/import of ED-269 and ED-318 documents, GET /api/zones 
     });
 
     it('when an operator lists the zones around Bern in French, then it reads names, limits as published and the authority to ask', async () => {
-      const listed = await call('GET', '/api/zones?bbox=7.4,46.9,7.6,47.0', undefined, operatorPrincipal(operatorUuid), { 'Accept-Language': 'fr-CH, en;q=0.5' });
+      const listed = await call('GET', '/api/zones?bbox=7.4,46.9,7.6,47.0', undefined, operatorPrincipal(operatorUuid), {
+        'Accept-Language': 'fr-CH, en;q=0.5',
+      });
       expect(listed.status).to.equal(200);
       const bern = listed.body.data.find((zone: { identifier: string }) => zone.identifier === 'LSZB003');
-      expect(bern).to.include({ id: 'CHE.LSZB003', country: 'CHE', restriction: 'REQ_AUTHORISATION', authority: 'Skyguide', status: 'published', lower_limit_m: 60 });
+      expect(bern).to.include({
+        id: 'CHE.LSZB003',
+        country: 'CHE',
+        restriction: 'REQ_AUTHORISATION',
+        authority: 'Skyguide',
+        status: 'published',
+        lower_limit_m: 60,
+      });
       expect(bern.volumes).to.deep.equal([{ lower: { value: 60, reference: 'AGL', uom: 'm' }, upper: { value: 99999, reference: 'AGL', uom: 'm' } }]);
       expect(bern.published).to.deep.include({ format: 'ED-318', published_type: 'REQ_AUTHORIZATION', variant: 'COMMON', reasons: ['AIR_TRAFFIC'] });
       expect(bern.published.restriction_conditions).to.match(/exemption permit/);
       expect(bern.published.extended_properties).to.deep.equal({ addInfo: 'Exemption permits may be applied for at the competent authority.' });
-      expect(bern.published.authorities[0]).to.include({ name: 'Skyguide', service: 'Special Flight Office (SFO)', purpose: 'AUTHORIZATION', interval_before: 'P10DT00H' });
+      expect(bern.published.authorities[0]).to.include({
+        name: 'Skyguide',
+        service: 'Special Flight Office (SFO)',
+        purpose: 'AUTHORIZATION',
+        interval_before: 'P10DT00H',
+      });
       const langmatt = await call('GET', '/api/zones/CHE.BLns058', undefined, reviewerPrincipal('NATURE'), { 'Accept-Language': 'fr' });
       expect(langmatt.body.data.name).to.equal('Objet naturel protégé Langmatt');
       expect(langmatt.body.data.published.names).to.have.length(4);
@@ -66,7 +85,12 @@ describe('POST /api/zones/import of ED-269 and ED-318 documents, GET /api/zones 
     });
 
     it('when a flight window is asked, then each zone shows its active intervals in it', async () => {
-      const listed = await call('GET', '/api/zones?bbox=7.4,46.9,7.6,47.0&from=2026-12-01T10:00:00Z&to=2026-12-01T12:00:00Z', undefined, operatorPrincipal(operatorUuid));
+      const listed = await call(
+        'GET',
+        '/api/zones?bbox=7.4,46.9,7.6,47.0&from=2026-12-01T10:00:00Z&to=2026-12-01T12:00:00Z',
+        undefined,
+        operatorPrincipal(operatorUuid),
+      );
       const bern = listed.body.data.find((zone: { identifier: string }) => zone.identifier === 'LSZB003');
       expect(bern.active_intervals).to.deep.equal([{ start: '2026-12-01T10:00:00+00:00', end: '2026-12-01T12:00:00+00:00' }]);
       expect((await call('GET', '/api/zones?from=2026-12-01T10:00:00Z', undefined, operatorPrincipal(operatorUuid))).status).to.equal(422);
@@ -85,7 +109,8 @@ describe('POST /api/zones/import of ED-269 and ED-318 documents, GET /api/zones 
     });
 
     it('when the same issue is imported again, then nothing is written and the answer says so', async () => {
-      const versions = async () => unrecorded(() => t.service.deps.zones.model.find({ dataset_id: 'ED-318:FOCA' }, { _id: 1, version: 1 }).sort({ _id: 1 }).lean().exec());
+      const versions = async () =>
+        unrecorded(() => t.service.deps.zones.model.find({ dataset_id: 'ED-318:FOCA' }, { _id: 1, version: 1 }).sort({ _id: 1 }).lean().exec());
       const before = await versions();
       const again = await call('POST', '/api/zones/import', sample('sample-ed318.json'));
       expect(again.status).to.equal(200);
@@ -109,8 +134,19 @@ describe('POST /api/zones/import of ED-269 and ED-318 documents, GET /api/zones 
       const retired = await call('GET', '/api/zones?status=retired&per_page=100');
       expect(retired.body.data.map((zone: { id: string }) => zone.id)).to.include('CHE.LSTB002');
       const versions = await call('GET', '/api/zones/CHE.LSZB003/versions');
-      expect(versions.body.data.map((zone: { version: number; volumes: Array<{ lower: { value: number } }> }) => [zone.version, zone.volumes[0]?.lower.value])).to.deep.equal([[0, 60], [1, 0]]);
-      expect((await call('GET', '/api/zones/CHE.LSTB002/versions')).body.data.map((zone: { status: string }) => zone.status)).to.deep.equal(['published', 'retired']);
+      expect(
+        versions.body.data.map((zone: { version: number; volumes: Array<{ lower: { value: number } }> }) => [
+          zone.version,
+          zone.volumes[0]?.lower.value,
+        ]),
+      ).to.deep.equal([
+        [0, 60],
+        [1, 0],
+      ]);
+      expect((await call('GET', '/api/zones/CHE.LSTB002/versions')).body.data.map((zone: { status: string }) => zone.status)).to.deep.equal([
+        'published',
+        'retired',
+      ]);
       expect((await call('GET', '/api/zones/CHE.LSZB003/versions', undefined, operatorPrincipal(operatorUuid))).status).to.equal(403);
       // The floor is now the ground: a low flight in Bern needs Skyguide too.
       expect((await submitIn(BERN, 50)).status).to.equal('Pending');
@@ -161,7 +197,18 @@ describe('POST /api/zones/import of ED-269 and ED-318 documents, GET /api/zones 
     it('when a zone has two volumes, one a circle in feet AMSL, then both are kept and each is screened by its own band', async () => {
       const document = sample('sample-ed269.json');
       const zone = document['UASZoneList'][0];
-      Object.assign(zone, { identifier: 'LSXY', restriction: 'PROHIBITED', applicability: [{ permanent: 'NO', startDateTime: '2026-01-01T00:00:00+01:00', endDateTime: '2030-01-01T00:00:00+01:00', dailyPeriod: [{ day: ['ANY'], startTime: '00:00:00Z', endTime: '00:00:00Z' }] }] });
+      Object.assign(zone, {
+        identifier: 'LSXY',
+        restriction: 'PROHIBITED',
+        applicability: [
+          {
+            permanent: 'NO',
+            startDateTime: '2026-01-01T00:00:00+01:00',
+            endDateTime: '2030-01-01T00:00:00+01:00',
+            dailyPeriod: [{ day: ['ANY'], startTime: '00:00:00Z', endTime: '00:00:00Z' }],
+          },
+        ],
+      });
       zone.geometry[0].upperLimit = '120';
       zone.geometry.push({
         uomDimensions: 'FT',
@@ -176,7 +223,10 @@ describe('POST /api/zones/import of ED-269 and ED-318 documents, GET /api/zones 
       expect(response.status, JSON.stringify(response.body)).to.equal(200);
       const stored = (await call('GET', '/api/zones/CHE.LSXY')).body.data;
       expect(stored.volumes).to.have.length(2);
-      expect(stored.volumes[1]).to.deep.include({ lower: { value: 0, reference: 'AMSL', uom: 'ft' }, upper: { value: 5000, reference: 'AMSL', uom: 'ft' } });
+      expect(stored.volumes[1]).to.deep.include({
+        lower: { value: 0, reference: 'AMSL', uom: 'ft' },
+        upper: { value: 5000, reference: 'AMSL', uom: 'ft' },
+      });
       expect(stored.volumes[1].geometry.type).to.equal('Polygon');
       // In the circle, with no terrain configured, an AMSL band counts as met, and the finding says why.
       const inCircle = await submitIn(square(6.2995, 46.2995, 0.001), 50);

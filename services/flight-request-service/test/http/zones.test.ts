@@ -17,7 +17,10 @@ describe('zones API', () => {
   const call = (method: string, path: string, body?: unknown, as = admin) => t.call(method, path, { as, ...(body === undefined ? {} : { body }) });
 
   describe('who may manage zones', () => {
-    for (const [role, principal] of [['operator', operatorPrincipal('00000000-0000-4000-8000-000000000001')], ['reviewer', reviewerPrincipal('LVNL')]] as const) {
+    for (const [role, principal] of [
+      ['operator', operatorPrincipal('00000000-0000-4000-8000-000000000001')],
+      ['reviewer', reviewerPrincipal('LVNL')],
+    ] as const) {
       it(`when a ${role} writes any zone route or asks for retired zones, then 403; reading published zones is allowed`, async () => {
         for (const [method, path, body] of [
           ['POST', '/api/zones', zoneBody()],
@@ -61,7 +64,14 @@ describe('zones API', () => {
       const created = await call('POST', '/api/zones', zoneBody({ name: 'Schiphol CTR', type: 'CTR', ctr_exemption_ceiling_m: 120 }));
       expect(created.status).to.equal(201);
       const record = created.body.data;
-      expect(record).to.include({ name: 'Schiphol CTR', type: 'CTR', restriction: 'REQ_AUTHORISATION', authority: 'LVNL', ctr_exemption_ceiling_m: 120, schedule: null });
+      expect(record).to.include({
+        name: 'Schiphol CTR',
+        type: 'CTR',
+        restriction: 'REQ_AUTHORISATION',
+        authority: 'LVNL',
+        ctr_exemption_ceiling_m: 120,
+        schedule: null,
+      });
       expect(record.created_at).to.match(/\+00:00$/);
       expect(created.headers.get('location')).to.match(new RegExp(`^http://127\\.0\\.0\\.1:\\d+/api/v1/zones/${record.id}$`));
       const fetched = await call('GET', `/api/zones/${record.id}`);
@@ -71,7 +81,11 @@ describe('zones API', () => {
 
     it('when a zone is replaced, then every field is the new one; when deleted, then 204, retired for admins and 404 for others', async () => {
       const { id } = (await call('POST', '/api/zones', zoneBody())).body.data;
-      const replaced = await call('PUT', `/api/zones/${id}`, zoneBody({ name: 'Renamed', restriction: 'PROHIBITED', authority: 'MIL', type: 'MILITARY' }));
+      const replaced = await call(
+        'PUT',
+        `/api/zones/${id}`,
+        zoneBody({ name: 'Renamed', restriction: 'PROHIBITED', authority: 'MIL', type: 'MILITARY' }),
+      );
       expect(replaced.status).to.equal(200);
       expect(replaced.body.data).to.include({ id, name: 'Renamed', restriction: 'PROHIBITED', authority: 'MIL' });
       const deleted = await call('DELETE', `/api/zones/${id}`);
@@ -85,7 +99,25 @@ describe('zones API', () => {
 
     it('when the input breaks rules, then 422 names every failing field and nothing is stored', async () => {
       const before = await unrecorded(() => t.service.deps.zones.model.countDocuments());
-      const response = await call('POST', '/api/zones', zoneBody({ lower_limit_m: 300, upper_limit_m: 100, restriction: 'MAYBE', geometry: { type: 'Polygon', coordinates: [[[0, 0], [1, 0], [0, 1]]] } }));
+      const response = await call(
+        'POST',
+        '/api/zones',
+        zoneBody({
+          lower_limit_m: 300,
+          upper_limit_m: 100,
+          restriction: 'MAYBE',
+          geometry: {
+            type: 'Polygon',
+            coordinates: [
+              [
+                [0, 0],
+                [1, 0],
+                [0, 1],
+              ],
+            ],
+          },
+        }),
+      );
       expect(response.status).to.equal(422);
       expect(response.body.errors).to.include.keys('upper_limit_m', 'restriction');
       expect(Object.keys(response.body.errors).some((field) => field.startsWith('geometry'))).to.equal(true);
@@ -123,7 +155,10 @@ describe('zones API', () => {
     });
 
     it('when some features are invalid, then 422 lists them by feature and nothing is imported', async () => {
-      const body = { type: 'FeatureCollection', features: [feature('bad-ok'), feature('bad-1', { name: '' }), feature('bad-2', { restriction: 'NOPE' })] };
+      const body = {
+        type: 'FeatureCollection',
+        features: [feature('bad-ok'), feature('bad-1', { name: '' }), feature('bad-2', { restriction: 'NOPE' })],
+      };
       const response = await call('POST', '/api/zones/import', body);
       expect(response.status).to.equal(422);
       expect(response.body.errors).to.include.keys('features.1.properties.name', 'features.2.properties.restriction');
@@ -136,9 +171,13 @@ describe('zones API', () => {
       const second = await startTestService({ shared: t.shared, env: { ZONE_RELOAD_INTERVAL_MS: '3600000' } });
       try {
         const bbox: [number, number, number, number] = [7.0, 53.0, 7.05, 53.05];
-        const { id } = (await call('POST', '/api/zones', { ...zoneBody(), geometry: { type: 'Polygon', coordinates: square(7.0, 53.0, 0.05) } })).body.data;
+        const { id } = (await call('POST', '/api/zones', { ...zoneBody(), geometry: { type: 'Polygon', coordinates: square(7.0, 53.0, 0.05) } })).body
+          .data;
         await waitFor(() => second.service.deps.zoneIndex.search(bbox).some((zone) => zone.id === id), 10_000);
-        await call('PUT', `/api/zones/${id}`, { ...zoneBody({ name: 'Moved away' }), geometry: { type: 'Polygon', coordinates: square(8.0, 53.0, 0.05) } });
+        await call('PUT', `/api/zones/${id}`, {
+          ...zoneBody({ name: 'Moved away' }),
+          geometry: { type: 'Polygon', coordinates: square(8.0, 53.0, 0.05) },
+        });
         await waitFor(() => !second.service.deps.zoneIndex.search(bbox).some((zone) => zone.id === id), 10_000);
         expect(second.service.deps.zoneIndex.search([8.0, 53.0, 8.05, 53.05]).find((zone) => zone.id === id)?.name).to.equal('Moved away');
         await call('DELETE', `/api/zones/${id}`);

@@ -61,10 +61,24 @@ describe('HgtTerrain', () => {
   });
 
   describe('screening against AMSL and WGS-84 limits', () => {
-    const limit = (value: number, reference: VerticalLimit['reference'], uom: VerticalLimit['uom'] = 'm'): VerticalLimit => ({ value, reference, uom });
+    const limit = (value: number, reference: VerticalLimit['reference'], uom: VerticalLimit['uom'] = 'm'): VerticalLimit => ({
+      value,
+      reference,
+      uom,
+    });
     const zone = (lower: VerticalLimit, upper: VerticalLimit): GeoZone => {
       const geometry = polygon(rectangle(7.1, 46.1, 7.4, 46.4));
-      const fields = { name: 'Band', type: 'OTHER', restriction: 'PROHIBITED' as const, lower_limit_m: 0, upper_limit_m: 1000, schedule: null, authority: 'FOCA', ctr_exemption_ceiling_m: null, geometry };
+      const fields = {
+        name: 'Band',
+        type: 'OTHER',
+        restriction: 'PROHIBITED' as const,
+        lower_limit_m: 0,
+        upper_limit_m: 1000,
+        schedule: null,
+        authority: 'FOCA',
+        ctr_exemption_ceiling_m: null,
+        geometry,
+      };
       return { id: 'CHE.BAND', ...fields, ...ownFormatParts(fields), identifier: 'BAND', country: 'CHE', volumes: [{ geometry, lower, upper }] };
     };
     const flightOn = (maxAltitudeM: number, rules = { ...DEFAULT_SCREENING_RULES, vertical: terrain }, zones: GeoZone[] = []): ScreeningInput => ({
@@ -97,7 +111,9 @@ describe('HgtTerrain', () => {
     });
 
     it('when no terrain covers the area, then an AMSL zone counts as met and the finding says the terrain is unknown', () => {
-      const result = screen(flightOn(50, { ...DEFAULT_SCREENING_RULES, vertical: new HgtTerrain(null) }, [zone(limit(600, 'AMSL'), limit(2000, 'AMSL'))]));
+      const result = screen(
+        flightOn(50, { ...DEFAULT_SCREENING_RULES, vertical: new HgtTerrain(null) }, [zone(limit(600, 'AMSL'), limit(2000, 'AMSL'))]),
+      );
       expect(result.outcome).to.equal('Rejected');
       expect(result.findings[0]).to.include({ terrain_unknown: true, zone_identifier: 'BAND' });
       expect(result.findings[0]?.message).to.contain('terrain unknown');

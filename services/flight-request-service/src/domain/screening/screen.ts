@@ -68,8 +68,7 @@ function altitudeReview(input: ScreeningInput): { finding: Finding; item: Review
   if (maxAltitudeM <= rules.altitudeReviewAboveM) return null;
   const authority = rules.nationalAuthority;
   const message =
-    `The max altitude of ${maxAltitudeM} m is above ${rules.altitudeReviewAboveM} m: ` +
-    `the ${authority} authority must authorise it.`;
+    `The max altitude of ${maxAltitudeM} m is above ${rules.altitudeReviewAboveM} m: ` + `the ${authority} authority must authorise it.`;
   return {
     finding: { code: 'ALTITUDE_ABOVE_LIMIT', message, zone_id: null, zone_name: null, authority },
     item: { kind: 'altitude', authority, zone_id: null, finding_codes: ['ALTITUDE_ABOVE_LIMIT'], message },
@@ -77,11 +76,7 @@ function altitudeReview(input: ScreeningInput): { finding: Finding; item: Review
 }
 
 function compareFindings(a: Finding, b: Finding): number {
-  return (
-    compareIds(a.code, b.code) ||
-    compareIds(a.zone_id ?? '', b.zone_id ?? '') ||
-    compareIds(conflictKey(a), conflictKey(b))
-  );
+  return compareIds(a.code, b.code) || compareIds(a.zone_id ?? '', b.zone_id ?? '') || compareIds(conflictKey(a), conflictKey(b));
 }
 
 /** Conflicts sort by their window, then their band and area, so equal input gives equal output. */
@@ -91,7 +86,5 @@ function conflictKey(finding: Finding): string {
 }
 
 function compareItems(a: ReviewItemDraft, b: ReviewItemDraft): number {
-  return (
-    compareIds(a.kind, b.kind) || compareIds(a.authority, b.authority) || compareIds(a.zone_id ?? '', b.zone_id ?? '')
-  );
+  return compareIds(a.kind, b.kind) || compareIds(a.authority, b.authority) || compareIds(a.zone_id ?? '', b.zone_id ?? '');
 }

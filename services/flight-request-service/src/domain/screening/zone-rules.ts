@@ -23,7 +23,10 @@ type FlightFacts = Pick<ScreeningInput, 'maxAltitudeM' | 'operator'>;
  * active intervals (computed at the flight's position, which daylight events
  * depend on), or no volume meets both its area and its altitude band.
  */
-export function zoneMeeting(zone: GeoZone, input: Pick<ScreeningInput, 'polygons' | 'bbox' | 'start' | 'end' | 'maxAltitudeM' | 'rules'>): ZoneMeeting | null {
+export function zoneMeeting(
+  zone: GeoZone,
+  input: Pick<ScreeningInput, 'polygons' | 'bbox' | 'start' | 'end' | 'maxAltitudeM' | 'rules'>,
+): ZoneMeeting | null {
   const [west, south, east, north] = input.bbox;
   const position: [number, number] = [(west + east) / 2, (south + north) / 2];
   if (!activeDuring(zone.applicability, position, input.start.getTime(), input.end.getTime())) return null;
@@ -65,7 +68,8 @@ export function zoneOutcome(zone: GeoZone, flight: FlightFacts, meeting: ZoneMee
 /** `zone "Schiphol CTR" (nl-eham-ctr, 0–914 m)`; a published zone names its country and identifier and its limits as published. */
 function describeZone(zone: GeoZone, meeting: ZoneMeeting): string {
   const terrain = meeting.terrainUnknown ? '; terrain unknown here, so its limits count as met' : '';
-  if (zone.published === null || zone.identifier === null) return `zone "${zone.name}" (${zone.id}, ${zone.lower_limit_m}–${zone.upper_limit_m} m${terrain})`;
+  if (zone.published === null || zone.identifier === null)
+    return `zone "${zone.name}" (${zone.id}, ${zone.lower_limit_m}–${zone.upper_limit_m} m${terrain})`;
   const bands = zone.volumes.map((volume) => `${describeLimit(volume.lower)}–${describeLimit(volume.upper)}`);
   return `zone "${zone.name}" (${zone.country} ${zone.identifier}, ${[...new Set(bands)].join(', ')}${terrain})`;
 }
@@ -82,13 +86,10 @@ function authorisationOutcome(zone: GeoZone, { maxAltitudeM, operator }: FlightF
   const ceiling = zone.ctr_exemption_ceiling_m;
   const exemptable = zone.type === 'CTR' && operator.exemption_for_ctr && ceiling !== null;
   if (exemptable && maxAltitudeM <= ceiling) {
-    const message =
-      `The operator's CTR exemption covers ${where} up to ${ceiling} m; the max altitude is ${maxAltitudeM} m.`;
+    const message = `The operator's CTR exemption covers ${where} up to ${ceiling} m; the max altitude is ${maxAltitudeM} m.`;
     return { finding: finding(zone, 'CTR_EXEMPTION_APPLIED', message, meeting), item: null };
   }
-  const reason = exemptable
-    ? ` The max altitude of ${maxAltitudeM} m is above the CTR exemption ceiling of ${ceiling} m.`
-    : '';
+  const reason = exemptable ? ` The max altitude of ${maxAltitudeM} m is above the CTR exemption ceiling of ${ceiling} m.` : '';
   const message = `The flight enters ${where}, which needs authorisation by ${zone.authority}.${reason}`;
   return {
     finding: finding(zone, 'ZONE_REQUIRES_AUTHORISATION', message, meeting),

@@ -63,9 +63,13 @@ function* crossFieldErrors(fields: Record<string, unknown>, base: string): Gener
     const start = Date.parse(String(own(schedule, 'start')));
     const end = Date.parse(String(own(schedule, 'end')));
     // The schema's date-time admits a leap second (`23:59:60`), which Date cannot read: refused, never "always".
-    for (const [key, instant] of [['start', start], ['end', end]] as const) {
+    for (const [key, instant] of [
+      ['start', start],
+      ['end', end],
+    ] as const) {
       const path = at(base, `schedule.${key}`);
-      if (typeof own(schedule, key) === 'string' && Number.isNaN(instant)) yield [path, `The ${attribute(path)} field must be a date-time that names a real instant.`];
+      if (typeof own(schedule, key) === 'string' && Number.isNaN(instant))
+        yield [path, `The ${attribute(path)} field must be a date-time that names a real instant.`];
     }
     if (end <= start) {
       const path = at(base, 'schedule.end');

@@ -23,14 +23,15 @@ const ImportShape = Type.Object(
   {
     type: ZoneImport.properties.type,
     name: ZoneImport.properties.name,
-    features: Type.Array(Type.Object({ ...ZoneImportFeature.properties, geometry: Type.Optional(Type.Unknown()) }, { additionalProperties: false }), { minItems: 1 }),
+    features: Type.Array(Type.Object({ ...ZoneImportFeature.properties, geometry: Type.Optional(Type.Unknown()) }, { additionalProperties: false }), {
+      minItems: 1,
+    }),
   },
   { additionalProperties: false },
 );
 
 export type ZoneImportEntry =
-  | { index: number; id: string | null; ok: true; zone: GeoZoneDraft }
-  | { index: number; id: string | null; ok: false; errors: FieldErrors };
+  { index: number; id: string | null; ok: true; zone: GeoZoneDraft } | { index: number; id: string | null; ok: false; errors: FieldErrors };
 
 export interface ZoneImportParse {
   /** How the document was recognised: the project's own FeatureCollection, or as an authority publishes it. */
@@ -98,12 +99,7 @@ function checkFeature(feature: unknown, index: number, schemaFieldErrors: FieldE
 }
 
 /** The zone's id: on the feature (GeoJSON's place for it) or in its properties; both must agree. */
-function importId(
-  feature: Record<string, unknown>,
-  properties: unknown,
-  path: string,
-  errors: FieldErrors,
-): string | null {
+function importId(feature: Record<string, unknown>, properties: unknown, path: string, errors: FieldErrors): string | null {
   const onFeature = own(feature, 'id');
   const inProperties = isRecord(properties) ? own(properties, 'id') : undefined;
   if (typeof onFeature === 'string' && typeof inProperties === 'string' && onFeature !== inProperties) {

@@ -34,7 +34,11 @@ export async function importZones(deps: UseCaseDeps, body: unknown, requestId?: 
   if (!parsed.ok) throw new ValidationError(parsed.errors);
   const zones = parsed.entries.flatMap((entry) => (entry.ok ? [{ ...entry.zone, id: entry.id ?? randomUUID() }] : []));
   if (parsed.dataset) return importIssue(deps, parsed.dataset, zones, requestId);
-  const created = await writeAll(deps, zones.map((zone) => ({ zone, digest: null })), requestId);
+  const created = await writeAll(
+    deps,
+    zones.map((zone) => ({ zone, digest: null })),
+    requestId,
+  );
   await deps.zoneSync.applied(zones, []);
   return { format: parsed.format, dataset: null, created, updated: zones.length - created, unchanged: 0, retired: 0, total: zones.length };
 }
@@ -57,7 +61,11 @@ async function importIssue(deps: UseCaseDeps, issue: DatasetIssue, zones: GeoZon
   const listed = new Set(zones.map((zone) => zone.id));
   const absent = [...known.values()].filter((zone) => !zone.retired && !listed.has(zone.id)).map((zone) => zone.id);
 
-  const created = await writeAll(deps, changed.map((zone) => ({ zone, digest: digests.get(zone.id) ?? null })), requestId);
+  const created = await writeAll(
+    deps,
+    changed.map((zone) => ({ zone, digest: digests.get(zone.id) ?? null })),
+    requestId,
+  );
   for (let offset = 0; offset < absent.length; offset += CONCURRENT_WRITES) {
     await Promise.all(absent.slice(offset, offset + CONCURRENT_WRITES).map((id) => retire(deps, id, requestId)));
   }
@@ -97,7 +105,9 @@ async function writeAll(deps: UseCaseDeps, zones: Array<{ zone: GeoZone; digest:
     existing.push(...batch.filter(({ zone }) => !inserted.has(zone.id)));
   }
   for (let offset = 0; offset < existing.length; offset += CONCURRENT_WRITES) {
-    const outcomes = await Promise.all(existing.slice(offset, offset + CONCURRENT_WRITES).map(({ zone, digest }) => replace(deps, zone, digest, requestId)));
+    const outcomes = await Promise.all(
+      existing.slice(offset, offset + CONCURRENT_WRITES).map(({ zone, digest }) => replace(deps, zone, digest, requestId)),
+    );
     created += outcomes.filter((outcome) => outcome === 'created').length;
   }
   return created;
@@ -143,5 +153,7 @@ async function retire(deps: UseCaseDeps, id: string, requestId?: string): Promis
 }
 
 function digestOf(value: GeoZoneDraft | object): string {
-  return createHash('sha256').update(canonicalize(value) ?? '').digest('hex');
+  return createHash('sha256')
+    .update(canonicalize(value) ?? '')
+    .digest('hex');
 }

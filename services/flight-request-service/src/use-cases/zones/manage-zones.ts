@@ -84,13 +84,15 @@ export async function listZones(deps: UseCaseDeps, query: ZoneListQuery, admin: 
     const { items, total } = await deps.zones.page(filter, skipFor(page), page.per_page);
     return { items, total, page, window };
   }
-  const candidates = deps.zoneIndex.search(box ?? [-180, -90, 180, 90]).filter(
-    (zone) =>
-      (!query.type || zone.type === query.type) &&
-      (!query.restriction || zone.restriction === query.restriction) &&
-      (box === null || areasIntersect([boxArea(box)], [{ type: 'Feature', properties: {}, geometry: zone.geometry }])) &&
-      (window === null || activeDuring(zone.applicability, centreOf(zone), window.from, window.to)),
-  );
+  const candidates = deps.zoneIndex
+    .search(box ?? [-180, -90, 180, 90])
+    .filter(
+      (zone) =>
+        (!query.type || zone.type === query.type) &&
+        (!query.restriction || zone.restriction === query.restriction) &&
+        (box === null || areasIntersect([boxArea(box)], [{ type: 'Feature', properties: {}, geometry: zone.geometry }])) &&
+        (window === null || activeDuring(zone.applicability, centreOf(zone), window.from, window.to)),
+    );
   const ids = candidates.slice(skipFor(page), skipFor(page) + page.per_page).map((zone) => zone.id);
   const docs = await Promise.all(ids.map((id) => deps.zones.findLive(id)));
   return { items: docs.filter((doc): doc is ZoneDoc => doc !== null), total: candidates.length, page, window };
@@ -108,7 +110,8 @@ export function windowOf(query: Pick<ZoneListQuery, 'from' | 'to'>): { from: num
   if (Number.isNaN(from)) throw new ValidationError({ from: ['The from field must be a date-time that names a real instant.'] });
   if (Number.isNaN(to)) throw new ValidationError({ to: ['The to field must be a date-time that names a real instant.'] });
   if (to <= from) throw new ValidationError({ to: ['The to field must be a date after from.'] });
-  if (to - from > MAX_LIST_WINDOW_DAYS * 86_400_000) throw new ValidationError({ to: [`The to field must be at most ${MAX_LIST_WINDOW_DAYS} days after from.`] });
+  if (to - from > MAX_LIST_WINDOW_DAYS * 86_400_000)
+    throw new ValidationError({ to: [`The to field must be at most ${MAX_LIST_WINDOW_DAYS} days after from.`] });
   return { from, to };
 }
 
@@ -121,7 +124,13 @@ function boxOf(bbox: string | undefined): BBox | null {
 }
 
 function boxArea([west, south, east, north]: BBox): AreaPolygon {
-  const ring = [[west, south], [east, south], [east, north], [west, north], [west, south]];
+  const ring = [
+    [west, south],
+    [east, south],
+    [east, north],
+    [west, north],
+    [west, south],
+  ];
   return { type: 'Feature', properties: {}, geometry: { type: 'Polygon', coordinates: [ring] } };
 }
 

@@ -33,7 +33,7 @@ function zone(overrides: Partial<GeoZone> = {}): GeoZone {
     schedule: null,
     authority: 'POLICE',
     ctr_exemption_ceiling_m: null,
-    geometry: { type: 'Polygon', coordinates: square(4.9, 52.0, 0.2) } as GeoZone['geometry'],
+    geometry: { type: 'Polygon', coordinates: square(4.9, 52.0, 0.2) },
     ...overrides,
   };
   return { ...fields, ...ownFormatParts(fields), ...overrides };
@@ -61,14 +61,29 @@ describe('rescreenAgainstZone', () => {
     const withItem = request('Pending', {
       review: {
         findings: outcome.findings,
-        items: [{ id: 'i', kind: 'zone_authorisation', authority: 'LVNL', zone_id: 'zone-1', finding_codes: [], message: '', status: 'approved', reason: null, decided_at: null, decided_by: null }],
+        items: [
+          {
+            id: 'i',
+            kind: 'zone_authorisation',
+            authority: 'LVNL',
+            zone_id: 'zone-1',
+            finding_codes: [],
+            message: '',
+            status: 'approved',
+            reason: null,
+            decided_at: null,
+            decided_by: null,
+          },
+        ],
       },
     });
     expect(rescreenAgainstZone(withItem, authorisation, operator, DEFAULT_SCREENING_RULES).effect).to.equal('none');
   });
 
   it('when a zone needing authorisation covers an approved flight, then the approval stands', () => {
-    expect(rescreenAgainstZone(request('Approved'), zone({ restriction: 'REQ_AUTHORISATION' }), operator, DEFAULT_SCREENING_RULES).effect).to.equal('none');
+    expect(rescreenAgainstZone(request('Approved'), zone({ restriction: 'REQ_AUTHORISATION' }), operator, DEFAULT_SCREENING_RULES).effect).to.equal(
+      'none',
+    );
   });
 
   it('when the zone is above the flight, outside its window, or elsewhere, then nothing changes', () => {
@@ -77,6 +92,7 @@ describe('rescreenAgainstZone', () => {
       zone({ schedule: { start: '2026-12-02T00:00:00Z', end: '2026-12-03T00:00:00Z' } }),
       zone({ geometry: { type: 'Polygon', coordinates: square(6, 53, 0.1) } }),
     ];
-    for (const missing of misses) expect(rescreenAgainstZone(request('Approved'), missing, operator, DEFAULT_SCREENING_RULES).effect).to.equal('none');
+    for (const missing of misses)
+      expect(rescreenAgainstZone(request('Approved'), missing, operator, DEFAULT_SCREENING_RULES).effect).to.equal('none');
   });
 });

@@ -1,11 +1,6 @@
 import { expect } from 'chai';
 import type { Polygon } from 'geojson';
-import {
-  DEFAULT_SCREENING_RULES,
-  screen,
-  type ApprovedFlight,
-  type ScreeningInput,
-} from '../../../src/domain/screening/screen.js';
+import { DEFAULT_SCREENING_RULES, screen, type ApprovedFlight, type ScreeningInput } from '../../../src/domain/screening/screen.js';
 import { ownFormatParts, type GeoZone } from '../../../src/domain/zones/geo-zone.js';
 import { areaFeature, polygon, rectangle } from '../geometry/fixtures.js';
 
@@ -104,7 +99,9 @@ describe('screen', () => {
     it("when the zone's altitude band starts above the flight, then there is no finding", () => {
       const high = zone({ id: 'high', restriction: 'PROHIBITED', lower_limit_m: 101, upper_limit_m: 3000 });
       expect(screen(input({ zones: [high] })).outcome).to.equal('Approved');
-      expect(screen(input({ zones: [zone({ id: 'high', restriction: 'PROHIBITED', lower_limit_m: 100, upper_limit_m: 3000 })] })).outcome).to.equal('Rejected');
+      expect(screen(input({ zones: [zone({ id: 'high', restriction: 'PROHIBITED', lower_limit_m: 100, upper_limit_m: 3000 })] })).outcome).to.equal(
+        'Rejected',
+      );
     });
 
     it("when the zone's schedule does not overlap the flight window, then there is no finding", () => {
@@ -116,7 +113,15 @@ describe('screen', () => {
     });
 
     it("when the zone's bbox covers the area but its polygon does not (an L-shape), then there is no finding", () => {
-      const lShape: Polygon = polygon([[4.7, 52.2], [4.9, 52.2], [4.9, 52.25], [4.75, 52.25], [4.75, 52.4], [4.7, 52.4], [4.7, 52.2]]);
+      const lShape: Polygon = polygon([
+        [4.7, 52.2],
+        [4.9, 52.2],
+        [4.9, 52.25],
+        [4.75, 52.25],
+        [4.75, 52.4],
+        [4.7, 52.4],
+        [4.7, 52.2],
+      ]);
       expect(screen(input({ zones: [zone({ id: 'l', restriction: 'PROHIBITED', geometry: lShape })] })).outcome).to.equal('Approved');
     });
   });
@@ -177,8 +182,20 @@ describe('screen', () => {
       const result = screen(input({ approvedFlights: [later, flight({ uuid: 'f1' })] }));
       expect(result.outcome).to.equal('Pending');
       expect(result.findings.map((finding) => finding.conflict)).to.deep.equal([
-        { start_time: '2026-12-01T10:00:00+00:00', end_time: '2026-12-01T12:00:00+00:00', lower_altitude_m: 0, upper_altitude_m: 100, bbox: [4.805, 52.305, 4.81, 52.31] },
-        { start_time: '2026-12-01T11:00:00+00:00', end_time: '2026-12-01T12:00:00+00:00', lower_altitude_m: 0, upper_altitude_m: 80, bbox: [4.805, 52.305, 4.81, 52.31] },
+        {
+          start_time: '2026-12-01T10:00:00+00:00',
+          end_time: '2026-12-01T12:00:00+00:00',
+          lower_altitude_m: 0,
+          upper_altitude_m: 100,
+          bbox: [4.805, 52.305, 4.81, 52.31],
+        },
+        {
+          start_time: '2026-12-01T11:00:00+00:00',
+          end_time: '2026-12-01T12:00:00+00:00',
+          lower_altitude_m: 0,
+          upper_altitude_m: 80,
+          bbox: [4.805, 52.305, 4.81, 52.31],
+        },
       ]);
       expect(result.findings[1]?.message).to.equal(
         'The flight overlaps an approved flight of another operator from 2026-12-01T11:00:00+00:00 to 2026-12-01T12:00:00+00:00, ' +

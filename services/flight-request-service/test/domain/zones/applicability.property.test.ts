@@ -49,7 +49,11 @@ const dailyArb = fc
   .map(({ days, start, end, offset }): DailyPeriod => ({ days, start: timeOf(start, offset), end: timeOf(end, offset) }));
 
 const windowArb = fc
-  .record({ anchor: fc.constantFrom(...anchors), shift: fc.integer({ min: -3 * 24 * 60, max: 3 * 24 * 60 }), length: fc.integer({ min: 1, max: 36 * 60 }) })
+  .record({
+    anchor: fc.constantFrom(...anchors),
+    shift: fc.integer({ min: -3 * 24 * 60, max: 3 * 24 * 60 }),
+    length: fc.integer({ min: 1, max: 36 * 60 }),
+  })
   .map(({ anchor, shift, length }) => ({ from: anchor + shift * 60_000, to: anchor + (shift + length) * 60_000 }));
 
 describe('zone applicability (property-based)', () => {
@@ -62,7 +66,9 @@ describe('zone applicability (property-based)', () => {
           const inside = intervals.some(([start, end]) => start <= instant && instant < end);
           if (inside !== activeAt(daily, instant)) return false;
         }
-        return intervals.every(([start, end], i) => start < end && from <= start && end <= to && (i === 0 || (intervals[i - 1] as readonly number[])[1]! < start));
+        return intervals.every(
+          ([start, end], i) => start < end && from <= start && end <= to && (i === 0 || (intervals[i - 1] as readonly number[])[1]! < start),
+        );
       }),
       { numRuns: 300 },
     );
@@ -70,11 +76,19 @@ describe('zone applicability (property-based)', () => {
 
   it('when a period has date-times, then nothing outside them is active, and a window meets it exactly when they overlap', () => {
     fc.assert(
-      fc.property(windowArb, fc.integer({ min: -2 * DAY, max: 2 * DAY }), fc.integer({ min: 60_000, max: 3 * DAY }), ({ from, to }, offset, length) => {
-        const start = anchors[0]! + offset;
-        const applicability: Applicability = { permanent: false, periods: [{ start: new Date(start).toISOString(), end: new Date(start + length).toISOString(), daily: [] }] };
-        return activeDuring(applicability, BERN, from, to) === (start < to && from < start + length);
-      }),
+      fc.property(
+        windowArb,
+        fc.integer({ min: -2 * DAY, max: 2 * DAY }),
+        fc.integer({ min: 60_000, max: 3 * DAY }),
+        ({ from, to }, offset, length) => {
+          const start = anchors[0]! + offset;
+          const applicability: Applicability = {
+            permanent: false,
+            periods: [{ start: new Date(start).toISOString(), end: new Date(start + length).toISOString(), daily: [] }],
+          };
+          return activeDuring(applicability, BERN, from, to) === (start < to && from < start + length);
+        },
+      ),
     );
   });
 });
@@ -86,9 +100,13 @@ describe('zone applicability', () => {
 
   it('when a zone is active on weekdays 08:00–17:00+01:00, then a Saturday flight misses it and a Monday one meets it in winter and summer alike', () => {
     expect(activeDuring(on(weekdays), BERN, Date.parse('2026-12-05T09:00:00Z'), Date.parse('2026-12-05T10:00:00Z'))).to.equal(false);
-    expect(activeIntervals(on(weekdays), BERN, Date.parse('2026-12-07T06:00:00Z'), Date.parse('2026-12-07T08:00:00Z'))).to.deep.equal([[Date.parse('2026-12-07T07:00:00Z'), Date.parse('2026-12-07T08:00:00Z')]]);
+    expect(activeIntervals(on(weekdays), BERN, Date.parse('2026-12-07T06:00:00Z'), Date.parse('2026-12-07T08:00:00Z'))).to.deep.equal([
+      [Date.parse('2026-12-07T07:00:00Z'), Date.parse('2026-12-07T08:00:00Z')],
+    ]);
     // The offset is part of the time: in summer the same period still starts at 07:00 UTC.
-    expect(activeIntervals(on(weekdays), BERN, Date.parse('2026-07-06T06:00:00Z'), Date.parse('2026-07-06T08:00:00Z'))).to.deep.equal([[Date.parse('2026-07-06T07:00:00Z'), Date.parse('2026-07-06T08:00:00Z')]]);
+    expect(activeIntervals(on(weekdays), BERN, Date.parse('2026-07-06T06:00:00Z'), Date.parse('2026-07-06T08:00:00Z'))).to.deep.equal([
+      [Date.parse('2026-07-06T07:00:00Z'), Date.parse('2026-07-06T08:00:00Z')],
+    ]);
   });
 
   it('when a Friday period runs past midnight, then early Saturday is active and early Friday is not', () => {

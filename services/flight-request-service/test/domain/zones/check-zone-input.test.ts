@@ -31,7 +31,15 @@ describe('checkZoneInput', () => {
   });
 
   it('when fields break the schema, then each is named with a Laravel-style message', () => {
-    const result = checkZoneInput({ ...SCHIPHOL_CTR, name: '', type: 'AIRFIELD', restriction: 'MAYBE', lower_limit_m: -1, upper_limit_m: 100_001, authority: 7 });
+    const result = checkZoneInput({
+      ...SCHIPHOL_CTR,
+      name: '',
+      type: 'AIRFIELD',
+      restriction: 'MAYBE',
+      lower_limit_m: -1,
+      upper_limit_m: 100_001,
+      authority: 7,
+    });
     expect(result).to.deep.equal({
       ok: false,
       errors: {
@@ -70,7 +78,16 @@ describe('checkZoneInput', () => {
   });
 
   it('when the geometry is broken too, then field and geometry errors come together', () => {
-    const result = checkZoneInput({ ...SCHIPHOL_CTR, name: undefined, geometry: polygon([[0, 0], [1, 0], [1, 1], [0, 1]]) });
+    const result = checkZoneInput({
+      ...SCHIPHOL_CTR,
+      name: undefined,
+      geometry: polygon([
+        [0, 0],
+        [1, 0],
+        [1, 1],
+        [0, 1],
+      ]),
+    });
     expect(result).to.deep.equal({
       ok: false,
       errors: {

@@ -38,7 +38,15 @@ describe('parseZoneImport', () => {
       features: [
         zoneFeature(),
         zoneFeature({ properties: { ...properties, name: '' } }),
-        zoneFeature({ geometry: polygon([[0, 0], [1, 1], [1, 0], [0, 1], [0, 0]]) }),
+        zoneFeature({
+          geometry: polygon([
+            [0, 0],
+            [1, 1],
+            [1, 0],
+            [0, 1],
+            [0, 0],
+          ]),
+        }),
         'not a feature',
       ],
     });
@@ -54,11 +62,7 @@ describe('parseZoneImport', () => {
   it('when two features name the same id, or a feature names two ids, then they are refused', () => {
     const result = parseZoneImport({
       type: 'FeatureCollection',
-      features: [
-        zoneFeature({ id: 'a' }),
-        zoneFeature({ id: 'a' }),
-        zoneFeature({ id: 'b', properties: { ...properties, id: 'c' } }),
-      ],
+      features: [zoneFeature({ id: 'a' }), zoneFeature({ id: 'a' }), zoneFeature({ id: 'b', properties: { ...properties, id: 'c' } })],
     });
     expect(result.errors).to.deep.equal({
       'features.1.id': ['The features.1.id field repeats the id of features.0.'],
@@ -68,7 +72,11 @@ describe('parseZoneImport', () => {
 
   it('when the collection, a feature or a geometry carries crs (removed by RFC 7946), then each is named and nothing parses', () => {
     const crs = { type: 'name', properties: { name: 'urn:ogc:def:crs:EPSG::28992' } };
-    const result = parseZoneImport({ type: 'FeatureCollection', crs, features: [zoneFeature({ crs }), zoneFeature({ geometry: { ...geometry, crs } })] });
+    const result = parseZoneImport({
+      type: 'FeatureCollection',
+      crs,
+      features: [zoneFeature({ crs }), zoneFeature({ geometry: { ...geometry, crs } })],
+    });
     expect(result.ok).to.equal(false);
     expect(Object.keys(result.errors).sort()).to.deep.equal(['crs', 'features.0.crs', 'features.1.geometry.crs']);
   });

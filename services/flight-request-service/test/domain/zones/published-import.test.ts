@@ -86,9 +86,11 @@ describe('parseZoneImport of published documents', () => {
     const parsed = parseZoneImport(document);
     expect(parsed.ok).to.equal(true);
     const zone = parsed.entries[0]?.ok ? parsed.entries[0].zone : null;
-    const ring = zone?.geometry.type === 'Polygon' ? zone.geometry.coordinates[0] ?? [] : [];
+    const ring = zone?.geometry.type === 'Polygon' ? (zone.geometry.coordinates[0] ?? []) : [];
     // Each edge's midpoint (the polygon's nearest point to the centre) is at least the radius away.
-    const midpoints = ring.slice(1).map((end, i) => [((ring[i]?.[0] as number) + (end[0] as number)) / 2, ((ring[i]?.[1] as number) + (end[1] as number)) / 2]);
+    const midpoints = ring
+      .slice(1)
+      .map((end, i) => [((ring[i]?.[0] as number) + (end[0] as number)) / 2, ((ring[i]?.[1] as number) + (end[1] as number)) / 2]);
     expect(Math.min(...midpoints.map(([lon, lat]) => haversineM([6.17, 46.21], [lon as number, lat as number])))).to.be.at.least(999.9);
   });
 });

@@ -49,7 +49,12 @@ describe('data/sample-zones.ed318.json', () => {
 
   it('when the Schiphol CTR is read, then its limits are as the AIP publishes them: surface to 3,000 ft AMSL', () => {
     const ctr = sampleZones().find((zone) => zone.id === 'NLD.EHAMCTR');
-    expect(ctr?.volumes.map((volume) => [volume.lower, volume.upper])).to.deep.equal([[{ value: 0, reference: 'AGL', uom: 'ft' }, { value: 3000, reference: 'AMSL', uom: 'ft' }]]);
+    expect(ctr?.volumes.map((volume) => [volume.lower, volume.upper])).to.deep.equal([
+      [
+        { value: 0, reference: 'AGL', uom: 'ft' },
+        { value: 3000, reference: 'AMSL', uom: 'ft' },
+      ],
+    ]);
     expect(ctr).to.include({ type: 'CTR', ctr_exemption_ceiling_m: 60, authority: 'LVNL' });
   });
 

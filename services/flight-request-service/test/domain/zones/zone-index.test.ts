@@ -68,7 +68,8 @@ describe('ZoneIndex', () => {
 
   it('when it holds 5,000 zones, then it loads them all and answers correctly', () => {
     const zones: GeoZone[] = [];
-    for (let i = 0; i < 5_000; i += 1) zones.push(zone(`z${String(i).padStart(4, '0')}`, 3 + (i % 100) * 0.05, 50 + Math.floor(i / 100) * 0.05, 0.04));
+    for (let i = 0; i < 5_000; i += 1)
+      zones.push(zone(`z${String(i).padStart(4, '0')}`, 3 + (i % 100) * 0.05, 50 + Math.floor(i / 100) * 0.05, 0.04));
     const index = new ZoneIndex(zones);
     for (let i = 0; i < 1_000; i += 1) index.search([4, 51, 4.01, 51.01]);
     expect(index.size).to.equal(5_000);

@@ -36,7 +36,10 @@ export function repeatedIdErrors(zones: PublishedZoneEntry[], pathOf: (index: nu
   for (const entry of zones) {
     const seen = first.get(entry.id);
     if (seen === undefined) first.set(entry.id, entry.index);
-    else errors[pathOf(entry.index)] = [`The ${pathOf(entry.index)} field (zone ${entry.zone.identifier}) repeats the country and identifier at ${pathOf(seen)}.`];
+    else
+      errors[pathOf(entry.index)] = [
+        `The ${pathOf(entry.index)} field (zone ${entry.zone.identifier}) repeats the country and identifier at ${pathOf(seen)}.`,
+      ];
   }
   return errors;
 }

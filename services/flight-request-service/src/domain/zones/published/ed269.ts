@@ -27,8 +27,23 @@ import { EXTENDED_PROPERTIES_MAX_CHARS, LONG_TEXT_MAX, SHORT_TEXT_MAX, ZoneReade
 
 const DOCUMENT_KEYS = ['formatVersion', 'createdAt', 'updatedAt', 'metadata', 'UASZoneList'];
 const ZONE_KEYS = [
-  'identifier', 'country', 'name', 'type', 'restriction', 'restrictionConditions', 'region', 'reason', 'otherReasonInfo',
-  'regulationExemption', 'uSpaceClass', 'message', 'applicability', 'zoneAuthority', 'geometry', 'extendedProperties', 'dataSource',
+  'identifier',
+  'country',
+  'name',
+  'type',
+  'restriction',
+  'restrictionConditions',
+  'region',
+  'reason',
+  'otherReasonInfo',
+  'regulationExemption',
+  'uSpaceClass',
+  'message',
+  'applicability',
+  'zoneAuthority',
+  'geometry',
+  'extendedProperties',
+  'dataSource',
 ];
 
 export function isEd269(document: Record<string, unknown>): boolean {
@@ -68,7 +83,7 @@ export function parseEd269(document: Record<string, unknown>): PublishedImportPa
 
 function readZone(zone: unknown, index: number, dataset: DatasetIssue, errors: FieldErrorBag): PublishedZoneEntry | null {
   const reader = new ZoneReader(errors, `UASZoneList.${index}`);
-  if (!isRecord(zone)) return reader.fail(reader.path(), 'must be a zone.'), null;
+  if (!isRecord(zone)) return (reader.fail(reader.path(), 'must be a zone.'), null);
   const identifier = reader.string(own(zone, 'identifier'), reader.path('identifier'), { required: true, max: 7 });
   reader.identifier = identifier;
   for (const key of Object.keys(zone)) if (!ZONE_KEYS.includes(key)) reader.fail(reader.path(key), 'is not an ED-269 zone member.');
@@ -87,7 +102,10 @@ function readZone(zone: unknown, index: number, dataset: DatasetIssue, errors: F
   }
   const conditions = own(zone, 'restrictionConditions');
   const restrictionConditions = Array.isArray(conditions)
-    ? conditions.map((condition, i) => reader.string(condition, reader.pathIn(reader.path('restrictionConditions'), i), { max: SHORT_TEXT_MAX })).filter((text) => text !== null).join('\n')
+    ? conditions
+        .map((condition, i) => reader.string(condition, reader.pathIn(reader.path('restrictionConditions'), i), { max: SHORT_TEXT_MAX }))
+        .filter((text) => text !== null)
+        .join('\n')
     : reader.string(conditions, reader.path('restrictionConditions'), { max: LONG_TEXT_MAX });
   const region = own(zone, 'region');
   if (region !== undefined && region !== null && !Number.isInteger(region)) reader.fail(reader.path('region'), 'must be an integer.');
@@ -108,13 +126,17 @@ function readZone(zone: unknown, index: number, dataset: DatasetIssue, errors: F
     authorities: readAuthorities(own(zone, 'zoneAuthority'), reader.path('zoneAuthority'), reader),
   };
   if (!id || !identifier || !country || !publishedType || !volumes || !applicability) return null;
-  const draft = draftOfPublished({ identifier, country, datasetId: dataset.id, volumes, applicability, published }, reader, reader.path('zoneAuthority'));
+  const draft = draftOfPublished(
+    { identifier, country, datasetId: dataset.id, volumes, applicability, published },
+    reader,
+    reader.path('zoneAuthority'),
+  );
   return draft ? { index, id, zone: draft } : null;
 }
 
 function readReasons(value: unknown, path: string, reader: ZoneReader): string[] {
   if (value === undefined || value === null) return [];
-  if (!Array.isArray(value)) return reader.fail(path, 'must be a list.'), [];
+  if (!Array.isArray(value)) return (reader.fail(path, 'must be a list.'), []);
   return value.flatMap((reason, i) => {
     const known = reader.oneOf(reason, reader.pathIn(path, i), REASONS);
     return known === null ? [] : [known];
@@ -122,9 +144,9 @@ function readReasons(value: unknown, path: string, reader: ZoneReader): string[]
 }
 
 function readAuthorities(value: unknown, path: string, reader: ZoneReader): ZoneAuthorityContact[] {
-  if (!Array.isArray(value) || value.length === 0) return reader.fail(path, 'must list at least one authority.'), [];
+  if (!Array.isArray(value) || value.length === 0) return (reader.fail(path, 'must list at least one authority.'), []);
   return value.flatMap((authority, i) => {
-    if (!isRecord(authority)) return reader.fail(reader.pathIn(path, i), 'must be an authority.'), [];
+    if (!isRecord(authority)) return (reader.fail(reader.pathIn(path, i), 'must be an authority.'), []);
     const text = (key: string): LangText[] => reader.plainText(own(authority, key), reader.pathIn(path, i, key));
     const line = (key: string, max: number) => reader.string(own(authority, key), reader.pathIn(path, i, key), { max });
     return [
@@ -143,13 +165,13 @@ function readAuthorities(value: unknown, path: string, reader: ZoneReader): Zone
 }
 
 function readVolumes(value: unknown, path: string, reader: ZoneReader): ZoneVolume[] | null {
-  if (!Array.isArray(value) || value.length === 0) return reader.fail(path, 'must hold at least one volume.'), null;
+  if (!Array.isArray(value) || value.length === 0) return (reader.fail(path, 'must hold at least one volume.'), null);
   const volumes = value.map((volume, i) => readVolume(volume, reader.pathIn(path, i), reader));
-  return volumes.every((volume) => volume !== null) ? (volumes as ZoneVolume[]) : null;
+  return volumes.every((volume) => volume !== null) ? volumes : null;
 }
 
 function readVolume(value: unknown, path: string, reader: ZoneReader): ZoneVolume | null {
-  if (!isRecord(value)) return reader.fail(path, 'must be a volume.'), null;
+  if (!isRecord(value)) return (reader.fail(path, 'must be a volume.'), null);
   const unit = reader.oneOf(own(value, 'uomDimensions'), reader.pathIn(path, 'uomDimensions'), ['M', 'FT'] as const);
   const lowerReference = reader.oneOf(own(value, 'lowerVerticalReference'), reader.pathIn(path, 'lowerVerticalReference'), VERTICAL_REFERENCES);
   const upperReference = reader.oneOf(own(value, 'upperVerticalReference'), reader.pathIn(path, 'upperVerticalReference'), VERTICAL_REFERENCES);
@@ -165,7 +187,7 @@ function readVolume(value: unknown, path: string, reader: ZoneReader): ZoneVolum
 }
 
 function readProjection(value: unknown, path: string, reader: ZoneReader): Polygonal | null {
-  if (!isRecord(value)) return reader.fail(path, 'is required: a volume needs its area.'), null;
+  if (!isRecord(value)) return (reader.fail(path, 'is required: a volume needs its area.'), null);
   const type = own(value, 'type');
   if (type === 'Circle') return readCircle(own(value, 'center'), own(value, 'radius'), path, reader);
   if (type === 'Polygon' || type === 'MultiPolygon') return readArea({ type, coordinates: own(value, 'coordinates') }, path, reader);
@@ -176,13 +198,13 @@ function readProjection(value: unknown, path: string, reader: ZoneReader): Polyg
 /** YES with no daily period: always. Otherwise between its date-times, in its daily periods. */
 function readApplicability(value: unknown, path: string, reader: ZoneReader, longitude: number): Applicability | null {
   if (value === undefined || value === null || (Array.isArray(value) && value.length === 0)) return { permanent: true };
-  if (!Array.isArray(value)) return reader.fail(path, 'must be a list.'), null;
+  if (!Array.isArray(value)) return (reader.fail(path, 'must be a list.'), null);
   const periods: TimePeriod[] = [];
   let permanent = false;
   let failed = false;
   value.forEach((entry, i) => {
     const at = reader.pathIn(path, i);
-    if (!isRecord(entry)) return reader.fail(at, 'must be an applicability.'), (failed = true);
+    if (!isRecord(entry)) return (reader.fail(at, 'must be an applicability.'), (failed = true));
     const flag = reader.oneOf(own(entry, 'permanent'), reader.pathIn(at, 'permanent'), ['YES', 'NO'] as const, false);
     const start = reader.dateTime(own(entry, 'startDateTime'), reader.pathIn(at, 'startDateTime'));
     const end = reader.dateTime(own(entry, 'endDateTime'), reader.pathIn(at, 'endDateTime'));

@@ -60,7 +60,10 @@ export function ed318SchemaErrors(document: unknown): FieldErrors {
 }
 
 function dotPath(error: ErrorObject): string {
-  const segments = error.instancePath.split('/').slice(1).map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const segments = error.instancePath
+    .split('/')
+    .slice(1)
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (error.keyword === 'required') segments.push(String((error.params as { missingProperty: string }).missingProperty));
   if (error.keyword === 'additionalProperties') segments.push(String((error.params as { additionalProperty: string }).additionalProperty));
   return segments.length === 0 ? 'body' : segments.join('.');

@@ -2,7 +2,16 @@ import type { FieldErrors } from '@dfc/kit/errors';
 import { FieldErrorBag } from '../../geometry/field-errors.js';
 import type { Polygonal } from '../../geometry/polygonal.js';
 import { isRecord, own } from '../../geometry/structure.js';
-import { WEEKDAYS, type Applicability, type DailyPeriod, type DayMoment, type TimePeriod, type VerticalLimit, type ZoneAuthorityContact, type ZoneVolume } from '../geo-zone.js';
+import {
+  WEEKDAYS,
+  type Applicability,
+  type DailyPeriod,
+  type DayMoment,
+  type TimePeriod,
+  type VerticalLimit,
+  type ZoneAuthorityContact,
+  type ZoneVolume,
+} from '../geo-zone.js';
 import { DAYLIGHT_EVENTS } from '../geo-zone.js';
 import { repeatedIdErrors, type DatasetIssue, type PublishedImportParse, type PublishedZoneEntry } from './dataset.js';
 import { ed318SchemaErrors } from './ed318-validate.js';
@@ -50,7 +59,11 @@ export function parseEd318(document: Record<string, unknown>): PublishedImportPa
     const entry = isRecord(feature) ? readFeature(feature, index, dataset, errors) : null;
     if (entry) zones.push(entry);
   });
-  const all = mergeErrors(schemaErrors, errors.toFieldErrors(), repeatedIdErrors(zones, (index) => `features.${index}.properties.identifier`));
+  const all = mergeErrors(
+    schemaErrors,
+    errors.toFieldErrors(),
+    repeatedIdErrors(zones, (index) => `features.${index}.properties.identifier`),
+  );
   const ok = Object.keys(all).length === 0;
   return { ok, errors: all, dataset: ok ? dataset : null, zones: ok ? zones : [] };
 }
@@ -62,7 +75,8 @@ function readDataset(document: Record<string, unknown>, errors: FieldErrorBag): 
   const name = typeof own(document, 'name') === 'string' ? (own(document, 'name') as string) : null;
   const validFrom = reader.dateTime(own(metadata, 'validFrom'), 'metadata.validFrom');
   const validTo = reader.dateTime(own(metadata, 'validTo'), 'metadata.validTo');
-  if (validFrom !== null && validTo !== null && Date.parse(validTo) <= Date.parse(validFrom)) reader.fail('metadata.validTo', 'must be after metadata.validFrom.');
+  if (validFrom !== null && validTo !== null && Date.parse(validTo) <= Date.parse(validFrom))
+    reader.fail('metadata.validTo', 'must be after metadata.validFrom.');
   return {
     id: `ED-318:${preferredText(provider) ?? name ?? 'unnamed'}`,
     format: 'ED-318',
@@ -157,7 +171,7 @@ function readVolumes(geometry: unknown, path: string, reader: ZoneReader): ZoneV
     }
     const outer = own(geometry, 'layer');
     const volumes = members.map((member, i) => readVolume(member, reader.pathIn(path, 'geometries', i), reader, outer));
-    return volumes.every((volume) => volume !== null) ? (volumes as ZoneVolume[]) : null;
+    return volumes.every((volume) => volume !== null) ? volumes : null;
   }
   const volume = readVolume(geometry, path, reader, undefined);
   return volume ? [volume] : null;
@@ -170,7 +184,10 @@ function readVolume(geometry: unknown, path: string, reader: ZoneReader, outerLa
   }
   const ownLayer = own(geometry, 'layer');
   const layer = ownLayer ?? outerLayer;
-  const layerPath = ownLayer !== undefined || outerLayer === undefined ? reader.pathIn(path, 'layer') : reader.pathIn(path.replace(/\.geometries\.\d+$/, ''), 'layer');
+  const layerPath =
+    ownLayer !== undefined || outerLayer === undefined
+      ? reader.pathIn(path, 'layer')
+      : reader.pathIn(path.replace(/\.geometries\.\d+$/, ''), 'layer');
   const area = readShape(geometry, path, reader);
   const limits = readLayer(layer, layerPath, reader);
   if (!area || !limits) return null;
@@ -188,7 +205,10 @@ function readShape(geometry: Record<string, unknown>, path: string, reader: Zone
     return readCircle(own(geometry, 'coordinates'), own(extent, 'radius'), path, reader);
   }
   if (type === 'Polygon' || type === 'MultiPolygon') return readArea({ type, coordinates: own(geometry, 'coordinates') }, path, reader);
-  reader.fail(reader.pathIn(path, 'type'), 'must be Polygon, MultiPolygon, a Point with a Circle extent or a GeometryCollection of them: a zone is an area.');
+  reader.fail(
+    reader.pathIn(path, 'type'),
+    'must be Polygon, MultiPolygon, a Point with a Circle extent or a GeometryCollection of them: a zone is an area.',
+  );
   return null;
 }
 
@@ -210,13 +230,13 @@ function readLayer(layer: unknown, path: string, reader: ZoneReader): { lower: V
 /** No `limitedApplicability` (or an empty one): permanent. */
 function readApplicability(value: unknown, path: string, reader: ZoneReader, longitude: number): Applicability | null {
   if (value === undefined || value === null || (Array.isArray(value) && value.length === 0)) return { permanent: true };
-  if (!Array.isArray(value)) return reader.fail(path, 'must be a list of time periods.'), null;
+  if (!Array.isArray(value)) return (reader.fail(path, 'must be a list of time periods.'), null);
   const periods = value.map((period, i) => readPeriod(period, reader.pathIn(path, i), reader, longitude));
-  return periods.every((period) => period !== null) ? { permanent: false, periods: periods as TimePeriod[] } : null;
+  return periods.every((period) => period !== null) ? { permanent: false, periods: periods } : null;
 }
 
 function readPeriod(value: unknown, path: string, reader: ZoneReader, longitude: number): TimePeriod | null {
-  if (!isRecord(value)) return reader.fail(path, 'must be a time period.'), null;
+  if (!isRecord(value)) return (reader.fail(path, 'must be a time period.'), null);
   const failuresBefore = reader.failures;
   const start = reader.dateTime(own(value, 'startDateTime'), reader.pathIn(path, 'startDateTime'));
   const end = reader.dateTime(own(value, 'endDateTime'), reader.pathIn(path, 'endDateTime'));
@@ -231,7 +251,7 @@ function readPeriod(value: unknown, path: string, reader: ZoneReader, longitude:
 
 /** Weekdays with a start and an end, each a time with its offset or a daylight event; either may be left out (the day's start, its end). */
 export function readDaily(value: unknown, path: string, reader: ZoneReader, longitude: number): DailyPeriod | null {
-  if (!isRecord(value)) return reader.fail(path, 'must be a daily period.'), null;
+  if (!isRecord(value)) return (reader.fail(path, 'must be a daily period.'), null);
   const rawDays = own(value, 'day');
   if (!Array.isArray(rawDays) || rawDays.length === 0) {
     reader.fail(reader.pathIn(path, 'day'), 'must name at least one day (MON … SUN, or ANY).');
@@ -251,7 +271,13 @@ export function readDaily(value: unknown, path: string, reader: ZoneReader, long
 }
 
 /** null: left out; undefined: refused. */
-function readMoment(value: Record<string, unknown>, path: string, reader: ZoneReader, timeKey: string, eventKey: string): DayMoment | null | undefined {
+function readMoment(
+  value: Record<string, unknown>,
+  path: string,
+  reader: ZoneReader,
+  timeKey: string,
+  eventKey: string,
+): DayMoment | null | undefined {
   const time = own(value, timeKey);
   const event = own(value, eventKey);
   if (time != null && event != null) {

@@ -16,7 +16,18 @@ import { preferredText, type ZoneReader } from './reader.js';
 
 /** ED-269 spells it REQ_AUTHORISATION, ED-318 REQ_AUTHORIZATION; both mean the same restriction. */
 export const PUBLISHED_TYPES = ['USPACE', 'PROHIBITED', 'REQ_AUTHORISATION', 'REQ_AUTHORIZATION', 'CONDITIONAL', 'NO_RESTRICTION'] as const;
-export const REASONS = ['AIR_TRAFFIC', 'SENSITIVE', 'PRIVACY', 'POPULATION', 'NATURE', 'NOISE', 'FOREIGN_TERRITORY', 'EMERGENCY', 'DAR', 'OTHER'] as const;
+export const REASONS = [
+  'AIR_TRAFFIC',
+  'SENSITIVE',
+  'PRIVACY',
+  'POPULATION',
+  'NATURE',
+  'NOISE',
+  'FOREIGN_TERRITORY',
+  'EMERGENCY',
+  'DAR',
+  'OTHER',
+] as const;
 export const AUTHORITY_PURPOSES = ['AUTHORIZATION', 'NOTIFICATION', 'INFORMATION'] as const;
 export const VERTICAL_REFERENCES = ['AGL', 'AMSL', 'WGS84'] as const;
 
@@ -89,7 +100,10 @@ function projectProperties(
   if (knownType === null) return null;
   if (ceiling === null) return { type: knownType, ceiling: null };
   if (knownType !== 'CTR' || !Number.isInteger(ceiling) || (ceiling as number) < 0 || (ceiling as number) > ZONE_LIMIT_MAX_M) {
-    reader.fail(reader.pathIn(path, 'dfcCtrExemptionCeilingM'), `must be whole metres from 0 to ${ZONE_LIMIT_MAX_M}, and only on a zone whose dfcZoneType is CTR.`);
+    reader.fail(
+      reader.pathIn(path, 'dfcCtrExemptionCeilingM'),
+      `must be whole metres from 0 to ${ZONE_LIMIT_MAX_M}, and only on a zone whose dfcZoneType is CTR.`,
+    );
     return null;
   }
   return { type: knownType, ceiling: ceiling as number };
@@ -117,7 +131,10 @@ export function readArea(input: unknown, path: string, reader: ZoneReader): Poly
  */
 export function readCircle(center: unknown, radius: unknown, path: string, reader: ZoneReader): Polygonal | null {
   const radiusM = reader.number(radius, reader.pathIn(path, 'radius'));
-  const position = Array.isArray(center) && center.length >= 2 && center.slice(0, 2).every((value) => typeof value === 'number' && Number.isFinite(value)) ? (center as Position) : null;
+  const position =
+    Array.isArray(center) && center.length >= 2 && center.slice(0, 2).every((value) => typeof value === 'number' && Number.isFinite(value))
+      ? (center as Position)
+      : null;
   if (!position || Math.abs(position[0] as number) > 180 || Math.abs(position[1] as number) > 90) {
     reader.fail(reader.pathIn(path, 'center'), 'must be a [longitude, latitude] position.');
     return null;

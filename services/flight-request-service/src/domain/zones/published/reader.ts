@@ -44,10 +44,10 @@ export class ZoneReader {
       if (opts.required) this.fail(path, 'is required.');
       return null;
     }
-    if (typeof value !== 'string') return this.fail(path, 'must be a string.'), null;
+    if (typeof value !== 'string') return (this.fail(path, 'must be a string.'), null);
     const text = value.trim();
-    if (opts.required && text === '') return this.fail(path, 'is required.'), null;
-    if (opts.max !== undefined && text.length > opts.max) return this.fail(path, `must not be longer than ${opts.max} characters.`), null;
+    if (opts.required && text === '') return (this.fail(path, 'is required.'), null);
+    if (opts.max !== undefined && text.length > opts.max) return (this.fail(path, `must not be longer than ${opts.max} characters.`), null);
     return text;
   }
 
@@ -68,7 +68,7 @@ export class ZoneReader {
   /** ED-318's `[{ text, lang }]`. */
   texts(value: unknown, path: string, max = SHORT_TEXT_MAX): LangText[] {
     if (value === undefined || value === null) return [];
-    if (!Array.isArray(value)) return this.fail(path, 'must be a list of { text, lang }.'), [];
+    if (!Array.isArray(value)) return (this.fail(path, 'must be a list of { text, lang }.'), []);
     const out: LangText[] = [];
     value.forEach((item, index) => {
       if (!isRecord(item)) return this.fail(this.pathIn(path, index), 'must be an object with text and lang.');
@@ -92,7 +92,7 @@ export class ZoneReader {
   /** An RFC 3339 date-time with an offset that names a real instant (`23:59:60`, `02-30` and the like are refused). */
   dateTime(value: unknown, path: string): string | null {
     if (value === undefined || value === null) return null;
-    if (typeof value !== 'string') return this.fail(path, 'must be a date-time with an offset.'), null;
+    if (typeof value !== 'string') return (this.fail(path, 'must be a date-time with an offset.'), null);
     const match = DATE_TIME.exec(value);
     const instant = Date.parse(value);
     if (!match || !Number.isFinite(instant) || !realCalendar(match)) {
@@ -107,8 +107,8 @@ export class ZoneReader {
     const match = typeof value === 'string' ? TIME.exec(value) : null;
     const [hours, minutes, seconds] = match ? [Number(match[1]), Number(match[2]), Number(match[3] ?? 0)] : [NaN, NaN, NaN];
     const valid = match && (hours < 24 || (hours === 24 && minutes === 0 && seconds === 0)) && minutes < 60 && seconds < 60;
-    if (!match || !valid) return this.fail(path, 'must be a valid time of day, such as 08:00:00+01:00.'), null;
-    if (match[4] === undefined) return this.fail(path, 'must carry a UTC offset, such as 08:00:00+01:00 or 06:00:00Z.'), null;
+    if (!match || !valid) return (this.fail(path, 'must be a valid time of day, such as 08:00:00+01:00.'), null);
+    if (match[4] === undefined) return (this.fail(path, 'must carry a UTC offset, such as 08:00:00+01:00 or 06:00:00Z.'), null);
     return { time: value as string, seconds: hours * 3600 + minutes * 60 + seconds, offset_minutes: offsetMinutes(match[4]) };
   }
 
@@ -132,7 +132,14 @@ function offsetMinutes(offset: string): number {
 
 /** Date.parse rolls `02-30` over into March: the fields must name a real day and time. */
 function realCalendar(match: RegExpExecArray): boolean {
-  const [year, month, day, hours, minutes, seconds] = [1, 2, 3, 4, 5, 6].map((i) => Number(match[i] ?? 0)) as [number, number, number, number, number, number];
+  const [year, month, day, hours, minutes, seconds] = [1, 2, 3, 4, 5, 6].map((i) => Number(match[i] ?? 0)) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const date = new Date(Date.UTC(year, month - 1, day));
   return date.getUTCMonth() === month - 1 && date.getUTCDate() === day && hours < 24 && minutes < 60 && seconds < 60;
 }
