@@ -6,6 +6,7 @@ import { normaliseInput } from './input.js';
 export const StaffKeyMessages = {
   authorityRequired: 'The authority field is required when role is reviewer.',
   authorityProhibited: 'The authority field is prohibited when role is admin.',
+  authorityNotString: 'The authority field must be a string.',
 } as const;
 
 export interface CheckedKeyRequest<T> {
@@ -26,6 +27,10 @@ export function checkStaffKey(body: unknown): CheckedKeyRequest<StaffApiKeyCreat
   const rules: FieldErrors = {};
   if (input['role'] === 'reviewer' && input['authority'] === undefined) {
     rules['authority'] = [StaffKeyMessages.authorityRequired];
+  }
+  // The schema documents a string or nothing: a null sent as the authority is refused, not read as none.
+  if (typeof body === 'object' && body !== null && (body as Record<string, unknown>)['authority'] === null) {
+    rules['authority'] = [StaffKeyMessages.authorityNotString];
   }
   // Even a blank authority is refused for an admin key: the schema documents it as a non-empty string.
   if (input['role'] === 'admin' && sentNonNull(body, 'authority')) {

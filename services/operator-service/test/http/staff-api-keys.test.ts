@@ -58,6 +58,14 @@ describe('/api/api-keys (admins)', () => {
       expect(verified.body.data).to.deep.equal({ sub: reply.body.data.id, role: 'admin', key_id: reply.body.data.id });
     });
 
+    it('when the authority is sent as null, then 422 says it must be a string, for either role', async () => {
+      for (const role of ['admin', 'reviewer']) {
+        const reply = await issue({ role, authority: null });
+        expect(reply.status, role).to.equal(422);
+        expect(reply.body.errors.authority, role).to.include('The authority field must be a string.');
+      }
+    });
+
     it('when a reviewer key has no authority, then 422 names authority', async () => {
       const reply = await issue({ role: 'reviewer', authority: '  ' });
       expect(reply.status).to.equal(422);
