@@ -23,9 +23,7 @@ export const StaffApiKeyCreate = Type.Object(
   {
     name: Type.Optional(KeyName),
     role: Type.Union([Type.Literal('reviewer'), Type.Literal('admin')]),
-    authority: Type.Optional(
-      Nullable(RequiredLine({ maxLength: 100, description: 'required for reviewer keys, not allowed for admin keys (null: none)' })),
-    ),
+    authority: Type.Optional(RequiredLine({ maxLength: 100, description: 'required for reviewer keys, not allowed for admin keys' })),
   },
   { $id: 'StaffApiKeyCreate', additionalProperties: false },
 );
