@@ -175,7 +175,9 @@ function addTestValues(dir: string, inventory: Inventory): void {
 /**
  * Each Service must select a Deployment pod template, and each of its ports must be a port of the
  * selected containers (a named targetPort by name) with the same number, since the runner gives
- * pods their Service names as network aliases and cannot remap ports. Returns the aliases per workload.
+ * pods their Service names as network aliases and cannot remap ports. A port that only renames another
+ * port of the same Service (the `metrics` name a ServiceMonitor scrapes, on a service's own http port)
+ * is reached through that other port here. Returns the aliases per workload.
  */
 export function wireServices(inventory: Inventory): Map<string, string[]> {
   const aliases = new Map<string, string[]>();
@@ -195,7 +197,12 @@ export function wireServices(inventory: Inventory): Map<string, string[]> {
           inventory.problems.push(
             `${where}: port ${port.name ?? port.port} targetPort "${String(port.targetPort)}" is no port of ${workload.kind}/${workload.name}'s containers`,
           );
-        else if (resolved !== port.port)
+        else if (
+          resolved !== port.port &&
+          !service.ports.some(
+            (other) => other !== port && other.port === resolved && targetPortOf(workload, other.targetPort ?? other.port) === resolved,
+          )
+        )
           inventory.problems.push(
             `${where}: port ${port.port} targets ${resolved} in ${workload.name}; the runner's network aliases cannot remap ports`,
           );

@@ -250,7 +250,8 @@ export const FIELDS: Record<string, Record<string, Rule>> = {
   'Service.spec': {
     selector:
       'honoured: must select a Deployment pod template; its Service name (and .<namespace>[.svc[.cluster.local]]) becomes a network alias of those pods',
-    ports: 'honoured: targetPort (a name or number) must be a port of the selected containers and equal port (an alias cannot remap ports)',
+    ports:
+      'honoured: targetPort (a name or number) must be a port of the selected containers and equal port (an alias cannot remap ports), unless the port only renames another port of the Service',
     type: 'honoured: ClusterIP only',
   },
   probe: {
