@@ -42,19 +42,22 @@ export class EndpointSlotStore {
     // Most of the time a slot is free: one insert, nothing read.
     const first = await this.insert(endpointId, candidates[0]!);
     if (first) return first;
-    const held = await driverCollection(this.model).find({ endpoint_id: endpointId }).toArray();
-    const bySlot = new Map(held.map((lease) => [lease.slot, lease]));
-    for (const slot of candidates.slice(1)) {
-      if (bySlot.has(slot)) continue;
-      const taken = await this.insert(endpointId, slot);
-      if (taken) return taken;
-    }
-    const now = this.now().getTime();
-    for (const slot of candidates) {
-      const lease = bySlot.get(slot);
-      if (!lease || lease.expires_at.getTime() >= now) continue;
-      const taken = await this.takeOver(lease);
-      if (taken) return taken;
+    // Each round reads which slots are held; a slot seen free but taken meanwhile went to another taker,
+    // so the rounds end within `limit`.
+    for (let round = 0; round < limit; round++) {
+      const held = new Map((await driverCollection(this.model).find({ endpoint_id: endpointId }).toArray()).map((lease) => [lease.slot, lease]));
+      const now = this.now().getTime();
+      const free = candidates.filter((slot) => !held.has(slot));
+      const expired = candidates.map((slot) => held.get(slot)).filter((lease): lease is EndpointSlotLease => lease !== undefined && lease.expires_at.getTime() < now);
+      if (free.length === 0 && expired.length === 0) return null;
+      for (const slot of free) {
+        const taken = await this.insert(endpointId, slot);
+        if (taken) return taken;
+      }
+      for (const lease of expired) {
+        const taken = await this.takeOver(lease);
+        if (taken) return taken;
+      }
     }
     return null;
   }
