@@ -1,4 +1,4 @@
-import { Type, type TObject, type TProperties } from '@sinclair/typebox';
+import { Type, type Static, type TObject, type TProperties } from '@sinclair/typebox';
 import type { Connection } from 'mongoose';
 import { commonConfig, loadConfig, mongoConfig } from '../config.js';
 import { exitOnStartupFailure } from '../lifecycle.js';
