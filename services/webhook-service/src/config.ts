@@ -56,11 +56,11 @@ export const WebhookServiceConfig = Type.Object({
   /** How often the delivery log is swept for such deliveries. */
   WEBHOOK_LOST_SWEEP_INTERVAL_MS: positiveMs(5 * 60_000),
   /**
-   * How long a delivery (with the body it sends) is kept after its last change, and an attempt
-   * after it was made: TTL indexes delete them (README: "Retention"). A pending delivery changes
-   * at least once per retry delay, so it is never taken while it still waits.
+   * Days a delivery, with the body it sends, is kept after its last change (a TTL index; README: "Retention").
+   * A pending delivery changes at least once per retry delay, so it is never deleted while it still waits.
    */
   WEBHOOK_DELIVERY_TTL_DAYS: Type.Number({ exclusiveMinimum: 0, default: 30 }),
+  /** Days an attempt of the delivery log is kept after it was made (a TTL index). */
   WEBHOOK_ATTEMPT_TTL_DAYS: Type.Number({ exclusiveMinimum: 0, default: 30 }),
   /** Endpoints one operator may hold: every one of them multiplies each of its events into a delivery. */
   WEBHOOK_MAX_ENDPOINTS_PER_OPERATOR: Type.Integer({ minimum: 1, default: 20 }),
