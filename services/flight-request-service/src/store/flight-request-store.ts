@@ -186,7 +186,7 @@ export class FlightRequestStore {
    */
   async list(criteria: ListCriteria, at: ListPosition): Promise<ListPage<FlightRequestSummary>> {
     const filter = listFilter(criteria);
-    const query = at.after ? { $and: [filter, afterPosition('created_at', -1, at.after)] } : filter;
+    const query = (at.after ? { $and: [filter, afterPosition('created_at', -1, at.after)] } : filter) as QueryFilter<StoredFlightRequest>;
     const [found, total] = await Promise.all([
       this.model
         .find(query, WITHOUT_GEOMETRY)

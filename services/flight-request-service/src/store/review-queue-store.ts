@@ -36,7 +36,7 @@ export class ReviewQueueStore {
    */
   async pending(authority: string | null, at: ListPosition): Promise<ListPage<QueuedReviewItem>> {
     const filter: QueryFilter<QueuedReviewItem> = authority === null ? { status: 'pending' } : { authority, status: 'pending' };
-    const query = at.after ? { $and: [filter, afterPosition('created_at', 1, at.after)] } : filter;
+    const query = (at.after ? { $and: [filter, afterPosition('created_at', 1, at.after)] } : filter) as QueryFilter<QueuedReviewItem>;
     const [found, total] = await Promise.all([
       this.model
         .find(query)

@@ -1,3 +1,4 @@
+import type { QueryFilter } from 'mongoose';
 import { randomUUID } from 'node:crypto';
 import { afterPosition, COUNT_LIMIT, LIST_TIME_LIMIT_MS, pageOfFound, type ListPage, type ListPosition } from '@dfc/kit/pagination';
 import { AggregateStore, WITHOUT_OUTBOX, type Decide, type OutboxRelay } from '@dfc/kit/outbox';
@@ -111,7 +112,7 @@ export class DeliveryStore {
   /** A page of an endpoint's log, newest first: by `skip` with its total (counted up to COUNT_LIMIT), or after a cursor's position. */
   async list(endpointId: string, at: ListPosition, status?: DeliveryStatus): Promise<ListPage<Delivery>> {
     const filter = { endpoint_id: endpointId, ...(status ? { status } : {}) };
-    const query = at.after ? { $and: [filter, afterPosition('created_at', -1, at.after)] } : filter;
+    const query = (at.after ? { $and: [filter, afterPosition('created_at', -1, at.after)] } : filter) as QueryFilter<Delivery>;
     const [found, total] = await Promise.all([
       this.model
         .find(query, WITHOUT_OUTBOX)
