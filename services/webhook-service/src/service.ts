@@ -1,9 +1,9 @@
 import { InternalTokenVerifier } from '@dfc/kit/http';
 import { OutboxRelay } from '@dfc/kit/outbox';
-import { verifyIndexes } from '@dfc/kit/db';
+import { expireAsTtlWould, TTL_MONITOR_INTERVAL_MS, verifyIndexes } from '@dfc/kit/db';
 import { dependencyReadiness, repeatEvery, type PeriodicJob, type Service, type ServiceResources } from '@dfc/kit/service';
 import { buildApp } from './app.js';
-import { attemptsQueueName, eventsQueueName, type WebhookServiceConfig } from './config.js';
+import { attemptsQueueName, eventsQueueName, retentionOf, type WebhookServiceConfig } from './config.js';
 import { parseRetrySchedule } from './domain/retry-schedule.js';
 import { SecretBox } from './domain/secret-box.js';
 import { brokerScheduler, consumeAttempts } from './events/attempt-consumer.js';
@@ -43,7 +43,8 @@ export function createWebhookService(resources: ServiceResources<WebhookServiceC
   const now = resources.now ?? (() => new Date());
   const relay = new OutboxRelay(broker, log, { registry });
   const endpoints = new EndpointStore(webhookEndpointModel(connection), relay);
-  const deliveries = new DeliveryStore(deliveryModel(connection), attemptModel(connection), relay);
+  const retention = retentionOf(config);
+  const deliveries = new DeliveryStore(deliveryModel(connection, retention.deliverySeconds), attemptModel(connection, retention.attemptSeconds), relay);
   const sender = new WebhookSender({ timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowLoopbackTargets: config.ALLOW_LOOPBACK_WEBHOOK_TARGETS });
   const scheduler = brokerScheduler(broker);
   // A hold outlasts the longest request in its slot, with the clock margin on either side.
@@ -85,6 +86,7 @@ export function createWebhookService(resources: ServiceResources<WebhookServiceC
     webhooks: deps,
   });
   let sweep: PeriodicJob | undefined;
+  let expiry: PeriodicJob | undefined;
   let attempts: { drain(): Promise<void> } | undefined;
   return {
     app,
@@ -93,6 +95,7 @@ export function createWebhookService(resources: ServiceResources<WebhookServiceC
       await verifyIndexes(connection);
       relay.start();
       sweep = repeatEvery('lost-delivery sweep', config.WEBHOOK_LOST_SWEEP_INTERVAL_MS, () => recoverLostDeliveries(deps), log);
+      expiry = repeatEvery('retention expiry', TTL_MONITOR_INTERVAL_MS, () => expireAsTtlWould(connection), log);
       attempts = await consumeAttempts(broker, {
         queue: attemptsQueueName(config),
         prefetch: config.WEBHOOK_MAX_IN_FLIGHT,
@@ -107,6 +110,7 @@ export function createWebhookService(resources: ServiceResources<WebhookServiceC
     async stop() {
       await attempts?.drain();
       await sweep?.stop();
+      await expiry?.stop();
       await relay.stop();
       sender.close();
     },

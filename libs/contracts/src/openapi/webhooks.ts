@@ -1,4 +1,4 @@
-import { DataEnvelope, PageQuery, Paginated } from '../schema-helpers.js';
+import { DataEnvelope, LargeListQuery, PageQuery, Paginated, PaginatedOrCursor } from '../schema-helpers.js';
 import {
   DeliveryRecord,
   WebhookEndpointCreate,
@@ -225,12 +225,16 @@ export const webhookPaths: Record<string, unknown> = {
       tags: [TAG],
       operationId: 'listWebhookDeliveries',
       summary: 'The delivery log of an endpoint',
-      description: 'Newest first; every attempt with its time, status code, error, latency and the first 1 KiB of the answer.',
+      description:
+        'Newest first; every attempt with its time, status code, error, latency and the first 1 KiB of the answer. ' +
+        '`total` counts up to 10,000; `page` goes up to 1,000, and `cursor` (`meta.next_cursor`) walks the log past that.',
       parameters: [
-        ...pageParams,
+        { name: 'page', in: 'query', required: false, schema: LargeListQuery.page },
+        { name: 'per_page', in: 'query', required: false, schema: LargeListQuery.per_page },
+        { name: 'cursor', in: 'query', required: false, schema: LargeListQuery.cursor },
         { name: 'status', in: 'query', required: false, schema: { type: 'string', enum: ['pending', 'succeeded', 'failed'] } },
       ],
-      responses: { '200': json(Paginated(DeliveryRecord), 'A page of deliveries.'), ...common, '422': ref('ValidationFailed') },
+      responses: { '200': json(PaginatedOrCursor(DeliveryRecord), 'A page of deliveries (with `cursor`, the cursor page).'), ...common, '422': ref('ValidationFailed') },
     },
   },
   '/api/webhooks/{id}/deliveries/{delivery_id}/redeliver': {

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { FreeText, Int32, Nullable, PageQuery, Timestamp, Uuid } from '../schema-helpers.js';
+import { FreeText, Int32, LargeListQuery, Nullable, PageQuery, Timestamp, Uuid } from '../schema-helpers.js';
 import { WEBHOOK_CREDENTIALS_KIND, WEBHOOK_EVENT_KINDS, WEBHOOK_PING_KIND, type SubscribableWebhookKind } from './kinds.js';
 
 export const WEBHOOK_URL_MAX_LENGTH = 2048;
@@ -56,7 +56,7 @@ export const WebhookListQuery = Type.Object({ ...PageQuery, operator_uuid: Type.
 export type WebhookListQuery = Static<typeof WebhookListQuery>;
 
 export const DeliveryListQuery = Type.Object({
-  ...PageQuery,
+  ...LargeListQuery,
   operator_uuid: Type.Optional(Uuid),
   status: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed')])),
 });

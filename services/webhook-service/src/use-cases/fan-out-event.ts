@@ -10,6 +10,7 @@ import {
   type WebhookPayload,
 } from '@dfc/contracts';
 import { attemptDue, firstAttemptDue } from '../domain/attempt-message.js';
+import { deliveryId } from '../domain/delivery-id.js';
 import { publicPayload, type FannedOutKind } from '../domain/public-payload.js';
 import type { WebhookEndpoint } from '../store/endpoint-model.js';
 import type { NewDelivery } from '../store/delivery-store.js';
@@ -67,10 +68,10 @@ export async function createDelivery(
   return deps.deliveries.create(delivery, attemptDue(delivery));
 }
 
-/** A pending delivery, due now, under a fresh dispatch token. */
+/** A pending delivery, due now, under a fresh dispatch token; its id names the (event, endpoint) pair. */
 export function newDelivery(endpoint: WebhookEndpoint, payload: WebhookPayload, eventCreatedAt: Date, now: Date): NewDelivery {
   return {
-    _id: randomUUID(),
+    _id: deliveryId(payload.id, endpoint._id),
     endpoint_id: endpoint._id,
     operator_uuid: endpoint.operator_uuid,
     event_id: payload.id,
