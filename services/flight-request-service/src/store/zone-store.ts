@@ -123,10 +123,10 @@ export class ZoneStore {
     return stored && isLive(stored) ? toZone(stored) : null;
   }
 
-  /** A live zone with its version (what a rescreening is idempotent by), or null once deleted. */
-  async findLiveVersion(id: string): Promise<{ zone: GeoZone; version: number } | null> {
+  /** A zone, live or not, with its version: what a rescreening (or a lift) is idempotent by; null when there is no such zone. */
+  async findVersion(id: string): Promise<{ zone: GeoZone; version: number; live: boolean } | null> {
     const stored = await this.aggregates.find(id);
-    return stored && isLive(stored) ? { zone: toZone(stored), version: stored.version } : null;
+    return stored ? { zone: toZone(stored), version: stored.version, live: isLive(stored) } : null;
   }
 
   /** Every version of a zone, oldest first, the current one last; null when there is no such zone. */

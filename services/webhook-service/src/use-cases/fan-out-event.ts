@@ -3,6 +3,7 @@ import { schemaErrors } from '@dfc/kit/validation';
 import {
   EventEnvelope,
   FlightRequestCascadeRejection,
+  FlightRequestRestrictionNotice,
   FlightRequestReviewCompleted,
   FlightRequestStatusChanged,
   WEBHOOK_KIND_BY_ROUTING_KEY,
@@ -89,6 +90,7 @@ const INTERNAL_SCHEMAS = {
   status_change: FlightRequestStatusChanged,
   cascade_rejection: FlightRequestCascadeRejection,
   review_complete: FlightRequestReviewCompleted,
+  restriction_notice: FlightRequestRestrictionNotice,
 };
 
 /** The envelope and its data as the internal contract has them; a malformed event cannot be delivered to anyone. */
