@@ -77,7 +77,7 @@ export async function applyDecision(deps: UseCaseDeps, uuid: string, decideOn: D
     settles = request.status === 'Approved' ? 'Approved' : null;
   }
   const freed = held as Deconfliction | null;
-  if (freed && !request.deconfliction) await releaseAirspace(deps, freed.claim, freed.cells);
+  if (freed && !request.deconfliction) await releaseAirspace(deps, freed.claim);
   if (settles) deps.metrics.requestsByStatus.inc({ status: settles });
   return request;
 }
@@ -105,10 +105,10 @@ async function approveWithReservation(deps: UseCaseDeps, uuid: string, decideOn:
       const deconfliction = settles === 'Approved' ? { claim, state: 'held' as const, at: deps.now(), cells: reservation.cells } : null;
       return { ...change, set: { ...change.set, deconfliction } };
     });
-    if (decided.deconfliction?.claim !== claim) await releaseAirspace(deps, claim, reservation.cells);
+    if (decided.deconfliction?.claim !== claim) await releaseAirspace(deps, claim);
     return decided;
   } catch (error) {
-    await releaseAirspace(deps, claim, reservation.cells);
+    await releaseAirspace(deps, claim);
     throw error;
   }
 }

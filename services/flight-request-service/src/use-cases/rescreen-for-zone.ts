@@ -83,7 +83,7 @@ export async function rescreenForZone(
       return change;
     });
     const freed = held as Deconfliction | null;
-    if (freed && !after.deconfliction) await releaseAirspace(deps, freed.claim, freed.cells);
+    if (freed && !after.deconfliction) await releaseAirspace(deps, freed.claim);
     return done;
   };
   for (let start = 0; start < affected.length; start += CONCURRENCY) {
