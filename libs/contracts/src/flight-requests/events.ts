@@ -111,7 +111,7 @@ export const FlightRequestRestrictionNotice = Type.Object({
   finding: Type.Object({ code: Type.String(), message: Type.String(), authority: Nullable(Type.String()) }),
   volume: Type.Integer({ minimum: 0 }),
   effect: Type.Union(RESTRICTION_NOTICE_EFFECTS.map((effect) => Type.Literal(effect))),
-  sequence: Nullable(Type.Integer({ minimum: 1 })),
+  sequence: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()]),
   occurred_at: Type.String({ format: 'date-time' }),
 });
 export type FlightRequestRestrictionNotice = Static<typeof FlightRequestRestrictionNotice>;

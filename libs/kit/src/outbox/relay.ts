@@ -159,9 +159,9 @@ export class OutboxRelay {
     const ids = entries.map((entry) => entry.id);
     const emptied = await serialisedPerDocuments(model.collection.name, ids, () =>
       // The driver's collection, as the write path's: mongoose would cast every update of the bulk again.
-      (model.collection as unknown as mongo.Collection).bulkWrite(
+      (model.collection as unknown as mongo.Collection<{ _id: string; version?: number; outbox: EventEnvelope[]; outbox_pending_since?: Date }>).bulkWrite(
         entries.map((entry) => ({
-          updateOne: { filter: { _id: entry.id, version: 0 }, update: { $set: { outbox: [] }, $unset: { outbox_pending_since: 1 } } },
+          updateOne: { filter: { _id: String(entry.id), version: 0 }, update: { $set: { outbox: [] }, $unset: { outbox_pending_since: 1 } } },
         })),
         { ordered: false },
       ),
