@@ -134,7 +134,11 @@ describe('FlightRequest changes (pure: the fields to set and the events)', () =>
     expect(rescreen(request({ status: 'Approved', zone_screenings: [screening] }), outcome, { zone, version: 2 }, screening, context)).to.equal(null);
     const change = rescreen(request({ status: 'Approved' }), outcome, { zone, version: 2 }, screening, context);
     expect(change?.set).to.deep.include({ status: 'Rescinded', zone_screenings: [screening] });
-    expect(change?.events?.map((event) => event.type)).to.deep.equal([RoutingKeys.flightRequestStatusChanged, RoutingKeys.flightRequestRestrictionNotice]);
+    expect(change?.events?.map((event) => event.type)).to.deep.equal([
+      RoutingKeys.flightRequestStatusChanged,
+      InternalRoutingKeys.reviewItemsChanged,
+      RoutingKeys.flightRequestRestrictionNotice,
+    ]);
     expect(change?.events?.at(-1)?.data).to.deep.include({ effect: 'rescinded', sequence: 2, volume: 0 });
     expect(change?.set.rescission).to.deep.equal({
       zone_id: 'zone-1',
