@@ -104,7 +104,7 @@ export function createFlightRequestService(resources: ServiceResources<FlightReq
       await subscribeOperatorProjection(broker, (event) => applyOperatorChange(operators, event));
       await subscribeReviewQueueProjection(broker, (event) => applyReviewItemsChange(reviewQueue, event));
       await subscribeZoneChanges(broker, (zoneId) => zoneSync.changed(zoneId));
-      await subscribeZoneRescreening(broker, (zoneId, requestId) => rescreenForZone(deps, zoneId, requestId));
+      await subscribeZoneRescreening(broker, (zoneId, action, requestId) => rescreenForZone(deps, zoneId, action, requestId));
       await subscribeReexamination(broker, (uuid, requestId) => reexamineWaiting(deps, uuid, requestId));
       relay.start();
       jobs.push(repeatEvery('expiry sweep', config.EXPIRY_SWEEP_INTERVAL_MS, () => expirePendingRequests(deps), log));

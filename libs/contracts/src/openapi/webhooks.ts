@@ -100,6 +100,8 @@ const KIND_SUMMARIES: Record<keyof typeof WEBHOOK_PAYLOAD_SCHEMAS, string> = {
   review_complete: "Every item of a flight request's review is decided.",
   credentials_changed:
     "The operator's login email or password changed, or one of its keys was revoked with the password: sent to every enabled endpoint, subscribed or not, so the owner hears of a takeover. Nothing secret in it.",
+  restriction_notice:
+    'A zone created, changed or re-issued meets a live flight request (Pending, Approved, Suspended) with a finding it did not have: the zone, its message, the finding and the affected volume.',
   ping: 'A test event sent by POST /api/webhooks/{id}/test.',
 };
 

@@ -99,6 +99,49 @@ export const CredentialsChangedData = Type.Object(
   closed,
 );
 export type CredentialsChangedData = Static<typeof CredentialsChangedData>;
+export const RestrictionNoticeData = Type.Object(
+  {
+    ...aboutFlightRequest,
+    status: FlightRequestStatus,
+    zone: Type.Object(
+      {
+        id: Type.String(),
+        version: Int32({ minimum: 0, description: 'The zone version screened: one notice per zone version and request.' }),
+        identifier: Nullable(Type.String({ description: 'The published ED-269 / ED-318 identifier.' })),
+        country: Nullable(Type.String({ description: 'ISO 3166-1 alpha-3.' })),
+        type: Type.String({ description: 'CTR, AIRPORT, MILITARY, NATURE, TEMPORARY or OTHER.' }),
+        published_type: Nullable(Type.String({ description: 'The type as published (ED-318 `type`, ED-269 `restriction`), e.g. REQ_AUTHORIZATION.' })),
+        restriction: Type.String({ enum: ['PROHIBITED', 'REQ_AUTHORISATION', 'CONDITIONAL', 'USPACE', 'NO_RESTRICTION'] }),
+        name: Type.String(),
+        authority: Type.String(),
+      },
+      closed,
+    ),
+    message: Nullable(Type.String({ description: "The zone's published message, in the first language published; null when it has none." })),
+    messages: Type.Array(Type.Object({ text: Type.String(), lang: Type.String() }, closed), {
+      description: 'The published message in every language published.',
+    }),
+    finding: Type.Object(
+      {
+        code: Type.String({
+          description: 'ZONE_PROHIBITED | ZONE_REQUIRES_AUTHORISATION | CTR_EXEMPTION_APPLIED | ZONE_CONDITIONAL | ZONE_USPACE | ZONE_INFORMATION',
+        }),
+        message: Type.String(),
+        authority: Nullable(Type.String()),
+      },
+      closed,
+    ),
+    volume: Int32({ minimum: 0, description: 'The index of the affected volume (a request without volumes is volume 0).' }),
+    effect: Type.String({
+      enum: ['notice', 'review_added', 'suspended', 'reinstated', 'rescinded', 'rejected'],
+      description:
+        'What the zone did to the request: nothing but this notice; a review item added (Pending); the approval suspended until the authority decides (Suspended); reinstated (a suspending zone changed so that it no longer needs authorisation); Rescinded; Rejected. A status change also arrives as status_change.',
+    }),
+    occurred_at: Timestamp,
+  },
+  closed,
+);
+export type RestrictionNoticeData = Static<typeof RestrictionNoticeData>;
 
 export const PingData = Type.Object(
   {
@@ -130,11 +173,19 @@ export const ReviewCompletePayload = payload('review_complete', ReviewCompleteDa
 export type ReviewCompletePayload = Static<typeof ReviewCompletePayload>;
 export const CredentialsChangedPayload = payload('credentials_changed', CredentialsChangedData, 'CredentialsChangedWebhook');
 export type CredentialsChangedPayload = Static<typeof CredentialsChangedPayload>;
+export const RestrictionNoticePayload = payload('restriction_notice', RestrictionNoticeData, 'RestrictionNoticeWebhook');
+export type RestrictionNoticePayload = Static<typeof RestrictionNoticePayload>;
 export const PingPayload = payload('ping', PingData, 'PingWebhook');
 export type PingPayload = Static<typeof PingPayload>;
 
 /** Any body POSTed to a subscriber. */
-export type WebhookPayload = StatusChangePayload | CascadeRejectionPayload | ReviewCompletePayload | CredentialsChangedPayload | PingPayload;
+export type WebhookPayload =
+  | StatusChangePayload
+  | CascadeRejectionPayload
+  | ReviewCompletePayload
+  | RestrictionNoticePayload
+  | CredentialsChangedPayload
+  | PingPayload;
 
 /** The schema of each kind's body, for validators and the OpenAPI `webhooks` section. */
 export const WEBHOOK_PAYLOAD_SCHEMAS = {
@@ -142,5 +193,6 @@ export const WEBHOOK_PAYLOAD_SCHEMAS = {
   cascade_rejection: CascadeRejectionPayload,
   review_complete: ReviewCompletePayload,
   credentials_changed: CredentialsChangedPayload,
+  restriction_notice: RestrictionNoticePayload,
   ping: PingPayload,
 } as const;

@@ -59,6 +59,7 @@ const flightRequestSchema = new Schema<StoredFlightRequest>(
     cancellation: { type: Schema.Types.Mixed, default: null },
     rescission: { type: Schema.Types.Mixed, default: null },
     deconfliction: { type: Schema.Types.Mixed, default: null },
+    suspension: { type: Schema.Types.Mixed, default: null },
     zone_screenings: { type: [Object], default: [] },
     status_history: { type: [Object], default: [] },
     idempotency: { type: Schema.Types.Mixed, default: null },
@@ -88,6 +89,8 @@ flightRequestSchema.index({ status: 1, updated_at: 1 });
 flightRequestSchema.index({ status: 1, end_time: 1, start_time: 1, bbox_west: 1, bbox_east: 1, bbox_south: 1, bbox_north: 1, operator_uuid: 1 });
 // A review decision finds the request that owns the item.
 flightRequestSchema.index({ 'review.items.id': 1 });
+// A zone lifted finds the requests it suspended (only a Suspended request has a suspension).
+flightRequestSchema.index({ 'suspension.zone_ids': 1 });
 
 export function flightRequestModel(connection: Connection): FlightRequestModel {
   return connection.models['FlightRequest'] ?? connection.model<StoredFlightRequest>('FlightRequest', flightRequestSchema);

@@ -8,13 +8,33 @@ import type { Deconfliction } from '../domain/deconfliction/reservation.js';
 import type { FlightRequest, FlightRequestChange, FlightRequestGeometry, FlightRequestSummary } from '../domain/flight-request/flight-request.js';
 import type { AreaSummary } from '../domain/geometry/flight-area.js';
 import type { ApprovedFlight } from '../domain/screening/screen.js';
+import { LIVE_STATUSES } from '../domain/state-machine/transitions.js';
 import { SCREENING, type FlightRequestModel, type StoredFlightRequest } from './flight-request-model.js';
 
 /** What rescreening reads of a live request: no stored FeatureCollection. */
 export type RescreeningCandidate = Pick<
   FlightRequest,
-  '_id' | 'operator_uuid' | 'status' | 'start_time' | 'end_time' | 'max_altitude' | 'area' | 'review' | 'zone_screenings'
+  '_id' | 'operator_uuid' | 'status' | 'start_time' | 'end_time' | 'max_altitude' | 'area' | 'review' | 'zone_screenings' | 'suspension'
 > & { geometry: Pick<FlightRequestGeometry, 'polygons'> };
+
+const CANDIDATE_FIELDS = {
+  operator_uuid: 1,
+  status: 1,
+  start_time: 1,
+  end_time: 1,
+  max_altitude: 1,
+  area: 1,
+  polygons_json: 1,
+  review: 1,
+  zone_screenings: 1,
+  suspension: 1,
+} as const;
+
+type StoredCandidate = Omit<RescreeningCandidate, 'geometry'> & Pick<StoredFlightRequest, 'polygons_json'>;
+
+function toCandidate({ polygons_json: polygons, ...candidate }: StoredCandidate): RescreeningCandidate {
+  return { ...candidate, geometry: { polygons: parsePolygons(polygons) } };
+}
 
 /** What a claim on the ledger asks of the request that made it: whether its reservation holds, and its exact area. */
 export interface ReservationHolder {
@@ -238,7 +258,7 @@ export class FlightRequestStore {
   }
 
   /**
-   * Approved and Pending requests whose window has not ended by `after` and
+   * Live requests (`LIVE_STATUSES`) whose window has not ended by `after` and
    * began before `before`, with a bounding box that meets `bbox`: what a zone
    * created or changed may now affect, with what screening needs of them (no
    * stored FeatureCollection). The `{ status, end_time }` index serves it.
@@ -248,7 +268,7 @@ export class FlightRequestStore {
     const candidates = await this.model
       .find(
         {
-          status: { $in: ['Approved', 'Pending'] },
+          status: { $in: [...LIVE_STATUSES] },
           end_time: { $gt: after },
           ...(before ? { start_time: { $lt: before } } : {}),
           bbox_west: { $lte: east },
@@ -256,11 +276,17 @@ export class FlightRequestStore {
           bbox_south: { $lte: north },
           bbox_north: { $gte: south },
         },
-        { operator_uuid: 1, status: 1, start_time: 1, end_time: 1, max_altitude: 1, area: 1, polygons_json: 1, review: 1, zone_screenings: 1 },
+        CANDIDATE_FIELDS,
       )
-      .lean<Array<Omit<RescreeningCandidate, 'geometry'> & Pick<StoredFlightRequest, 'polygons_json'>>>()
+      .lean<StoredCandidate[]>()
       .exec();
-    return candidates.map(({ polygons_json: polygons, ...candidate }) => ({ ...candidate, geometry: { polygons: parsePolygons(polygons) } }));
+    return candidates.map(toCandidate);
+  }
+
+  /** The requests a zone suspended (wherever the zone is now): what lifting it reinstates. */
+  async suspendedBy(zoneId: string): Promise<RescreeningCandidate[]> {
+    const suspended = await this.model.find({ 'suspension.zone_ids': zoneId }, CANDIDATE_FIELDS).lean<StoredCandidate[]>().exec();
+    return suspended.map(toCandidate);
   }
 
   /** Up to `limit` requests in `status` (a final one) last changed before `cutoff`: what the purge removes. */

@@ -4,12 +4,14 @@ import {
   type CredentialsChangedPayload,
   type EventEnvelope,
   type FlightRequestCascadeRejection,
+  type FlightRequestRestrictionNotice,
   type FlightRequestReviewCompleted,
   type FlightRequestStatusChanged,
   type OperatorCredentialsChanged,
   type PingPayload,
   type PublicReviewItem,
   type ReviewCompletePayload,
+  type RestrictionNoticePayload,
   type ReviewItemSummary,
   type StatusChangePayload,
   type SubscribableWebhookKind,
@@ -30,6 +32,7 @@ export function publicPayload(event: EventEnvelope, kind: FannedOutKind): Webhoo
   if (kind === 'credentials_changed') return credentialsChanged(event as EventEnvelope<OperatorCredentialsChanged>, created_at);
   if (kind === 'status_change') return statusChange(event as EventEnvelope<FlightRequestStatusChanged>, created_at);
   if (kind === 'cascade_rejection') return cascadeRejection(event as EventEnvelope<FlightRequestCascadeRejection>, created_at);
+  if (kind === 'restriction_notice') return restrictionNotice(event as EventEnvelope<FlightRequestRestrictionNotice>, created_at);
   return reviewComplete(event as EventEnvelope<FlightRequestReviewCompleted>, created_at);
 }
 
@@ -95,6 +98,36 @@ function reviewComplete({ id, data }: EventEnvelope<FlightRequestReviewCompleted
       items: data.items.map(reviewItem),
       counts: { total, approved, rejected, cascade_rejected, withdrawn },
       completed_at: timestamp(data.completed_at),
+    },
+  };
+}
+
+function restrictionNotice({ id, data }: EventEnvelope<FlightRequestRestrictionNotice>, created_at: string): RestrictionNoticePayload {
+  const { zone, finding } = data;
+  return {
+    id,
+    event: 'restriction_notice',
+    created_at,
+    data: {
+      ...aboutFlightRequest(data),
+      status: data.status,
+      zone: {
+        id: zone.id,
+        version: zone.version,
+        identifier: zone.identifier,
+        country: zone.country,
+        type: zone.type,
+        published_type: zone.published_type,
+        restriction: zone.restriction,
+        name: zone.name,
+        authority: zone.authority,
+      },
+      message: data.message,
+      messages: data.messages.map(({ text, lang }) => ({ text, lang })),
+      finding: { code: finding.code, message: finding.message, authority: finding.authority },
+      volume: data.volume,
+      effect: data.effect,
+      occurred_at: timestamp(data.occurred_at),
     },
   };
 }

@@ -3,6 +3,7 @@ import { schemaErrors } from '@dfc/kit/validation';
 import {
   EventEnvelope,
   FlightRequestCascadeRejection,
+  FlightRequestRestrictionNotice,
   FlightRequestReviewCompleted,
   FlightRequestStatusChanged,
   OperatorCredentialsChanged,
@@ -93,6 +94,7 @@ const INTERNAL_SCHEMAS = {
   cascade_rejection: FlightRequestCascadeRejection,
   review_complete: FlightRequestReviewCompleted,
   credentials_changed: OperatorCredentialsChanged,
+  restriction_notice: FlightRequestRestrictionNotice,
 };
 
 /** The envelope and its data as the internal contract has them; a malformed event cannot be delivered to anyone. */
