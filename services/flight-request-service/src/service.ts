@@ -3,7 +3,7 @@ import { airspaceCellModel } from './store/airspace-ledger-model.js';
 import { AirspaceLedgerStore } from './store/airspace-ledger-store.js';
 import { InternalTokenVerifier } from '@dfc/kit/http';
 import { OutboxRelay } from '@dfc/kit/outbox';
-import { verifyIndexes } from '@dfc/kit/db';
+import { Lease, verifyIndexes } from '@dfc/kit/db';
 import { dependencyReadiness, repeatEvery, type PeriodicJob, type Service, type ServiceResources } from '@dfc/kit/service';
 import { buildApp } from './app.js';
 import type { FlightRequestServiceConfig } from './config.js';
@@ -28,6 +28,7 @@ import { reviewQueueModel } from './store/review-item-model.js';
 import { ReviewQueueStore } from './store/review-queue-store.js';
 import { zoneModel } from './store/zone-model.js';
 import { ZoneStore } from './store/zone-store.js';
+import { ZoneEpochStore } from './store/zone-epoch-store.js';
 import { HgtTerrain } from './terrain/hgt-terrain.js';
 import { datasetModel, ZoneDatasetStore } from './store/zone-dataset-store.js';
 import type { UseCaseDeps } from './use-cases/deps.js';
@@ -55,7 +56,9 @@ export function createFlightRequestService(resources: ServiceResources<FlightReq
   const zones = new ZoneStore(zoneModel(connection), relay);
   const metrics = createFlightRequestMetrics(registry);
   const zoneIndex = new ZoneIndex();
-  const zoneSync = new ZoneIndexSync(zones, zoneIndex, metrics.zonesLoaded, log);
+  const zoneSync = new ZoneIndexSync(zones, new ZoneEpochStore(connection), zoneIndex, metrics.zonesLoaded, log);
+  // Held from one round to the next by the replica that took it: one replica sweeps while it lives.
+  const expiryLease = new Lease(connection, 'expiry-sweep', { ttlMs: config.EXPIRY_SWEEP_INTERVAL_MS });
   const deps: UseCaseDeps = {
     requests,
     airspace,
@@ -103,15 +106,24 @@ export function createFlightRequestService(resources: ServiceResources<FlightReq
       await subscribeOperatorProjection(broker, (event) => applyOperatorChange(operators, event));
       await subscribeReviewQueueProjection(broker, (event) => applyReviewItemsChange(reviewQueue, event));
       await subscribeZoneChanges(broker, (zoneId) => zoneSync.changed(zoneId));
-      await subscribeZoneRescreening(broker, (zoneId, requestId) => rescreenForZone(deps, zoneId, requestId));
+      // A new epoch before the rescreening's query: a submission screened against the map before it is either
+      // stored before that query or finds the epoch moved once stored (docs/architecture.md, "Zone freshness").
+      await subscribeZoneRescreening(broker, async (zoneId, requestId) => {
+        await zoneSync.advance();
+        return rescreenForZone(deps, zoneId, requestId);
+      });
       await subscribeReexamination(broker, (uuid, requestId) => reexamineWaiting(deps, uuid, requestId));
       relay.start();
-      jobs.push(repeatEvery('expiry sweep', config.EXPIRY_SWEEP_INTERVAL_MS, () => expirePendingRequests(deps), log));
+      jobs.push(
+        repeatEvery('expiry sweep', config.EXPIRY_SWEEP_INTERVAL_MS, () => expiryLease.runIfHeld(() => expirePendingRequests(deps)), log),
+      );
       // The safety net of the zone events: a replica that missed some (its broadcast queue lives with its connection) catches up.
       jobs.push(repeatEvery('zone reload', config.ZONE_RELOAD_INTERVAL_MS, () => zoneSync.reloadAll(), log));
     },
     async stop() {
       await Promise.all(jobs.splice(0).map((job) => job.stop()));
+      // The next replica to try sweeps at once rather than when the lease lapses.
+      await expiryLease.release().catch(() => undefined);
       await zoneSync.stop();
       await relay.stop();
     },

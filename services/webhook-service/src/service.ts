@@ -1,6 +1,6 @@
 import { InternalTokenVerifier } from '@dfc/kit/http';
 import { OutboxRelay } from '@dfc/kit/outbox';
-import { verifyIndexes } from '@dfc/kit/db';
+import { Lease, verifyIndexes } from '@dfc/kit/db';
 import { dependencyReadiness, repeatEvery, type PeriodicJob, type Service, type ServiceResources } from '@dfc/kit/service';
 import { buildApp } from './app.js';
 import { attemptsQueueName, eventsQueueName, type WebhookServiceConfig } from './config.js';
@@ -68,6 +68,8 @@ export function createWebhookService(resources: ServiceResources<WebhookServiceC
     readiness: dependencyReadiness(resources),
     webhooks: deps,
   });
+  // Held from one round to the next by the replica that took it: one replica sweeps the log while it lives.
+  const sweepLease = new Lease(connection, 'lost-delivery-sweep', { ttlMs: config.WEBHOOK_LOST_SWEEP_INTERVAL_MS });
   let sweep: PeriodicJob | undefined;
   let attempts: { drain(): Promise<void> } | undefined;
   return {
@@ -76,7 +78,12 @@ export function createWebhookService(resources: ServiceResources<WebhookServiceC
     async start() {
       await verifyIndexes(connection);
       relay.start();
-      sweep = repeatEvery('lost-delivery sweep', config.WEBHOOK_LOST_SWEEP_INTERVAL_MS, () => recoverLostDeliveries(deps), log);
+      sweep = repeatEvery(
+        'lost-delivery sweep',
+        config.WEBHOOK_LOST_SWEEP_INTERVAL_MS,
+        () => sweepLease.runIfHeld(() => recoverLostDeliveries(deps)),
+        log,
+      );
       attempts = await consumeAttempts(broker, {
         queue: attemptsQueueName(config),
         prefetch: config.WEBHOOK_MAX_IN_FLIGHT,
@@ -91,6 +98,8 @@ export function createWebhookService(resources: ServiceResources<WebhookServiceC
     async stop() {
       await attempts?.drain();
       await sweep?.stop();
+      // The next replica to try sweeps at once rather than when the lease lapses.
+      await sweepLease.release().catch(() => undefined);
       await relay.stop();
       sender.close();
     },
