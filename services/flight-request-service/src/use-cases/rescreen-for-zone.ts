@@ -27,15 +27,17 @@ export interface RescreeningSummary {
  * Rescinded, a pending request it prohibits is Rejected, and a pending one it
  * sends to another authority gains that review item. Each request records the
  * zone version it was screened against, so a redelivered event changes nothing.
+ * With `onlyRequest`, that request alone is screened again.
  */
-export async function rescreenForZone(deps: UseCaseDeps, zoneId: string, requestId?: string): Promise<RescreeningSummary> {
+export async function rescreenForZone(deps: UseCaseDeps, zoneId: string, requestId?: string, onlyRequest?: string): Promise<RescreeningSummary> {
   const summary: RescreeningSummary = { candidates: 0, rescinded: 0, rejected: 0, reviewed: 0 };
   const found = await deps.zones.findLiveVersion(zoneId);
   if (!found) return summary;
   const { zone, version } = found;
   const screening: ZoneScreening = { zone_id: zone.id, version };
   const now = deps.now();
-  const candidates = await deps.requests.liveOverlapping(zoneBox(zone), laterOf(now, scheduleStart(zone)), scheduleEnd(zone));
+  const overlapping = await deps.requests.liveOverlapping(zoneBox(zone), laterOf(now, scheduleStart(zone)), scheduleEnd(zone));
+  const candidates = onlyRequest === undefined ? overlapping : overlapping.filter((candidate) => candidate._id === onlyRequest);
   summary.candidates = candidates.length;
   const exemptions = await ctrExemptions(
     deps,

@@ -151,8 +151,7 @@ function live(zone: ZoneDoc): void {
   if (zone.deleted_at !== null) throw new NotFoundError();
 }
 
-/** Other replicas follow the zone.changed event; this one brings its index up to date before answering. */
+/** This replica brings its index up to date before answering; the new epoch has every other replica's next screening catch up. */
 async function refreshIndex(deps: UseCaseDeps, zoneId: string): Promise<void> {
-  deps.zoneSync.changed(zoneId);
-  await deps.zoneSync.flush();
+  await deps.zoneSync.wrote(zoneId);
 }
