@@ -57,8 +57,8 @@ export function createFlightRequestService(resources: ServiceResources<FlightReq
   const metrics = createFlightRequestMetrics(registry);
   const zoneIndex = new ZoneIndex();
   const zoneSync = new ZoneIndexSync(zones, new ZoneEpochStore(connection), zoneIndex, metrics.zonesLoaded, log);
-  // Held from one round to the next by the replica that took it: one replica sweeps while it lives.
-  const expiryLease = new Lease(connection, 'expiry-sweep', { ttlMs: config.EXPIRY_SWEEP_INTERVAL_MS });
+  // Held from one round to the next by the replica that took it, lasting two rounds so its next one renews it in time.
+  const expiryLease = new Lease(connection, 'expiry-sweep', { ttlMs: 2 * config.EXPIRY_SWEEP_INTERVAL_MS });
   const deps: UseCaseDeps = {
     requests,
     airspace,

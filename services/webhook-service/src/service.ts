@@ -68,8 +68,8 @@ export function createWebhookService(resources: ServiceResources<WebhookServiceC
     readiness: dependencyReadiness(resources),
     webhooks: deps,
   });
-  // Held from one round to the next by the replica that took it: one replica sweeps the log while it lives.
-  const sweepLease = new Lease(connection, 'lost-delivery-sweep', { ttlMs: config.WEBHOOK_LOST_SWEEP_INTERVAL_MS });
+  // Held from one round to the next by the replica that took it, lasting two rounds so its next one renews it in time.
+  const sweepLease = new Lease(connection, 'lost-delivery-sweep', { ttlMs: 2 * config.WEBHOOK_LOST_SWEEP_INTERVAL_MS });
   let sweep: PeriodicJob | undefined;
   let attempts: { drain(): Promise<void> } | undefined;
   return {

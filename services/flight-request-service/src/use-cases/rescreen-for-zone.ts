@@ -36,8 +36,7 @@ export async function rescreenForZone(deps: UseCaseDeps, zoneId: string, request
   const { zone, version } = found;
   const screening: ZoneScreening = { zone_id: zone.id, version };
   const now = deps.now();
-  const overlapping = await deps.requests.liveOverlapping(zoneBox(zone), laterOf(now, scheduleStart(zone)), scheduleEnd(zone));
-  const candidates = onlyRequest === undefined ? overlapping : overlapping.filter((candidate) => candidate._id === onlyRequest);
+  const candidates = await deps.requests.liveOverlapping(zoneBox(zone), laterOf(now, scheduleStart(zone)), scheduleEnd(zone), onlyRequest);
   summary.candidates = candidates.length;
   const exemptions = await ctrExemptions(
     deps,

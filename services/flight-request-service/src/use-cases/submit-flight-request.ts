@@ -59,15 +59,15 @@ export async function submitFlightRequest(deps: UseCaseDeps, command: SubmitComm
   };
   const screening = await screenSubmission(deps, submission, operator);
   const { request, events } = submit(submission, screening, context);
+  let saved: FlightRequest;
   try {
-    const saved =
-      request.status === 'Approved' ? await approveWithReservation(deps, request, events, redecide) : await deps.requests.insert(request, events);
-    deps.metrics.requestsByStatus.inc({ status: saved.status });
-    return await rescreenIfZonesMoved(deps, saved, screening.zoneEpoch, command.requestId);
+    saved = request.status === 'Approved' ? await approveWithReservation(deps, request, events, redecide) : await deps.requests.insert(request, events);
   } catch (error) {
     if (!idempotency || !isDuplicateKey(error)) throw error;
     return replayAfterRace(deps, request._id, idempotency.body_sha256, now);
   }
+  deps.metrics.requestsByStatus.inc({ status: saved.status });
+  return rescreenIfZonesMoved(deps, saved, screening.zoneEpoch, command.requestId);
 
   /** Screening again with the flights that took the airspace first: Pending, with their deconfliction item. */
   async function redecide(conflicts: Parameters<typeof screenSubmission>[3] = []) {

@@ -84,6 +84,8 @@ export async function listZones(deps: UseCaseDeps, query: ZoneListQuery, admin: 
     const { items, total } = await deps.zones.page(filter, skipFor(page), page.per_page);
     return { items, total, page, window };
   }
+  // The same map the next screening would use: caught up with every zone change that has ended.
+  await deps.zoneSync.current();
   const candidates = deps.zoneIndex
     .search(box ?? [-180, -90, 180, 90])
     .filter(
