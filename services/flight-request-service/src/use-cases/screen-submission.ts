@@ -3,6 +3,7 @@ import type { ValidSubmission } from '../domain/submission/check-submission.js';
 import type { OperatorProjection } from '../store/operator-model.js';
 import type { ZoneEpoch } from '../store/zone-epoch-store.js';
 import type { UseCaseDeps } from './deps.js';
+import { flightsHolding, volumeOf } from './deconfliction/reserve-airspace.js';
 
 /** A screening's outcome, with the zone epoch its zones were current at. */
 export type EpochScreening = ScreeningResult & { zoneEpoch: ZoneEpoch };
@@ -10,9 +11,10 @@ export type EpochScreening = ScreeningResult & { zoneEpoch: ZoneEpoch };
 /**
  * Gathers what screening needs — candidate zones from the in-memory index,
  * caught up first with every zone change that ended before the screening
- * began, and other operators' Approved flights overlapping in time and
- * bounding box, with `alsoTaken`: flights found holding the airspace when it
- * was to be reserved — and runs the pure screening rules on them.
+ * began, and other operators' Approved flights overlapping in time, band and
+ * bounding box (read from the reservation ledger), with `alsoTaken`: flights
+ * found holding the airspace when it was to be reserved — and runs the pure
+ * screening rules on them.
  */
 export async function screenSubmission(
   deps: UseCaseDeps,
@@ -22,7 +24,7 @@ export async function screenSubmission(
 ): Promise<EpochScreening> {
   const { bbox } = submission.area.summary;
   const zoneEpoch = await deps.zoneSync.current();
-  const approved = await deps.requests.approvedOverlapping(submission.operator_uuid, submission.start_time, submission.end_time, bbox);
+  const approved = await flightsHolding(deps, volumeOf({ ...submission, geometry: submission.area }));
   const approvedFlights = [...approved, ...alsoTaken.filter((taken) => !approved.some((flight) => flight.uuid === taken.uuid))];
   const stopTimer = deps.metrics.screeningSeconds.startTimer();
   try {
