@@ -67,6 +67,8 @@ export interface System {
   privateKeyPem: string;
   publicKeyPem: string;
   url(service: ServiceName): string;
+  /** Each process of a service on its own port (one URL unless `replicas` asked for more), bypassing the balancer. */
+  replicaUrls(service: ServiceName): string[];
   /** Where the service's /metrics answer: the gateway's internal listener (METRICS_PORT), a service's own port. */
   metricsUrl(service: ServiceName): string;
   database(service: ServiceName): string;
@@ -206,6 +208,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
     privateKeyPem: keys.privateKeyPem,
     publicKeyPem: keys.publicKeyPem,
     url,
+    replicaUrls: (name) => (replicaPorts.get(name) ?? [ports[name]]).map((port) => `http://127.0.0.1:${port}`),
     metricsUrl,
     database: (name) => databases[name],
     kill,

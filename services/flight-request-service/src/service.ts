@@ -3,7 +3,7 @@ import { airspaceCellModel, cellClaimModel } from './store/airspace-ledger-model
 import { AirspaceLedgerStore } from './store/airspace-ledger-store.js';
 import { InternalTokenVerifier } from '@dfc/kit/http';
 import { OutboxRelay } from '@dfc/kit/outbox';
-import { verifyIndexes } from '@dfc/kit/db';
+import { Lease, verifyIndexes } from '@dfc/kit/db';
 import { dependencyReadiness, repeatEvery, type PeriodicJob, type Service, type ServiceResources } from '@dfc/kit/service';
 import { buildApp } from './app.js';
 import type { FlightRequestServiceConfig } from './config.js';
@@ -28,6 +28,7 @@ import { reviewQueueModel } from './store/review-item-model.js';
 import { ReviewQueueStore } from './store/review-queue-store.js';
 import { zoneModel } from './store/zone-model.js';
 import { ZoneStore } from './store/zone-store.js';
+import { ZoneEpochStore } from './store/zone-epoch-store.js';
 import { HgtTerrain } from './terrain/hgt-terrain.js';
 import { datasetModel, ZoneDatasetStore } from './store/zone-dataset-store.js';
 import type { UseCaseDeps } from './use-cases/deps.js';
@@ -56,7 +57,9 @@ export function createFlightRequestService(resources: ServiceResources<FlightReq
   const zones = new ZoneStore(zoneModel(connection), relay);
   const metrics = createFlightRequestMetrics(registry);
   const zoneIndex = new ZoneIndex();
-  const zoneSync = new ZoneIndexSync(zones, zoneIndex, metrics.zonesLoaded, log);
+  const zoneSync = new ZoneIndexSync(zones, new ZoneEpochStore(connection), zoneIndex, metrics.zonesLoaded, log);
+  // Held from one round to the next by the replica that took it, lasting two rounds so its next one renews it in time.
+  const expiryLease = new Lease(connection, 'expiry-sweep', { ttlMs: 2 * config.EXPIRY_SWEEP_INTERVAL_MS });
   const deps: UseCaseDeps = {
     requests,
     airspace,
@@ -104,10 +107,17 @@ export function createFlightRequestService(resources: ServiceResources<FlightReq
       await subscribeOperatorProjection(broker, (event) => applyOperatorChange(operators, event));
       await subscribeReviewQueueProjection(broker, (event) => applyReviewItemsChange(reviewQueue, event));
       await subscribeZoneChanges(broker, (zoneId) => zoneSync.changed(zoneId));
-      await subscribeZoneRescreening(broker, (zoneId, action, requestId) => rescreenForZone(deps, zoneId, action, requestId));
+      // A new epoch before the rescreening's query: a submission screened against the map before it is either
+      // stored before that query or finds the epoch moved once stored (docs/architecture.md, "Zone freshness").
+      await subscribeZoneRescreening(broker, async (zoneId, action, requestId) => {
+        await zoneSync.advance();
+        return rescreenForZone(deps, zoneId, action, requestId);
+      });
       await subscribeReexamination(broker, (uuid, requestId) => reexamineWaiting(deps, uuid, requestId));
       relay.start();
-      jobs.push(repeatEvery('expiry sweep', config.EXPIRY_SWEEP_INTERVAL_MS, () => expirePendingRequests(deps), log));
+      jobs.push(
+        repeatEvery('expiry sweep', config.EXPIRY_SWEEP_INTERVAL_MS, () => expiryLease.runIfHeld(() => expirePendingRequests(deps)), log),
+      );
       if (config.FLIGHT_REQUEST_RETENTION_DAYS > 0) {
         const days = config.FLIGHT_REQUEST_RETENTION_DAYS;
         jobs.push(repeatEvery('retention purge', config.PURGE_SWEEP_INTERVAL_MS, () => purgeFinalRequests(deps, days), log));
@@ -117,6 +127,8 @@ export function createFlightRequestService(resources: ServiceResources<FlightReq
     },
     async stop() {
       await Promise.all(jobs.splice(0).map((job) => job.stop()));
+      // The next replica to try sweeps at once rather than when the lease lapses.
+      await expiryLease.release().catch(() => undefined);
       await zoneSync.stop();
       await relay.stop();
     },

@@ -1,6 +1,6 @@
 import { InternalTokenVerifier } from '@dfc/kit/http';
 import { OutboxRelay } from '@dfc/kit/outbox';
-import { expireAsTtlWould, TTL_MONITOR_INTERVAL_MS, verifyIndexes } from '@dfc/kit/db';
+import { expireAsTtlWould, Lease, TTL_MONITOR_INTERVAL_MS, verifyIndexes } from '@dfc/kit/db';
 import { dependencyReadiness, repeatEvery, type PeriodicJob, type Service, type ServiceResources } from '@dfc/kit/service';
 import { buildApp } from './app.js';
 import { attemptsQueueName, eventsQueueName, retentionOf, type WebhookServiceConfig } from './config.js';
@@ -85,6 +85,8 @@ export function createWebhookService(resources: ServiceResources<WebhookServiceC
     readiness: dependencyReadiness(resources),
     webhooks: deps,
   });
+  // Held from one round to the next by the replica that took it, lasting two rounds so its next one renews it in time.
+  const sweepLease = new Lease(connection, 'lost-delivery-sweep', { ttlMs: 2 * config.WEBHOOK_LOST_SWEEP_INTERVAL_MS });
   let sweep: PeriodicJob | undefined;
   let expiry: PeriodicJob | undefined;
   let attempts: { drain(): Promise<void> } | undefined;
@@ -94,7 +96,12 @@ export function createWebhookService(resources: ServiceResources<WebhookServiceC
     async start() {
       await verifyIndexes(connection);
       relay.start();
-      sweep = repeatEvery('lost-delivery sweep', config.WEBHOOK_LOST_SWEEP_INTERVAL_MS, () => recoverLostDeliveries(deps), log);
+      sweep = repeatEvery(
+        'lost-delivery sweep',
+        config.WEBHOOK_LOST_SWEEP_INTERVAL_MS,
+        () => sweepLease.runIfHeld(() => recoverLostDeliveries(deps)),
+        log,
+      );
       expiry = repeatEvery('retention expiry', TTL_MONITOR_INTERVAL_MS, () => expireAsTtlWould(connection), log);
       attempts = await consumeAttempts(broker, {
         queue: attemptsQueueName(config),
@@ -111,6 +118,8 @@ export function createWebhookService(resources: ServiceResources<WebhookServiceC
       await attempts?.drain();
       await sweep?.stop();
       await expiry?.stop();
+      // The next replica to try sweeps at once rather than when the lease lapses.
+      await sweepLease.release().catch(() => undefined);
       await relay.stop();
       sender.close();
     },

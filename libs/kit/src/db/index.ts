@@ -5,3 +5,4 @@ export * from './migrate-indexes.js';
 export * from './grouped-writes.js';
 export * from './grouped-reads.js';
 export * from './driver-collection.js';
+export * from './lease.js';

@@ -1,9 +1,10 @@
-import type { Model, mongo } from 'mongoose';
+import type { Connection, Model, mongo } from 'mongoose';
 import type { Logger } from 'pino';
 import { Gauge, Counter, type Registry } from 'prom-client';
 import type { EventEnvelope } from '@dfc/contracts';
 import type { Broker } from '../broker/broker.js';
 import { serialisedPerDocument, serialisedPerDocuments } from '../db/engine-gaps.js';
+import { Lease } from '../db/lease.js';
 import type { OutboxFields } from './fields.js';
 import { repeatEvery, type PeriodicJob } from '../periodic.js';
 
@@ -16,6 +17,8 @@ interface RelayOptions {
   idleSweepIntervalMs?: number;
   /** The sweep leaves documents younger than this to the writer's own fast path. */
   sweepGraceMs?: number;
+  /** How long a sweeping replica that died keeps the other replicas from sweeping (15 s). */
+  sweepLeaseMs?: number;
   registry?: Registry;
 }
 
@@ -40,7 +43,9 @@ export type OutboxModel = Model<OutboxFields & { _id: unknown; version?: number 
  * between a write and its publish can have left any, and a replica sweeps as
  * it starts. The sweep's query is a range on `outbox_pending_since`, an index
  * scan on MongoDB; the slower pace spares a quiet service a query a second
- * per collection.
+ * per collection. One replica of a service sweeps at a time, under a lease
+ * given up after each round: replicas sweeping the same oldest documents at
+ * once would each publish them.
  */
 export class OutboxRelay {
   private sweeps: PeriodicJob | undefined;
@@ -52,6 +57,7 @@ export class OutboxRelay {
    */
   private lastLeftUnpublished = Number.NEGATIVE_INFINITY;
   private readonly models: OutboxModel[] = [];
+  private readonly sweepLeases = new Map<Connection, Lease>();
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly insertedInFlight = new Set<Promise<void>>();
   private readonly sentInRun = new Map<string, Set<string>>();
@@ -181,22 +187,46 @@ export class OutboxRelay {
     const cutoff = new Date(Date.now() - graceMs);
     const leftBefore = performance.now() - graceMs;
     let found = 0;
+    let swept = false;
     let oldest: number | undefined;
-    for (const model of this.models) {
-      const pending = await model
-        .find({ outbox_pending_since: { $lte: cutoff } }, { _id: 1, outbox_pending_since: 1 })
-        .sort({ outbox_pending_since: 1 })
-        .limit(500)
-        .lean();
-      found += pending.length;
-      for (const doc of pending) {
-        const since = doc.outbox_pending_since?.getTime();
-        if (since !== undefined) oldest = Math.min(oldest ?? since, since);
-        await this.notify(model, doc._id);
-      }
+    for (const [connection, models] of this.modelsByConnection()) {
+      const ran = await this.sweepLease(connection).runIfHeld(
+        async () => {
+          for (const model of models) {
+            const pending = await model
+              .find({ outbox_pending_since: { $lte: cutoff } }, { _id: 1, outbox_pending_since: 1 })
+              .sort({ outbox_pending_since: 1 })
+              .limit(500)
+              .lean();
+            found += pending.length;
+            for (const doc of pending) {
+              const since = doc.outbox_pending_since?.getTime();
+              if (since !== undefined) oldest = Math.min(oldest ?? since, since);
+              await this.notify(model, doc._id);
+            }
+          }
+        },
+        { release: true },
+      );
+      swept ||= ran;
     }
-    this.lag?.set(oldest === undefined ? 0 : (Date.now() - oldest) / 1000);
+    // A round another replica was sweeping is that replica's to report; what this one left is still known.
+    if (swept) this.lag?.set(oldest === undefined ? 0 : (Date.now() - oldest) / 1000);
     this.unpublishedKnown = found > 0 || this.lastLeftUnpublished >= leftBefore;
+  }
+
+  private modelsByConnection(): Map<Connection, OutboxModel[]> {
+    const grouped = new Map<Connection, OutboxModel[]>();
+    for (const model of this.models) grouped.set(model.db, [...(grouped.get(model.db) ?? []), model]);
+    return grouped;
+  }
+
+  private sweepLease(connection: Connection): Lease {
+    const known = this.sweepLeases.get(connection);
+    if (known) return known;
+    const lease = new Lease(connection, 'outbox-sweep', { ttlMs: this.options.sweepLeaseMs ?? 15_000 });
+    this.sweepLeases.set(connection, lease);
+    return lease;
   }
 
   /**

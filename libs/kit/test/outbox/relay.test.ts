@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { OutboxRelay, outboxOnCreate, outboxSchemaFields, withOutbox, type OutboxFields } from '@dfc/kit/outbox';
-import { Schema, type Connection, type Model } from 'mongoose';
+import mongoose, { Schema, type Connection, type Model } from 'mongoose';
 import { newEvent, RoutingKeys } from '@dfc/contracts';
 import { Broker } from '@dfc/kit/broker';
 import { connectMongo } from '@dfc/kit/db';
@@ -11,6 +11,8 @@ interface Thing extends OutboxFields {
   name: string;
   version?: number;
 }
+
+const thingSchema = () => new Schema<Thing>({ name: String, version: Number, ...outboxSchemaFields });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -26,7 +28,7 @@ describe('OutboxRelay (real database and broker)', () => {
     const { mongoUrl, amqpUrl } = await testDependencies();
     exchange = uniqueName('kit_outbox');
     connection = await connectMongo(mongoUrl, uniqueName('kit_outbox'), log);
-    Things = connection.model<Thing>('Thing', new Schema<Thing>({ name: String, version: Number, ...outboxSchemaFields }));
+    Things = connection.model<Thing>('Thing', thingSchema());
     broker = await Broker.connect(amqpUrl, exchange, log);
     captured = await captureEvents(amqpUrl, exchange);
   });
@@ -149,5 +151,32 @@ describe('OutboxRelay (real database and broker)', () => {
     await relay.notify(Things as never, thing._id);
     const stored = await Things.findById(thing._id).lean();
     expect(stored?.outbox.map((entry) => entry.id)).to.deep.equal([event.id]);
+  });
+
+  it('when two replicas sweep the same outboxes a broker outage left, then each event is published once', async () => {
+    // The second replica: its own connection to the same database, as another pod has.
+    const replica = await mongoose.createConnection((await testDependencies()).mongoUrl, { dbName: connection.name }).asPromise();
+    const ReplicaThings = replica.model<Thing>('Thing', thingSchema());
+    const events = Array.from({ length: 40 }, (_, n) => newEvent(RoutingKeys.operatorUpdated, null, { n, run: 'outage' }));
+    const things = await Things.insertMany(events.map((event, n) => ({ name: `outage ${n}`, ...outboxOnCreate([event]) })));
+    const relays = [new OutboxRelay(broker, log, { sweepIntervalMs: 10, sweepGraceMs: 0 }), new OutboxRelay(broker, log, { sweepIntervalMs: 10, sweepGraceMs: 0 })];
+    relays[0]!.watch(Things as never);
+    relays[1]!.watch(ReplicaThings as never);
+    relays.forEach((relay) => relay.start());
+    try {
+      const ids = new Set(things.map((thing) => thing._id));
+      await waitFor(async () => (await Things.countDocuments({ _id: { $in: [...ids] }, 'outbox.0': { $exists: true } })) === 0, 20_000);
+      await captured.next((event) => event.id === events.at(-1)!.id);
+      // Anything published twice would have arrived by now.
+      await sleep(300);
+      const published = new Set(events.map((event) => event.id));
+      const counts = new Map<string, number>();
+      for (const event of captured.events) if (published.has(event.id)) counts.set(event.id, (counts.get(event.id) ?? 0) + 1);
+      expect(counts.size, 'every event published').to.equal(events.length);
+      expect([...counts.values()].filter((count) => count > 1), 'events published more than once').to.deep.equal([]);
+    } finally {
+      await Promise.all(relays.map((relay) => relay.stop()));
+      await replica.close();
+    }
   });
 });

@@ -261,13 +261,15 @@ export class FlightRequestStore {
    * Live requests (`LIVE_STATUSES`) whose window has not ended by `after` and
    * began before `before`, with a bounding box that meets `bbox`: what a zone
    * created or changed may now affect, with what screening needs of them (no
-   * stored FeatureCollection). The `{ status, end_time }` index serves it.
+   * stored FeatureCollection). The `{ status, end_time }` index serves it;
+   * with `only`, the one request of that uuid, if it is among them (`_id`).
    */
-  async liveOverlapping(bbox: [number, number, number, number], after: Date, before: Date | null): Promise<RescreeningCandidate[]> {
+  async liveOverlapping(bbox: [number, number, number, number], after: Date, before: Date | null, only?: string): Promise<RescreeningCandidate[]> {
     const [west, south, east, north] = bbox;
     const candidates = await this.model
       .find(
         {
+          ...(only === undefined ? {} : { _id: only }),
           status: { $in: [...LIVE_STATUSES] },
           end_time: { $gt: after },
           ...(before ? { start_time: { $lt: before } } : {}),

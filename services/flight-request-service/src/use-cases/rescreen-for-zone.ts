@@ -36,12 +36,14 @@ export interface RescreeningSummary {
  * longer needs its authority (deleted, retired, or changed). Every new finding
  * is a restriction notice to the operator. Each request records the zone
  * version it was screened against, so a redelivered event changes nothing.
+ * With `onlyRequest`, that request alone is screened again.
  */
 export async function rescreenForZone(
   deps: UseCaseDeps,
   zoneId: string,
   action: ZoneChanged['action'],
   requestId?: string,
+  onlyRequest?: string,
 ): Promise<RescreeningSummary> {
   const summary: RescreeningSummary = { candidates: 0, rescinded: 0, rejected: 0, reviewed: 0, suspended: 0, reinstated: 0, noticed: 0 };
   const found = await deps.zones.findVersion(zoneId);
@@ -49,10 +51,11 @@ export async function rescreenForZone(
   const { zone, version, live } = found;
   const screening: ZoneScreening = { zone_id: zone.id, version };
   const now = deps.now();
-  // A zone just created can have suspended nothing yet; one deleted can meet nothing new.
+  // A zone just created can have suspended nothing yet; one deleted can meet nothing new; a request just stored
+  // is suspended by nothing.
   const [meeting, suspended] = await Promise.all([
-    live ? deps.requests.liveOverlapping(zoneBox(zone), laterOf(now, scheduleStart(zone)), scheduleEnd(zone)) : [],
-    action === 'created' ? [] : deps.requests.suspendedBy(zone.id),
+    live ? deps.requests.liveOverlapping(zoneBox(zone), laterOf(now, scheduleStart(zone)), scheduleEnd(zone), onlyRequest) : [],
+    action === 'created' || onlyRequest !== undefined ? [] : deps.requests.suspendedBy(zone.id),
   ]);
   const candidates = [...new Map([...meeting, ...suspended].map((candidate) => [candidate._id, candidate])).values()];
   summary.candidates = candidates.length;

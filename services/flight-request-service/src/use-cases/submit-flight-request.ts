@@ -10,6 +10,7 @@ import { actorOf, authoriseOperatorUuid } from './access.js';
 import type { UseCaseDeps } from './deps.js';
 import { reserveAirspace, releaseAirspace, volumeOf } from './deconfliction/reserve-airspace.js';
 import { screenSubmission } from './screen-submission.js';
+import { rescreenIfZonesMoved } from './rescreen-if-zones-moved.js';
 
 export interface SubmitCommand {
   principal: Principal;
@@ -28,7 +29,9 @@ export interface SubmitCommand {
  * Screening, claims the ledger, and is then written Approved, or Pending for
  * the deconfliction review when another operator's flight took the airspace
  * first. A key's first use claims a random uuid for it; two retries with one
- * key race for that uuid: the loser answers with the winner's request.
+ * key race for that uuid: the loser answers with the winner's request. A zone
+ * change that ended while the request was being screened and stored is
+ * applied to it before the answer (`rescreenIfZonesMoved`).
  */
 export async function submitFlightRequest(deps: UseCaseDeps, command: SubmitCommand): Promise<FlightRequest> {
   const now = deps.now();
@@ -56,15 +59,15 @@ export async function submitFlightRequest(deps: UseCaseDeps, command: SubmitComm
   };
   const screening = await screenSubmission(deps, submission, operator);
   const { request, events } = submit(submission, screening, context);
+  let saved: FlightRequest;
   try {
-    const saved =
-      request.status === 'Approved' ? await approveWithReservation(deps, request, events, redecide) : await deps.requests.insert(request, events);
-    deps.metrics.requestsByStatus.inc({ status: saved.status });
-    return saved;
+    saved = request.status === 'Approved' ? await approveWithReservation(deps, request, events, redecide) : await deps.requests.insert(request, events);
   } catch (error) {
     if (!idempotency || !isDuplicateKey(error)) throw error;
     return replayAfterRace(deps, request._id, idempotency.body_sha256, now);
   }
+  deps.metrics.requestsByStatus.inc({ status: saved.status });
+  return rescreenIfZonesMoved(deps, saved, screening.zoneEpoch, command.requestId);
 
   /** Screening again with the flights that took the airspace first: Pending, with their deconfliction item. */
   async function redecide(conflicts: Parameters<typeof screenSubmission>[3] = []) {

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { RoutingKeys, type FlightRequestStatus } from '@dfc/contracts';
 import type { CapturedEvents } from '@dfc/kit/testing';
 import { expirePendingRequests } from '../../src/use-cases/expire-pending-requests.js';
+import { waitFor } from '@dfc/kit/testing';
 import { admin, startTestService, type TestService } from '../support/test-service.js';
 import { insertStored, storedRequest } from '../support/stored-request.js';
 
@@ -89,5 +90,54 @@ describe('expirePendingRequests (the expiry sweep)', () => {
     await Promise.all([expirePendingRequests(t.service.deps), expirePendingRequests(t.service.deps)]);
     const history = (await record(overdue._id)).status_history.map((entry: { status: string }) => entry.status);
     expect(history).to.deep.equal(['Pending', 'Expired']);
+  });
+});
+
+describe('the expiry sweep on two replicas (its lease)', function () {
+  this.timeout(60_000);
+  const INTERVAL_MS = 200;
+  let one: TestService;
+  let two: TestService | undefined;
+
+  before(async () => {
+    one = await startTestService({ env: { EXPIRY_SWEEP_INTERVAL_MS: String(INTERVAL_MS) } });
+    two = await startTestService({ shared: one.shared, env: { EXPIRY_SWEEP_INTERVAL_MS: String(INTERVAL_MS) } });
+  });
+  after(async () => {
+    await two?.close();
+    await one.close();
+  });
+
+  const lease = () =>
+    one.connection.db!.collection<{ _id: string; owner: string; expires_at: Date }>('leases').findOne({ _id: 'expiry-sweep' });
+  const overdueRequest = async (operatorUuid: string) => {
+    const start = new Date(Date.now() - MINUTE);
+    const request = storedRequest({ operatorUuid, status: 'Pending', start, end: new Date(start.getTime() + 60 * MINUTE) });
+    await insertStored(one, request);
+    return request._id;
+  };
+  const status = async (uuid: string) => (await one.call('GET', `/api/flight-requests/${uuid}`, { as: admin })).body.data.status as string;
+
+  it('when both replicas sweep every 200 ms, then one of them holds the lease round after round and expires each overdue request once', async () => {
+    const operatorUuid = await one.seedOperator();
+    const uuid = await overdueRequest(operatorUuid);
+    await waitFor(async () => ((await status(uuid)) === 'Expired' ? true : undefined), 10_000);
+    const holder = (await lease())?.owner;
+    expect(holder).to.be.a('string');
+    await new Promise((resolve) => setTimeout(resolve, 5 * INTERVAL_MS));
+    expect((await lease())?.owner, 'the same holder, five rounds later').to.equal(holder);
+    const history = (await one.call('GET', `/api/flight-requests/${uuid}`, { as: admin })).body.data.status_history;
+    expect(history.map((entry: { status: string }) => entry.status)).to.deep.equal(['Pending', 'Expired']);
+  });
+
+  it('when one replica stops, then the one left holds the lease and sweeps', async () => {
+    await two!.close();
+    two = undefined;
+    const uuid = await overdueRequest(await one.seedOperator());
+    await waitFor(async () => ((await status(uuid)) === 'Expired' ? true : undefined), 10_000);
+    const after = await lease();
+    await new Promise((resolve) => setTimeout(resolve, 2 * INTERVAL_MS));
+    const later = await lease();
+    expect(later?.expires_at.getTime(), 'renewed by the replica left').to.be.greaterThan(after!.expires_at.getTime());
   });
 });

@@ -84,6 +84,8 @@ export async function listZones(deps: UseCaseDeps, query: ZoneListQuery, admin: 
     const { items, total } = await deps.zones.page(filter, skipFor(page), page.per_page);
     return { items, total, page, window };
   }
+  // The same map the next screening would use: caught up with every zone change that has ended.
+  await deps.zoneSync.current();
   const candidates = deps.zoneIndex
     .search(box ?? [-180, -90, 180, 90])
     .filter(
@@ -151,8 +153,7 @@ function live(zone: ZoneDoc): void {
   if (zone.deleted_at !== null) throw new NotFoundError();
 }
 
-/** Other replicas follow the zone.changed event; this one brings its index up to date before answering. */
+/** This replica brings its index up to date before answering; the new epoch has every other replica's next screening catch up. */
 async function refreshIndex(deps: UseCaseDeps, zoneId: string): Promise<void> {
-  deps.zoneSync.changed(zoneId);
-  await deps.zoneSync.flush();
+  await deps.zoneSync.wrote(zoneId);
 }
