@@ -34,6 +34,7 @@ import type { UseCaseDeps } from './use-cases/deps.js';
 import { applyOperatorChange } from './use-cases/apply-operator-change.js';
 import { applyReviewItemsChange } from './use-cases/apply-review-items-change.js';
 import { expirePendingRequests } from './use-cases/expire-pending-requests.js';
+import { endClosedFlights } from './use-cases/end-closed-flights.js';
 import { rescreenForZone } from './use-cases/rescreen-for-zone.js';
 import { ZoneIndexSync } from './use-cases/zone-index-sync.js';
 
@@ -74,6 +75,7 @@ export function createFlightRequestService(resources: ServiceResources<FlightReq
       startGraceMinutes: config.START_GRACE_MINUTES,
       flightArea: { ...DEFAULT_FLIGHT_AREA_LIMITS, maxAreaM2: config.MAX_AREA_KM2 * 1_000_000 },
     },
+    activationEndGraceMs: config.ACTIVATION_END_GRACE_MINUTES * 60_000,
     rules: {
       altitudeReviewAboveM: config.ALTITUDE_REVIEW_ABOVE_M,
       nationalAuthority: config.NATIONAL_AUTHORITY,
@@ -107,6 +109,7 @@ export function createFlightRequestService(resources: ServiceResources<FlightReq
       await subscribeReexamination(broker, (uuid, requestId) => reexamineWaiting(deps, uuid, requestId));
       relay.start();
       jobs.push(repeatEvery('expiry sweep', config.EXPIRY_SWEEP_INTERVAL_MS, () => expirePendingRequests(deps), log));
+      jobs.push(repeatEvery('window-close sweep', config.EXPIRY_SWEEP_INTERVAL_MS, () => endClosedFlights(deps), log));
       // The safety net of the zone events: a replica that missed some (its broadcast queue lives with its connection) catches up.
       jobs.push(repeatEvery('zone reload', config.ZONE_RELOAD_INTERVAL_MS, () => zoneSync.reloadAll(), log));
     },

@@ -59,8 +59,8 @@ export function subscribeZoneRescreening(broker: Broker, rescreen: (zoneId: stri
 }
 
 /**
- * An Approved request that became Cancelled or Rescinded gave its airspace
- * up: the requests waiting for deconfliction over it are examined again, on
+ * An Approved or Activated request that changed status (cancelled, rescinded,
+ * ended, amended) gave its airspace up, or moved it: the requests waiting for deconfliction over it are examined again, on
  * one replica (competing consumers); redeliveries change nothing twice.
  */
 export function subscribeReexamination(broker: Broker, reexamine: (uuid: string, requestId?: string) => Promise<unknown>): Promise<void> {
@@ -69,7 +69,7 @@ export function subscribeReexamination(broker: Broker, reexamine: (uuid: string,
     bindings: [RoutingKeys.flightRequestStatusChanged],
     handler: async (event) => {
       const { flight_request_uuid: uuid, previous_status: previous } = (event as EventEnvelope<FlightRequestStatusChanged>).data;
-      if (previous === 'Approved') await reexamine(uuid, event.request_id);
+      if (previous === 'Approved' || previous === 'Activated') await reexamine(uuid, event.request_id);
     },
   });
 }

@@ -39,6 +39,14 @@ export function flightRequestRecord(doc: FlightRequestSummary & { geometry?: Fli
           rescinded_at: toOffsetTimestamp(doc.rescission.rescinded_at),
         }
       : null,
+    activation: doc.activation
+      ? {
+          activated_at: toOffsetTimestampOrNull(doc.activation.activated_at),
+          ended_at: toOffsetTimestampOrNull(doc.activation.ended_at),
+          end_reason: doc.activation.end_reason,
+        }
+      : null,
+    revision: doc.revision ?? 1,
     status_history: doc.status_history.map((entry) => ({
       status: entry.status,
       at: toOffsetTimestamp(entry.at),

@@ -3,7 +3,7 @@ import { AggregateStore, WITHOUT_OUTBOX, type OutboxRelay } from '@dfc/kit/outbo
 import type { EventEnvelope, FlightRequestStatus } from '@dfc/contracts';
 import { countMatching, findWhereIn } from '@dfc/kit/db';
 import { NotFoundError } from '@dfc/kit/errors';
-import type { Deconfliction } from '../domain/deconfliction/reservation.js';
+import { HOLDING, type Deconfliction } from '../domain/deconfliction/reservation.js';
 import type { FlightRequest, FlightRequestChange, FlightRequestGeometry, FlightRequestSummary } from '../domain/flight-request/flight-request.js';
 import type { AreaSummary } from '../domain/geometry/flight-area.js';
 import type { ApprovedFlight } from '../domain/screening/screen.js';
@@ -187,14 +187,17 @@ export class FlightRequestStore {
     return { items: items.map(toSummary), total };
   }
 
-  /** Approved flights of other operators whose window and bounding box overlap: deconfliction candidates. */
+  /** Approved and Activated flights of other operators whose window and bounding box overlap: deconfliction candidates. */
   approvedOverlapping(operatorUuid: string, start: Date, end: Date, bbox: [number, number, number, number]): Promise<ApprovedFlight[]> {
-    return this.overlapping('Approved', operatorUuid, start, end, bbox);
+    return this.overlapping(HOLDING, operatorUuid, start, end, bbox);
   }
 
-  /** Requests of other operators in `status` whose window and bounding box overlap (the exact areas are the caller's to compare). */
+  /**
+   * Requests of other operators in `status` (or one of several) whose window and bounding box overlap (the
+   * exact areas are the caller's to compare). Without a sort, an `$in` of statuses is an equality the index serves.
+   */
   async overlapping(
-    status: FlightRequestStatus,
+    status: FlightRequestStatus | readonly FlightRequestStatus[],
     operatorUuid: string,
     start: Date,
     end: Date,
@@ -204,7 +207,7 @@ export class FlightRequestStore {
     const flights = await this.model
       .find(
         {
-          status,
+          status: typeof status === 'string' ? status : { $in: [...status] },
           end_time: { $gt: start },
           start_time: { $lt: end },
           operator_uuid: { $ne: operatorUuid },
@@ -251,6 +254,22 @@ export class FlightRequestStore {
       .lean<Array<Omit<RescreeningCandidate, 'geometry'> & Pick<StoredFlightRequest, 'polygons_json'>>>()
       .exec();
     return candidates.map(({ polygons_json: polygons, ...candidate }) => ({ ...candidate, geometry: { polygons: parsePolygons(polygons) } }));
+  }
+
+  /**
+   * Flights whose window has closed, oldest end first: Approved ones once their end has passed, Activated
+   * ones once it is `graceMs` behind. The `{ status, end_time }` index serves each.
+   */
+  async windowClosed(now: Date, graceMs: number, limit: number): Promise<Array<Pick<FlightRequest, '_id'>>> {
+    const closed = (status: FlightRequestStatus, endedBy: Date) =>
+      this.model
+        .find({ status, end_time: { $lte: endedBy } }, { _id: 1 })
+        .sort({ end_time: 1 })
+        .limit(limit)
+        .lean<Array<Pick<FlightRequest, '_id'>>>()
+        .exec();
+    const [approved, activated] = await Promise.all([closed('Approved', now), closed('Activated', new Date(now.getTime() - graceMs))]);
+    return [...approved, ...activated];
   }
 
   /** Pending requests whose start has passed, oldest start first. */

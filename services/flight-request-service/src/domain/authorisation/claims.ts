@@ -30,16 +30,26 @@ export interface Approval {
   entry: StatusHistoryEntry;
 }
 
-/** The approval a request's history holds (a request is approved at most once), or null. */
+/**
+ * The latest approval a request's history holds, or null. An amendment that is
+ * approved again adds a new approval entry: each approval is its own
+ * authorisation, and only the latest can still stand.
+ */
 export function approvalOf(request: Pick<AuthorisableRequest, 'status_history'>): Approval | null {
-  const position = request.status_history.findIndex((entry) => entry.status === 'Approved');
+  const position = request.status_history.findLastIndex((entry) => entry.status === 'Approved');
   const entry = request.status_history[position];
   return entry ? { position, entry } : null;
 }
 
-/** The approval an Approved request's authorisation rests on; null unless the request is Approved now. */
+/** The approval at `position` of the history, or null when that entry is no approval. */
+export function approvalAt(request: Pick<AuthorisableRequest, 'status_history'>, position: number): Approval | null {
+  const entry = request.status_history[position];
+  return entry?.status === 'Approved' ? { position, entry } : null;
+}
+
+/** The approval an Approved (or Activated: flying on it) request's authorisation rests on; null otherwise. */
 export function currentApproval(request: Pick<AuthorisableRequest, 'status' | 'status_history'>): Approval | null {
-  return request.status === 'Approved' ? approvalOf(request) : null;
+  return request.status === 'Approved' || request.status === 'Activated' ? approvalOf(request) : null;
 }
 
 /** `<request uuid>.<position>`: unique per approval, and it leads back to its request without a lookup table. */

@@ -1,19 +1,26 @@
-import type { AuthorisationStatusRecord } from '@dfc/contracts';
-import { approvalOf, authorisationId, type AuthorisableRequest } from './claims.js';
-
-/** Statuses that withdraw an approval: the operator (or an admin) cancelled it, or a new restriction rescinded it. */
-const REVOKING = new Set(['Cancelled', 'Rescinded']);
+import type { AuthorisationStatusRecord, FlightRequestStatus } from '@dfc/contracts';
+import { approvalAt, authorisationId, type AuthorisableRequest } from './claims.js';
 
 /**
- * What a verifier is told of an authorisation: revoked (cancelled or rescinded)
- * wins over expired, because a withdrawn approval stays withdrawn after its
- * window. Why and when it was withdrawn is the operator's business, not the
- * public's. Null when `position` names no approval of this request.
+ * Entries that withdraw an approval: the operator (or an admin) cancelled it, a new restriction
+ * rescinded it, or an amendment replaced it (sent back to review, or approved again under a new
+ * authorisation).
+ */
+const REVOKING: ReadonlySet<FlightRequestStatus> = new Set(['Cancelled', 'Rescinded', 'Pending', 'Approved']);
+
+/**
+ * What a verifier is told of an authorisation: revoked (cancelled, rescinded
+ * or superseded by an amendment) wins over expired, because a withdrawn
+ * approval stays withdrawn after its window; a flight Activated on it is
+ * valid, an Ended one expired. Why and when it was withdrawn is the
+ * operator's business, not the public's. Null when `position` names no
+ * approval of this request.
  */
 export function authorisationStatus(request: AuthorisableRequest, position: number, now: Date): AuthorisationStatusRecord | null {
-  const approval = approvalOf(request);
-  if (!approval || approval.position !== position) return null;
+  if (!approvalAt(request, position)) return null;
   const jti = authorisationId(request._id, position);
-  if (request.status_history.slice(position + 1).some((entry) => REVOKING.has(entry.status))) return { jti, status: 'revoked' };
-  return { jti, status: now.getTime() >= request.end_time.getTime() ? 'expired' : 'valid' };
+  const later = request.status_history.slice(position + 1);
+  if (later.some((entry) => REVOKING.has(entry.status))) return { jti, status: 'revoked' };
+  const over = request.status === 'Ended' || now.getTime() >= request.end_time.getTime();
+  return { jti, status: over ? 'expired' : 'valid' };
 }

@@ -39,8 +39,8 @@ export interface Deconfliction {
 /** How long a claim may stay `claiming` before another claim may withdraw it (its writer is taken to have died). */
 export const CLAIM_LEASE_MS = 15_000;
 
-/** The statuses in which a held reservation takes its airspace. */
-const HOLDING: readonly FlightRequestStatus[] = ['Approved'];
+/** The statuses in which a held reservation takes its airspace: an approved flight, and one flying. */
+export const HOLDING: readonly FlightRequestStatus[] = ['Approved', 'Activated'];
 
 export type Holding = 'holds' | 'claiming' | 'stalled' | 'none';
 

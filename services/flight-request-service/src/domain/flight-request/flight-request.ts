@@ -1,5 +1,5 @@
 import type { FeatureCollection } from 'geojson';
-import type { EventEnvelope, FlightRequestStatus } from '@dfc/contracts';
+import type { EndReason, EventEnvelope, FlightRequestStatus } from '@dfc/contracts';
 import type { Deconfliction } from '../deconfliction/reservation.js';
 import type { AreaPolygon, AreaSummary } from '../geometry/flight-area.js';
 import type { ReviewItem } from '../review/review-group.js';
@@ -25,6 +25,10 @@ export interface FlightRequest extends Omit<ValidSubmission, 'area'> {
   cancellation: { reason: string; cancelled_at: Date } | null;
   /** Set when a zone created or changed after the approval prohibits the flight (status Rescinded). */
   rescission?: Rescission | null;
+  /** When the flight was activated and ended (statuses Activated and Ended; none before). */
+  activation?: Activation | null;
+  /** 1 as submitted, one more for each amendment that changed the request (absent on requests never amended). */
+  revision?: number;
   /** The airspace reservation: being claimed for an approval, or held while Approved (none otherwise). */
   deconfliction?: Deconfliction | null;
   /** The zone versions this request was screened again against: a redelivered zone event changes nothing twice. */
@@ -58,6 +62,12 @@ export interface Rescission {
   zone_name: string;
   reason: string;
   rescinded_at: Date;
+}
+
+export interface Activation {
+  activated_at: Date | null;
+  ended_at: Date | null;
+  end_reason: EndReason | null;
 }
 
 export interface ZoneScreening {
