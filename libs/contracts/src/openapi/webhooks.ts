@@ -87,7 +87,7 @@ const deliveryHeaders = [
     name: 'X-Webhook-Event',
     in: 'header',
     required: true,
-    schema: { type: 'string', enum: ['status_change', 'cascade_rejection', 'review_complete', 'ping'] },
+    schema: { type: 'string', enum: ['status_change', 'cascade_rejection', 'review_complete', 'amendment', 'ping'] },
   },
 ];
 
@@ -95,6 +95,7 @@ const KIND_SUMMARIES: Record<keyof typeof WEBHOOK_PAYLOAD_SCHEMAS, string> = {
   status_change: 'A flight request changed status (one per status-history entry).',
   cascade_rejection: "A review item was rejected, and the request's other pending items with it.",
   review_complete: "Every item of a flight request's review is decided.",
+  amendment: 'A flight request was amended (PATCH): its new revision, what changed, and the authorisation it replaced.',
   ping: 'A test event sent by POST /api/webhooks/{id}/test.',
 };
 

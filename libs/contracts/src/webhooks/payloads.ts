@@ -1,6 +1,7 @@
 import { Type, type Static, type TProperties } from '@sinclair/typebox';
-import { Int32, Nullable, Timestamp, Uuid } from '../schema-helpers.js';
+import { Int32, Nullable, Timestamp, UtcTimestamp, Uuid } from '../schema-helpers.js';
 import { FlightRequestStatus } from '../flight-requests/status.js';
+import { AMENDABLE_FIELDS } from '../flight-requests/requests.js';
 
 /**
  * What a subscriber receives: one schema per event kind, every object closed
@@ -83,6 +84,28 @@ export const ReviewCompleteData = Type.Object(
 );
 export type ReviewCompleteData = Static<typeof ReviewCompleteData>;
 
+export const AmendmentData = Type.Object(
+  {
+    ...aboutFlightRequest,
+    revision: Int32({ minimum: 2, description: '1 as submitted, one more per amendment: the revision this amendment made.' }),
+    previous_status: FlightRequestStatus,
+    status: FlightRequestStatus,
+    changed: Type.Array(Type.String({ enum: [...AMENDABLE_FIELDS] }), {
+      description: 'The fields whose value the amendment changed.',
+    }),
+    approvals_kept: Int32({ minimum: 0, description: 'Review approvals that still hold for the amended flight.' }),
+    revoked_authorisation: Type.Union([Type.String(), Type.Null()], {
+      description: 'The jti of the authorisation the amendment replaced (reported revoked from now on), or null.',
+    }),
+    start_time: UtcTimestamp,
+    end_time: UtcTimestamp,
+    max_altitude: Int32({ minimum: 1 }),
+    amended_at: Timestamp,
+  },
+  closed,
+);
+export type AmendmentData = Static<typeof AmendmentData>;
+
 export const PingData = Type.Object(
   {
     webhook_id: Uuid,
@@ -111,16 +134,19 @@ export const CascadeRejectionPayload = payload('cascade_rejection', CascadeRejec
 export type CascadeRejectionPayload = Static<typeof CascadeRejectionPayload>;
 export const ReviewCompletePayload = payload('review_complete', ReviewCompleteData, 'ReviewCompleteWebhook');
 export type ReviewCompletePayload = Static<typeof ReviewCompletePayload>;
+export const AmendmentPayload = payload('amendment', AmendmentData, 'AmendmentWebhook');
+export type AmendmentPayload = Static<typeof AmendmentPayload>;
 export const PingPayload = payload('ping', PingData, 'PingWebhook');
 export type PingPayload = Static<typeof PingPayload>;
 
 /** Any body POSTed to a subscriber. */
-export type WebhookPayload = StatusChangePayload | CascadeRejectionPayload | ReviewCompletePayload | PingPayload;
+export type WebhookPayload = StatusChangePayload | CascadeRejectionPayload | ReviewCompletePayload | AmendmentPayload | PingPayload;
 
 /** The schema of each kind's body, for validators and the OpenAPI `webhooks` section. */
 export const WEBHOOK_PAYLOAD_SCHEMAS = {
   status_change: StatusChangePayload,
   cascade_rejection: CascadeRejectionPayload,
   review_complete: ReviewCompletePayload,
+  amendment: AmendmentPayload,
   ping: PingPayload,
 } as const;

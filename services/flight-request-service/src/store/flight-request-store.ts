@@ -134,12 +134,19 @@ export class FlightRequestStore {
   /**
    * Withdraws a claim whose writer is taken to have died (still `claiming`
    * past its lease), so that it can never be committed: a `Screening`
-   * submission is removed (its client never had an answer), any other
-   * request loses the claim. Whether the claim is gone now.
+   * submission is removed (its client never had an answer), an amendment's
+   * `next` claim is dropped (the held one stays), any other request loses
+   * the claim. Whether the claim is gone now.
    */
-  async withdrawClaim(holder: ReservationHolder): Promise<boolean> {
-    const claim = holder.deconfliction?.claim;
-    if (!claim) return true;
+  async withdrawClaim(holder: ReservationHolder, claim: string): Promise<boolean> {
+    const reservation = holder.deconfliction;
+    if (reservation?.next?.claim === claim) {
+      const changed = await this.aggregates.change(holder._id, (stored) =>
+        stored.deconfliction?.next?.claim === claim ? { set: { deconfliction: { ...stored.deconfliction, next: null } } } : null,
+      );
+      return changed.deconfliction?.next?.claim !== claim;
+    }
+    if (reservation?.claim !== claim) return true;
     if (holder.status === SCREENING) return this.aggregates.remove(holder._id, holder.version, { 'deconfliction.claim': claim });
     const changed = await this.aggregates.change(holder._id, (stored) =>
       stored.deconfliction?.claim === claim && stored.deconfliction.state === 'claiming' ? { set: { deconfliction: null } } : null,

@@ -1,5 +1,7 @@
 import {
   toOffsetTimestamp,
+  type AmendmentPayload,
+  type FlightRequestAmended,
   type CascadeRejectionPayload,
   type EventEnvelope,
   type FlightRequestCascadeRejection,
@@ -24,6 +26,7 @@ export function publicPayload(event: EventEnvelope, kind: SubscribableWebhookKin
   const created_at = toOffsetTimestamp(new Date(event.occurred_at));
   if (kind === 'status_change') return statusChange(event as EventEnvelope<FlightRequestStatusChanged>, created_at);
   if (kind === 'cascade_rejection') return cascadeRejection(event as EventEnvelope<FlightRequestCascadeRejection>, created_at);
+  if (kind === 'amendment') return amendment(event as EventEnvelope<FlightRequestAmended>, created_at);
   return reviewComplete(event as EventEnvelope<FlightRequestReviewCompleted>, created_at);
 }
 
@@ -79,6 +82,27 @@ function reviewComplete({ id, data }: EventEnvelope<FlightRequestReviewCompleted
       items: data.items.map(reviewItem),
       counts: { total, approved, rejected, cascade_rejected, withdrawn },
       completed_at: timestamp(data.completed_at),
+    },
+  };
+}
+
+function amendment({ id, data }: EventEnvelope<FlightRequestAmended>, created_at: string): AmendmentPayload {
+  return {
+    id,
+    event: 'amendment',
+    created_at,
+    data: {
+      ...aboutFlightRequest(data),
+      revision: data.revision,
+      previous_status: data.previous_status,
+      status: data.status,
+      changed: data.changed,
+      approvals_kept: data.approvals_kept,
+      revoked_authorisation: data.revoked_authorisation,
+      start_time: data.start_time,
+      end_time: data.end_time,
+      max_altitude: data.max_altitude,
+      amended_at: timestamp(data.amended_at),
     },
   };
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { schemaErrors } from '@dfc/kit/validation';
 import {
   EventEnvelope,
+  FlightRequestAmended,
   FlightRequestCascadeRejection,
   FlightRequestReviewCompleted,
   FlightRequestStatusChanged,
@@ -89,6 +90,7 @@ const INTERNAL_SCHEMAS = {
   status_change: FlightRequestStatusChanged,
   cascade_rejection: FlightRequestCascadeRejection,
   review_complete: FlightRequestReviewCompleted,
+  amendment: FlightRequestAmended,
 };
 
 /** The envelope and its data as the internal contract has them; a malformed event cannot be delivered to anyone. */
