@@ -120,8 +120,8 @@ export function amend(current: FlightRequest, amended: ValidSubmission, screenin
     const blocking = screening.findings.filter((finding) => finding.code === 'ZONE_PROHIBITED').map((finding) => finding.message);
     throw new ConflictError(`The amendment cannot be made: ${blocking.join(' ') || 'screening rejects the amended flight.'}`);
   }
-  const within = staysWithin(current, amended);
-  const { items, dropped } = amendedItems(current.review.items, screening.items, within, context);
+  const covered = staysWithin(current, amended);
+  const { items, dropped } = amendedItems(current.review.items, screening.items, covered, context);
   const target = items.every((item) => item.status === 'approved') ? 'Approved' : 'Pending';
   const revision = (current.revision ?? 1) + 1;
   const entry = historyEntry(current, target, revision, context);
@@ -174,7 +174,7 @@ function historyEntry(current: FlightRequest, target: 'Approved' | 'Pending', re
 function amendedItems(
   previous: ReviewItem[],
   drafts: ReviewItemDraft[],
-  within: boolean,
+  covered: boolean,
   context: AmendmentContext,
 ): { items: ReviewItem[]; dropped: ReviewItem[] } {
   const used = new Set<string>();
@@ -185,7 +185,7 @@ function amendedItems(
         item.kind === draft.kind &&
         item.authority === draft.authority &&
         item.zone_id === draft.zone_id &&
-        (item.status === 'pending' || (item.status === 'approved' && within)),
+        (item.status === 'pending' || (item.status === 'approved' && covered)),
     );
     if (match) {
       used.add(match.id);
