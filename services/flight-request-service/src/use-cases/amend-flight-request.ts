@@ -106,7 +106,7 @@ async function approveAmendment(
     await release(deps, held);
     return saved;
   } catch (error) {
-    if (reservation.reserved) await releaseAirspace(deps, claim, reservation.cells);
+    if (reservation.reserved) await releaseAirspace(deps, claim);
     await deps.requests.change(current._id, (stored) => withoutClaim(stored, claim));
     throw error;
   }
@@ -121,5 +121,5 @@ function withoutClaim(stored: FlightRequest, claim: string) {
 }
 
 async function release(deps: UseCaseDeps, reservation: Deconfliction | null): Promise<void> {
-  if (reservation) await releaseAirspace(deps, reservation.claim, reservation.cells);
+  if (reservation) await releaseAirspace(deps, reservation.claim);
 }

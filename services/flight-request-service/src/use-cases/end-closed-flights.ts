@@ -38,6 +38,6 @@ async function endOne(deps: UseCaseDeps, uuid: string, now: Date): Promise<boole
   if (!ended) return false;
   deps.metrics.requestsByStatus.inc({ status: 'Ended' });
   const released = freed as Deconfliction | null;
-  if (released) await releaseAirspace(deps, released.claim, released.cells);
+  if (released) await releaseAirspace(deps, released.claim);
   return true;
 }

@@ -26,6 +26,6 @@ export async function endFlightRequest(deps: UseCaseDeps, principal: Principal, 
   });
   deps.metrics.requestsByStatus.inc({ status: ended.status });
   const released = freed as Deconfliction | null;
-  if (released) await releaseAirspace(deps, released.claim, released.cells);
+  if (released) await releaseAirspace(deps, released.claim);
   return ended;
 }
