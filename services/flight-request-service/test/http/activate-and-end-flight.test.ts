@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { RoutingKeys } from '@dfc/contracts';
 import { unrecorded, type CapturedEvents } from '@dfc/kit/testing';
 import { endClosedFlights } from '../../src/use-cases/end-closed-flights.js';
-import { admin, operatorPrincipal, reviewerPrincipal, startTestService, type TestService } from '../support/test-service.js';
+import { admin, anonymous, operatorPrincipal, reviewerPrincipal, startTestService, type TestService } from '../support/test-service.js';
 import { featureCollection, square, submission } from '../support/fixtures.js';
 
 const MINUTE = 60_000;
@@ -65,7 +65,7 @@ describe('POST /api/flight-requests/{uuid}/activate and /end', function () {
   const record = async (uuid: string) => (await t.call('GET', `/api/flight-requests/${uuid}`, { as: admin })).body.data;
   const authorisationStatus = async (uuid: string) => {
     const { jti } = (await t.call('GET', `/api/flight-requests/${uuid}/authorisation`, { as: admin })).body.data as { jti: string };
-    return { jti, status: async () => (await t.call('GET', `/api/authorisations/${jti}`)).body.data.status as string };
+    return { jti, status: async () => (await t.call('GET', `/api/authorisations/${jti}`, { as: anonymous })).body.data.status as string };
   };
   const statusEvent = (uuid: string, status: string) =>
     events.next(

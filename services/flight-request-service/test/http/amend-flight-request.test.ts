@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { RoutingKeys } from '@dfc/contracts';
 import { unrecorded, type CapturedEvents } from '@dfc/kit/testing';
-import { admin, operatorPrincipal, reviewerPrincipal, startTestService, type TestService } from '../support/test-service.js';
+import { admin, anonymous, operatorPrincipal, reviewerPrincipal, startTestService, type TestService } from '../support/test-service.js';
 import { featureCollection, isoZ, square, submission } from '../support/fixtures.js';
 import { insertStored, storedRequest } from '../support/stored-request.js';
 
@@ -43,7 +43,7 @@ describe('PATCH /api/flight-requests/{uuid}', function () {
   }
   const amend = (uuid: string, body: unknown, principal = as()) => t.call('PATCH', `/api/flight-requests/${uuid}`, { as: principal, body });
   const jtiOf = async (uuid: string) => (await t.call('GET', `/api/flight-requests/${uuid}/authorisation`, { as: admin })).body.data?.jti as string;
-  const statusOf = async (jti: string) => (await t.call('GET', `/api/authorisations/${jti}`)).body.data.status as string;
+  const statusOf = async (jti: string) => (await t.call('GET', `/api/authorisations/${jti}`, { as: anonymous })).body.data.status as string;
   const amendedEvent = (uuid: string, revision: number) =>
     events.next(
       (candidate) =>

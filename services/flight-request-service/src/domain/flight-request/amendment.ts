@@ -122,7 +122,7 @@ export function amend(current: FlightRequest, amended: ValidSubmission, screenin
   }
   const covered = staysWithin(current, amended);
   const { items, dropped } = amendedItems(current.review.items, screening.items, covered, context);
-  const target = items.every((item) => item.status === 'approved') ? 'Approved' : 'Pending';
+  const target: AmendmentDecision['target'] = items.every((item) => item.status === 'approved') ? 'Approved' : 'Pending';
   const revision = (current.revision ?? 1) + 1;
   const entry = historyEntry(current, target, revision, context);
   const history = entry ? [...current.status_history, entry] : current.status_history;
