@@ -3,7 +3,7 @@ import { AggregateStore, WITHOUT_OUTBOX, type OutboxRelay } from '@dfc/kit/outbo
 import type { EventEnvelope, FlightRequestStatus } from '@dfc/contracts';
 import { countMatching, findWhereIn } from '@dfc/kit/db';
 import { NotFoundError } from '@dfc/kit/errors';
-import { HOLDING, type Deconfliction } from '../domain/deconfliction/reservation.js';
+import type { Deconfliction } from '../domain/deconfliction/reservation.js';
 import type { FlightRequest, FlightRequestChange, FlightRequestGeometry, FlightRequestSummary } from '../domain/flight-request/flight-request.js';
 import type { AreaSummary } from '../domain/geometry/flight-area.js';
 import type { ApprovedFlight } from '../domain/screening/screen.js';
@@ -192,11 +192,6 @@ export class FlightRequestStore {
       countMatching(this.model, filter),
     ]);
     return { items: items.map(toSummary), total };
-  }
-
-  /** Approved and Activated flights of other operators whose window and bounding box overlap: deconfliction candidates. */
-  approvedOverlapping(operatorUuid: string, start: Date, end: Date, bbox: [number, number, number, number]): Promise<ApprovedFlight[]> {
-    return this.overlapping(HOLDING, operatorUuid, start, end, bbox);
   }
 
   /**
