@@ -90,7 +90,7 @@ async function approveAmendment(
     const deconfliction: Deconfliction = held ? { ...held, next: { claim, at } } : { claim, state: 'claiming', at, cells: [] };
     return { set: { deconfliction } };
   });
-  const volume = volumeOf({ ...current, ...amended, geometry: { flight_area: amended.area.stored, polygons: amended.area.polygons } });
+  const volume = volumeOf({ ...current, ...amended, geometry: { polygons: amended.area.polygons } });
   const reservation = await reserveAirspace(deps, volume, claim, current._id);
   try {
     if (!reservation.reserved) {
