@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Double, Int32, Line, Nullable, PageQuery, RequiredFreeText, RequiredLine, Timestamp, UtcTimestamp, Uuid } from '../schema-helpers.js';
+import { Double, Int32, LargeListQuery, Line, Nullable, RequiredFreeText, RequiredLine, Timestamp, UtcTimestamp, Uuid } from '../schema-helpers.js';
 import { FLIGHT_REQUEST_STATUSES, FlightRequestStatus } from './status.js';
 import { FlightArea } from './geojson.js';
 import { ReviewItemRecord } from './reviews.js';
@@ -207,7 +207,7 @@ export const FlightRequestListQuery = Type.Object({
     }),
   ),
   operator_uuid: Type.Optional(Type.String({ format: 'uuid', description: 'admins only' })),
-  ...PageQuery,
+  ...LargeListQuery,
 });
 export type FlightRequestListQuery = Static<typeof FlightRequestListQuery>;
 

@@ -2,6 +2,7 @@ import { Type, type Static, type TProperties } from '@sinclair/typebox';
 import { Int32, Nullable, Timestamp, UtcTimestamp, Uuid } from '../schema-helpers.js';
 import { FlightRequestStatus } from '../flight-requests/status.js';
 import { AMENDABLE_FIELDS } from '../flight-requests/requests.js';
+import { CREDENTIAL_CHANGES } from '../events/operator-events.js';
 
 /**
  * What a subscriber receives: one schema per event kind, every object closed
@@ -13,7 +14,7 @@ const closed = { additionalProperties: false } as const;
 
 const Sequence = Type.Union([Int32({ minimum: 1 }), Type.Null()], {
   description:
-    'The 1-based position of the status-history entry this event belongs to. It increases by one per status-history entry of the flight request; a gap means a missed delivery (fetch the request to catch up). On status_change it is the entry the change added; on cascade_rejection and review_complete it is the entry of the status change they caused, or null when the flight-request-service did not name one.',
+    'The 1-based position of the status-history entry this event belongs to. It increases by one per status-history entry of the flight request. Deliveries are not ordered: a higher sequence may arrive first, and a gap is a delivery not yet arrived (still retrying, or waiting for a busy endpoint) or one that failed for good (see the delivery log; fetch the request to catch up). On status_change it is the entry the change added; on cascade_rejection and review_complete it is the entry of the status change they caused, or null when the flight-request-service did not name one.',
 });
 
 /** Fields every flight-request payload carries. */
@@ -105,6 +106,21 @@ export const AmendmentData = Type.Object(
   closed,
 );
 export type AmendmentData = Static<typeof AmendmentData>;
+export const CredentialsChangedData = Type.Object(
+  {
+    operator_uuid: Uuid,
+    changes: Type.Array(Type.String({ enum: [...CREDENTIAL_CHANGES] }), {
+      minItems: 1,
+      description: 'What changed: email (the login email), password, api_key_revoked (a key revoked with the password, not by itself).',
+    }),
+    key_id: Type.Union([Type.String({ pattern: '^[0-9a-f]{16}$' }), Type.Null()], {
+      description: 'The public id of the key revoked (the 16 hex characters after `dfc_`), for api_key_revoked; else null.',
+    }),
+    changed_at: Timestamp,
+  },
+  closed,
+);
+export type CredentialsChangedData = Static<typeof CredentialsChangedData>;
 
 export const PingData = Type.Object(
   {
@@ -136,11 +152,19 @@ export const ReviewCompletePayload = payload('review_complete', ReviewCompleteDa
 export type ReviewCompletePayload = Static<typeof ReviewCompletePayload>;
 export const AmendmentPayload = payload('amendment', AmendmentData, 'AmendmentWebhook');
 export type AmendmentPayload = Static<typeof AmendmentPayload>;
+export const CredentialsChangedPayload = payload('credentials_changed', CredentialsChangedData, 'CredentialsChangedWebhook');
+export type CredentialsChangedPayload = Static<typeof CredentialsChangedPayload>;
 export const PingPayload = payload('ping', PingData, 'PingWebhook');
 export type PingPayload = Static<typeof PingPayload>;
 
 /** Any body POSTed to a subscriber. */
-export type WebhookPayload = StatusChangePayload | CascadeRejectionPayload | ReviewCompletePayload | AmendmentPayload | PingPayload;
+export type WebhookPayload =
+  | StatusChangePayload
+  | CascadeRejectionPayload
+  | ReviewCompletePayload
+  | AmendmentPayload
+  | CredentialsChangedPayload
+  | PingPayload;
 
 /** The schema of each kind's body, for validators and the OpenAPI `webhooks` section. */
 export const WEBHOOK_PAYLOAD_SCHEMAS = {
@@ -148,5 +172,6 @@ export const WEBHOOK_PAYLOAD_SCHEMAS = {
   cascade_rejection: CascadeRejectionPayload,
   review_complete: ReviewCompletePayload,
   amendment: AmendmentPayload,
+  credentials_changed: CredentialsChangedPayload,
   ping: PingPayload,
 } as const;

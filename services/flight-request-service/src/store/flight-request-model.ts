@@ -83,6 +83,8 @@ flightRequestSchema.index({ review_authorities: 1, created_at: -1, _id: -1, stat
 flightRequestSchema.index({ review_authorities: 1, status: 1, created_at: -1, _id: -1, start_time: 1, end_time: 1 });
 // Expiry sweep: Pending, start passed, oldest start first.
 flightRequestSchema.index({ status: 1, start_time: 1 });
+// Purge: requests of a final status last changed before the retention's cutoff.
+flightRequestSchema.index({ status: 1, updated_at: 1 });
 // Deconfliction and rescreening: live flights (not yet ended) whose window and bounding box meet
 // the area's; `end_time` first keeps the range small however long the history grows. The
 // window-close sweep walks it too: one status, oldest end first.

@@ -1,7 +1,8 @@
 import type { QueryFilter } from 'mongoose';
 import { AggregateStore, WITHOUT_OUTBOX, type OutboxRelay } from '@dfc/kit/outbox';
 import type { EventEnvelope, FlightRequestStatus } from '@dfc/contracts';
-import { countMatching, findWhereIn } from '@dfc/kit/db';
+import { countUpTo, deleteWhereIn, findWhereIn } from '@dfc/kit/db';
+import { afterPosition, COUNT_LIMIT, LIST_TIME_LIMIT_MS, pageOfFound, type ListPage, type ListPosition } from '@dfc/kit/pagination';
 import { NotFoundError } from '@dfc/kit/errors';
 import type { Deconfliction } from '../domain/deconfliction/reservation.js';
 import type { FlightRequest, FlightRequestChange, FlightRequestGeometry, FlightRequestSummary } from '../domain/flight-request/flight-request.js';
@@ -185,13 +186,27 @@ export class FlightRequestStore {
     return (await findWhereIn<StoredFlightRequest, StoredSummary>(this.model, '_id', uuids, WITHOUT_GEOMETRY)).map(toSummary);
   }
 
-  async list(criteria: ListCriteria, skip: number, limit: number): Promise<{ items: FlightRequestSummary[]; total: number }> {
+  /**
+   * A page of a list, newest first: by `skip` with its total counted up to COUNT_LIMIT, or after a
+   * cursor's position without one. One item more than the page is read, to know whether a next
+   * page exists; every query stops at LIST_TIME_LIMIT_MS.
+   */
+  async list(criteria: ListCriteria, at: ListPosition): Promise<ListPage<FlightRequestSummary>> {
     const filter = listFilter(criteria);
-    const [items, total] = await Promise.all([
-      this.model.find(filter, WITHOUT_GEOMETRY).sort({ created_at: -1, _id: -1 }).skip(skip).limit(limit).lean<StoredSummary[]>().exec(),
-      countMatching(this.model, filter),
+    const query = (at.after ? { $and: [filter, afterPosition('created_at', -1, at.after)] } : filter) as QueryFilter<StoredFlightRequest>;
+    const [found, total] = await Promise.all([
+      this.model
+        .find(query, WITHOUT_GEOMETRY)
+        .sort({ created_at: -1, _id: -1 })
+        .skip(at.skip ?? 0)
+        .limit(at.limit + 1)
+        .maxTimeMS(LIST_TIME_LIMIT_MS)
+        .lean<StoredSummary[]>()
+        .exec(),
+      at.after ? undefined : countUpTo(this.model, filter, COUNT_LIMIT, LIST_TIME_LIMIT_MS),
     ]);
-    return { items: items.map(toSummary), total };
+    const { items, nextCursor } = pageOfFound(found, at.limit, (item) => ({ at: item.created_at, id: item._id }));
+    return { items: items.map(toSummary), total, nextCursor };
   }
 
   /**
@@ -272,6 +287,21 @@ export class FlightRequestStore {
         .exec();
     const [approved, activated] = await Promise.all([closed('Approved', now), closed('Activated', new Date(now.getTime() - graceMs))]);
     return [...approved, ...activated];
+  }
+
+  /** Up to `limit` requests in `status` (a final one) last changed before `cutoff`: what the purge removes. */
+  async finalBefore(status: FlightRequestStatus, cutoff: Date, limit: number): Promise<string[]> {
+    const found = await this.model
+      .find({ status, updated_at: { $lt: cutoff } }, { _id: 1 })
+      .limit(limit)
+      .lean<Array<Pick<StoredFlightRequest, '_id'>>>()
+      .exec();
+    return found.map((request) => request._id);
+  }
+
+  /** Deletes requests the purge chose (of a final status, so no write can be racing it); how many were still there. */
+  purge(uuids: string[]): Promise<number> {
+    return deleteWhereIn(this.model, '_id', uuids);
   }
 
   /** Pending requests whose start has passed, oldest start first. */

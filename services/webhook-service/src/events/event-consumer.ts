@@ -7,6 +7,7 @@ export const WEBHOOK_SOURCE_EVENTS = [
   RoutingKeys.flightRequestCascadeRejection,
   RoutingKeys.flightRequestReviewCompleted,
   RoutingKeys.flightRequestAmended,
+  RoutingKeys.operatorCredentialsChanged,
 ];
 
 /** Domain events a replica fans out at once: its events queue's prefetch. */

@@ -50,6 +50,9 @@ export function isFinal(status: FlightRequestStatus): boolean {
   return ALLOWED[status].length === 0;
 }
 
+/** The statuses a request never leaves. */
+export const FINAL_STATUSES = (Object.keys(ALLOWED) as FlightRequestStatus[]).filter(isFinal);
+
 export function canTransition(current: FlightRequestStatus, target: FlightRequestStatus): boolean {
   return ALLOWED[current].includes(target);
 }
