@@ -239,6 +239,11 @@ describe('hostile clients and one style, through the gateway', function () {
       expect(submission).to.deep.include({ aircraft_type: submitFlightRequestExample(new Date()).aircraft_type });
       const submitted = await client.send('POST', '/api/flight-requests', { key: issued.body.data.key, body: submission });
       expect(submitted.status, JSON.stringify(submitted.body)).to.equal(201);
+      const amended = await client.send('PATCH', `/api/flight-requests/${submitted.body.data.uuid}`, {
+        key: issued.body.data.key,
+        body: example('/api/flight-requests/{uuid}', 'patch'),
+      });
+      expect(amended.status, JSON.stringify(amended.body)).to.equal(200);
       const cancelled = await client.send('DELETE', `/api/flight-requests/${submitted.body.data.uuid}`, {
         key: issued.body.data.key,
         body: example('/api/flight-requests/{uuid}', 'delete') ?? cancelFlightRequestExample,

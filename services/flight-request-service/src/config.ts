@@ -30,6 +30,8 @@ export const FlightRequestServiceConfig = Type.Object({
   MAX_AREA_KM2: Type.Number({ exclusiveMinimum: 0, default: 1000 }),
   MAX_START_AHEAD_DAYS: Type.Number({ exclusiveMinimum: 0, default: 90 }),
   START_GRACE_MINUTES: Type.Number({ minimum: 0, default: 5 }),
+  /** How long an Activated flight may outlast its window before the window-close sweep ends it. */
+  ACTIVATION_END_GRACE_MINUTES: Type.Number({ minimum: 0, default: 15 }),
   ALTITUDE_REVIEW_ABOVE_M: Type.Integer({ minimum: 0, default: 120 }),
   NATIONAL_AUTHORITY: Type.String({ minLength: 1, default: 'NATIONAL' }),
   /**

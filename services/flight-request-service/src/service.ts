@@ -35,6 +35,7 @@ import type { UseCaseDeps } from './use-cases/deps.js';
 import { applyOperatorChange } from './use-cases/apply-operator-change.js';
 import { applyReviewItemsChange } from './use-cases/apply-review-items-change.js';
 import { expirePendingRequests } from './use-cases/expire-pending-requests.js';
+import { endClosedFlights } from './use-cases/end-closed-flights.js';
 import { purgeFinalRequests } from './use-cases/purge-final-requests.js';
 import { rescreenForZone } from './use-cases/rescreen-for-zone.js';
 import { ZoneIndexSync } from './use-cases/zone-index-sync.js';
@@ -78,6 +79,7 @@ export function createFlightRequestService(resources: ServiceResources<FlightReq
       startGraceMinutes: config.START_GRACE_MINUTES,
       flightArea: { ...DEFAULT_FLIGHT_AREA_LIMITS, maxAreaM2: config.MAX_AREA_KM2 * 1_000_000 },
     },
+    activationEndGraceMs: config.ACTIVATION_END_GRACE_MINUTES * 60_000,
     rules: {
       altitudeReviewAboveM: config.ALTITUDE_REVIEW_ABOVE_M,
       nationalAuthority: config.NATIONAL_AUTHORITY,
@@ -115,8 +117,18 @@ export function createFlightRequestService(resources: ServiceResources<FlightReq
       });
       await subscribeReexamination(broker, (uuid, requestId) => reexamineWaiting(deps, uuid, requestId));
       relay.start();
+      // The requests still Pending when their window starts expire, and flights whose window closed end: one replica a round.
       jobs.push(
-        repeatEvery('expiry sweep', config.EXPIRY_SWEEP_INTERVAL_MS, () => expiryLease.runIfHeld(() => expirePendingRequests(deps)), log),
+        repeatEvery(
+          'expiry sweep',
+          config.EXPIRY_SWEEP_INTERVAL_MS,
+          () =>
+            expiryLease.runIfHeld(async () => {
+              await expirePendingRequests(deps);
+              await endClosedFlights(deps);
+            }),
+          log,
+        ),
       );
       if (config.FLIGHT_REQUEST_RETENTION_DAYS > 0) {
         const days = config.FLIGHT_REQUEST_RETENTION_DAYS;

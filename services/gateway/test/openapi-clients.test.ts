@@ -37,7 +37,7 @@ describe('the OpenAPI document for client generators', () => {
     );
     expect(constUnions.map(([, at]) => at)).to.deep.equal([]);
     const status = (components['FlightRequestRecord']?.['properties'] as JsonObject)['status'];
-    expect(status).to.deep.equal({ type: 'string', enum: ['Pending', 'Approved', 'Rejected', 'Cancelled', 'Expired', 'Rescinded', 'Suspended'] });
+    expect(status).to.deep.equal({ type: 'string', enum: ['Pending', 'Approved', 'Rejected', 'Cancelled', 'Expired', 'Rescinded', 'Suspended', 'Activated', 'Ended'] });
   });
 
   it('when a record combines schemas (IssuedApiKey, WebhookEndpointWithSecret), then it is one object that keeps its nulls', () => {
@@ -97,7 +97,9 @@ describe('the OpenAPI document for client generators', () => {
     const queued = (components['ReviewQueueEntry']?.['properties'] as Record<string, { properties: Record<string, JsonObject> }>)['flight_request'];
     expect(queued?.properties['start_time']?.['format']).to.equal('date-time');
     const responseTimes = everything.filter(
-      ([node, at]) => at.includes('/components/schemas/') && !at.includes('Create') && /_(at|time)$/.test(at) && node['type'] !== undefined,
+      // Request bodies (a submission, an amendment) take the `Z` form as a pattern, not a date-time.
+      ([node, at]) =>
+        at.includes('/components/schemas/') && !/Create|Amendment/.test(at) && /_(at|time)$/.test(at) && node['type'] !== undefined,
     );
     expect(responseTimes.filter(([node]) => node['format'] !== 'date-time').map(([, at]) => at)).to.deep.equal([]);
   });

@@ -14,6 +14,7 @@ export const RoutingKeys = {
   flightRequestCascadeRejection: 'flight_request.cascade_rejection',
   flightRequestReviewCompleted: 'flight_request.review_completed',
   flightRequestRestrictionNotice: 'flight_request.restriction_notice',
+  flightRequestAmended: 'flight_request.amended',
 } as const;
 
 export type RoutingKey = (typeof RoutingKeys)[keyof typeof RoutingKeys];

@@ -115,3 +115,25 @@ export const FlightRequestRestrictionNotice = Type.Object({
   occurred_at: Type.String({ format: 'date-time' }),
 });
 export type FlightRequestRestrictionNotice = Static<typeof FlightRequestRestrictionNotice>;
+/**
+ * flight_request.amended: a PATCH changed the request (a new revision). Webhook kind `amendment`.
+ * When it replaced an approval, that authorisation is revoked; an approval again has a new one.
+ */
+export const FlightRequestAmended = Type.Object({
+  flight_request_uuid: Uuid,
+  operator_uuid: Uuid,
+  revision: Type.Integer({ minimum: 2 }),
+  previous_status: FlightRequestStatus,
+  status: FlightRequestStatus,
+  changed: Type.Array(Type.String(), { description: 'the amendable fields whose value changed' }),
+  approvals_kept: Type.Integer({ minimum: 0, description: 'review items whose approval still holds for the amended flight' }),
+  revoked_authorisation: Nullable(Type.String({ description: 'the jti of the authorisation the amendment replaced' })),
+  start_time: Type.String(),
+  end_time: Type.String(),
+  max_altitude: Type.Integer(),
+  amended_at: Type.String({ format: 'date-time' }),
+  sequence: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], {
+    description: 'The position of the status-history entry the amendment added, or null when the status stayed Pending',
+  }),
+});
+export type FlightRequestAmended = Static<typeof FlightRequestAmended>;

@@ -63,6 +63,25 @@ export const FlightRequestCreate = Type.Object(
 );
 export type FlightRequestCreate = Static<typeof FlightRequestCreate>;
 
+/** What an amendment may change; every other field of a request is fixed once it is submitted. */
+export const AMENDABLE_FIELDS = ['start_time', 'end_time', 'max_altitude', 'purpose', 'flight_area'] as const;
+export type AmendableField = (typeof AMENDABLE_FIELDS)[number];
+
+/**
+ * PATCH /api/flight-requests/{uuid}: at least one amendable field, each under the submission's own
+ * schema (picked from FlightRequestCreate, never restated), and nothing else.
+ */
+export const FlightRequestAmendment = Type.Partial(Type.Pick(FlightRequestCreate, AMENDABLE_FIELDS), {
+  $id: 'FlightRequestAmendment',
+  additionalProperties: false,
+  minProperties: 1,
+});
+export type FlightRequestAmendment = Static<typeof FlightRequestAmendment>;
+
+/** How a flight came to be Ended: its operator ended it, its window closed while it flew, or its window closed before it was activated. */
+export const END_REASONS = ['ended_by_operator', 'window_closed', 'not_activated'] as const;
+export type EndReason = (typeof END_REASONS)[number];
+
 export const FlightAreaSummary = Type.Object({
   bbox: Type.Array(Double(), { minItems: 4, maxItems: 4, description: '[west, south, east, north]' }),
   centroid: Type.Array(Double(), { minItems: 2, maxItems: 2, description: '[longitude, latitude]' }),
@@ -147,6 +166,18 @@ export const FlightRequestRecord = Type.Object(
         Type.Null(),
       ]),
     ),
+    activation: Type.Union([
+      Type.Object(
+        {
+          activated_at: Nullable(Timestamp),
+          ended_at: Nullable(Timestamp),
+          end_reason: Type.Union([Type.String({ enum: [...END_REASONS] }), Type.Null()]),
+        },
+        { description: 'Set once the flight is activated or has ended (statuses Activated and Ended).' },
+      ),
+      Type.Null(),
+    ]),
+    revision: Int32({ minimum: 1, description: '1 as submitted, one more for each amendment (PATCH) that changed the request.' }),
     status_history: Type.Array(StatusHistoryRecord),
     created_at: Timestamp,
     updated_at: Timestamp,
@@ -195,3 +226,14 @@ export type FlightRequestListQuery = Static<typeof FlightRequestListQuery>;
 /** DELETE /api/flight-requests/{uuid} */
 export const CancelBody = Type.Object({ reason: RequiredFreeText({ maxLength: 500 }) }, { $id: 'CancelBody', additionalProperties: false });
 export type CancelBody = Static<typeof CancelBody>;
+
+/** POST /api/flight-requests/{uuid}/activate: nothing to say (an empty object, or no body). */
+export const FlightActivationBody = Type.Object({}, { $id: 'FlightActivationBody', additionalProperties: false });
+export type FlightActivationBody = Static<typeof FlightActivationBody>;
+
+/** POST /api/flight-requests/{uuid}/end: optionally why, kept as the history entry's reason. */
+export const FlightEndBody = Type.Object(
+  { reason: Type.Optional(RequiredFreeText({ maxLength: 500 })) },
+  { $id: 'FlightEndBody', additionalProperties: false },
+);
+export type FlightEndBody = Static<typeof FlightEndBody>;

@@ -20,6 +20,10 @@ export const issueOperatorApiKeyExample = { name: 'laptop' };
 
 export const cancelFlightRequestExample = { reason: 'Weather: wind above the aircraft limits.' };
 
+export const amendFlightRequestExample = { max_altitude: 80, purpose: 'Roof inspection, north wing only' };
+
+export const endFlightExample = { reason: 'Landed' };
+
 /** Where, when and for whom the example flight request is sent; each left out keeps the documented value. */
 export interface FlightRequestExampleOptions {
   operatorUuid?: string;

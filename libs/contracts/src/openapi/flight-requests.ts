@@ -1,11 +1,20 @@
 import { Type, type TObject, type TSchema } from '@sinclair/typebox';
 import { FlightArea } from '../flight-requests/geojson.js';
-import { CancelBody, FlightRequestCreate, FlightRequestGetQuery, FlightRequestListQuery, FlightRequestRecord } from '../flight-requests/requests.js';
+import {
+  CancelBody,
+  FlightActivationBody,
+  FlightEndBody,
+  FlightRequestAmendment,
+  FlightRequestCreate,
+  FlightRequestGetQuery,
+  FlightRequestListQuery,
+  FlightRequestRecord,
+} from '../flight-requests/requests.js';
 import { ReviewDecision, ReviewListQuery, ReviewQueueEntry } from '../flight-requests/reviews.js';
 import { ZoneImportResult, ZoneListQuery, ZoneQuery } from '../flight-requests/zone-admin.js';
 import { GeoZoneInput, GeoZoneRecord, ZONE_ID_PATTERN, ZoneImport } from '../flight-requests/zones.js';
+import { amendFlightRequestExample, cancelFlightRequestExample, endFlightExample, submitFlightRequestExample } from './examples.js';
 import { DataEnvelope, ErrorBody, Paginated, PaginatedOrCursor, Uuid, ValidationErrorBody } from '../schema-helpers.js';
-import { cancelFlightRequestExample, submitFlightRequestExample } from './examples.js';
 
 /**
  * OpenAPI 3.1 path items of the flight-request-service: flight requests,
@@ -72,6 +81,75 @@ const cancelFlightRequest = (operationId: string) => ({
   },
 });
 
+const amendBody = {
+  ...FlightRequestAmendment,
+  properties: { ...FlightRequestAmendment.properties, flight_area: Type.Optional(FlightArea) },
+};
+
+const amendFlightRequest = (operationId: string) => ({
+  tags: ['Flight requests'],
+  operationId,
+  summary: 'Amend a flight request',
+  description:
+    'Changes `start_time`, `end_time`, `max_altitude`, `purpose` or `flight_area` of a Pending or Approved request whose ' +
+    'window has not started; each field is checked exactly as on submission, any other field is a 422. The amended ' +
+    'request is screened again. A review approval still holds when the same authority reviews the same zone (or the ' +
+    'same altitude or deconfliction question) and the amended flight lies within what was approved (its area inside, ' +
+    'its window within, its ceiling no higher); other items are pending again. When every item it needs is approved (or ' +
+    'it needs none), the request is approved again once its new airspace is reserved: a new `Approved` entry in ' +
+    "`status_history`, a new authorisation, the old one reported revoked. Otherwise (or when another operator's flight " +
+    'holds the new airspace: a deconfliction item) it is Pending, and the old authorisation is revoked. An amendment ' +
+    'into a PROHIBITED zone is refused (409) and changes nothing. `revision` counts the amendments; each sends an ' +
+    '`amendment` webhook. Sending the same amendment again changes nothing and answers the request as it is.',
+  requestBody: { required: true, content: json(amendBody as unknown as TSchema, amendFlightRequestExample) },
+  responses: {
+    '200': response('The amended request (or, for a repeat, the request as it is).', DataEnvelope(FlightRequestRecord)),
+    '403': forbidden,
+    '404': notFound,
+    '409': conflict(
+      'Not amendable in its state (e.g. "An Activated flight request cannot be amended."), its window has started, the ' +
+        'amended flight enters a prohibited zone, or the request changed meanwhile (try again).',
+    ),
+    '422': invalid,
+  },
+});
+
+const activateFlight = {
+  tags: ['Flight requests'],
+  operationId: 'activateFlightRequest',
+  summary: 'Activate an approved flight (the flight starts)',
+  description:
+    'The operator of an Approved request starts its flight, inside its window: the request becomes `Activated`, keeps ' +
+    'its airspace, and its authorisation stays valid. Operator keys only (their own requests). No body, or `{}`.',
+  requestBody: { required: false, content: json(FlightActivationBody, {}) },
+  responses: {
+    '200': response('The activated request.', DataEnvelope(FlightRequestRecord)),
+    '403': forbidden,
+    '404': notFound,
+    '409': conflict('Not Approved (e.g. "A Pending flight request cannot be activated."), or outside its flight window.'),
+    '422': invalid,
+  },
+};
+
+const endFlight = {
+  tags: ['Flight requests'],
+  operationId: 'endFlightRequest',
+  summary: 'End an activated flight',
+  description:
+    'An Activated flight becomes `Ended` (`activation.end_reason`: `ended_by_operator`) and gives its airspace back; an ' +
+    'optional `reason` is kept in `status_history`. An Approved flight that never started is cancelled instead (DELETE). ' +
+    'Flights nobody ends are ended by the system: an Approved one when its window closes (`not_activated`), an ' +
+    'Activated one 15 minutes (configurable) after it (`window_closed`). Operator (own requests) or admin keys.',
+  requestBody: { required: false, content: json(FlightEndBody, endFlightExample) },
+  responses: {
+    '200': response('The ended request.', DataEnvelope(FlightRequestRecord)),
+    '403': forbidden,
+    '404': notFound,
+    '409': conflict('Not Activated (e.g. "An Approved flight that was not activated cannot be ended; cancel it instead.").'),
+    '422': invalid,
+  },
+};
+
 /** Built per document so the submission example's window lies ahead of `now`. The spec's `/api/v1` form of the record's route is documented too. */
 export const flightRequestPaths = (now: Date): Record<string, PathItem> => ({
   '/api/flight-requests': {
@@ -119,11 +197,15 @@ export const flightRequestPaths = (now: Date): Record<string, PathItem> => ({
   '/api/flight-requests/{uuid}': {
     parameters: [flightRequestUuid],
     get: getFlightRequest('getFlightRequest', 'The spec shows this route as `/api/v1/flight-requests/{uuid}`.'),
+    patch: amendFlightRequest('amendFlightRequest'),
     delete: cancelFlightRequest('cancelFlightRequest'),
   },
+  '/api/flight-requests/{uuid}/activate': { parameters: [flightRequestUuid], post: activateFlight },
+  '/api/flight-requests/{uuid}/end': { parameters: [flightRequestUuid], post: endFlight },
   '/api/v1/flight-requests/{uuid}': {
     parameters: [flightRequestUuid],
     get: getFlightRequest('getFlightRequestV1', 'The route as the spec shows it; the same as `/api/flight-requests/{uuid}`.'),
+    patch: amendFlightRequest('amendFlightRequestV1'),
     delete: cancelFlightRequest('cancelFlightRequestV1'),
   },
   '/api/reviews': {

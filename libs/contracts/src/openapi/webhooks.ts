@@ -98,10 +98,11 @@ const KIND_SUMMARIES: Record<keyof typeof WEBHOOK_PAYLOAD_SCHEMAS, string> = {
   status_change: 'A flight request changed status (one per status-history entry).',
   cascade_rejection: "A review item was rejected, and the request's other pending items with it.",
   review_complete: "Every item of a flight request's review is decided.",
+  amendment: 'A flight request was amended (PATCH): its new revision, what changed, and the authorisation it replaced.',
   credentials_changed:
     "The operator's login email or password changed, or one of its keys was revoked with the password: sent to every enabled endpoint, subscribed or not, so the owner hears of a takeover. Nothing secret in it.",
   restriction_notice:
-    'A zone created, changed or re-issued meets a live flight request (Pending, Approved, Suspended) with a finding it did not have: the zone, its message, the finding and the affected volume.',
+    'A zone created, changed or re-issued meets a live flight request (Pending, Approved, Suspended, Activated) with a finding it did not have: the zone, its message, the finding and the affected volume.',
   ping: 'A test event sent by POST /api/webhooks/{id}/test.',
 };
 

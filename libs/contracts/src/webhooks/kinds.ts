@@ -1,7 +1,7 @@
 import { RoutingKeys } from '../events/routing-keys.js';
 
-/** Spec §6 event kinds, the ones an endpoint can subscribe to. */
-export const WEBHOOK_EVENT_KINDS = ['status_change', 'cascade_rejection', 'review_complete', 'restriction_notice'] as const;
+/** Spec §6 event kinds, `restriction_notice` and `amendment` (a PATCH changed a flight request): the ones an endpoint can subscribe to. */
+export const WEBHOOK_EVENT_KINDS = ['status_change', 'cascade_rejection', 'review_complete', 'restriction_notice', 'amendment'] as const;
 export type SubscribableWebhookKind = (typeof WEBHOOK_EVENT_KINDS)[number];
 
 /** Plus `ping`, sent only by POST /api/webhooks/{id}/test, whatever the subscription. */
@@ -21,6 +21,7 @@ export const WEBHOOK_KIND_BY_ROUTING_KEY: Record<string, WebhookEventKind> = {
   [RoutingKeys.flightRequestStatusChanged]: 'status_change',
   [RoutingKeys.flightRequestCascadeRejection]: 'cascade_rejection',
   [RoutingKeys.flightRequestReviewCompleted]: 'review_complete',
+  [RoutingKeys.flightRequestAmended]: 'amendment',
   [RoutingKeys.operatorCredentialsChanged]: WEBHOOK_CREDENTIALS_KIND,
   [RoutingKeys.flightRequestRestrictionNotice]: 'restriction_notice',
 };

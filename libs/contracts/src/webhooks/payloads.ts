@@ -1,6 +1,7 @@
 import { Type, type Static, type TProperties } from '@sinclair/typebox';
-import { Int32, Nullable, Timestamp, Uuid } from '../schema-helpers.js';
+import { Int32, Nullable, Timestamp, UtcTimestamp, Uuid } from '../schema-helpers.js';
 import { FlightRequestStatus } from '../flight-requests/status.js';
+import { AMENDABLE_FIELDS } from '../flight-requests/requests.js';
 import { CREDENTIAL_CHANGES } from '../events/operator-events.js';
 
 /**
@@ -84,6 +85,27 @@ export const ReviewCompleteData = Type.Object(
 );
 export type ReviewCompleteData = Static<typeof ReviewCompleteData>;
 
+export const AmendmentData = Type.Object(
+  {
+    ...aboutFlightRequest,
+    revision: Int32({ minimum: 2, description: '1 as submitted, one more per amendment: the revision this amendment made.' }),
+    previous_status: FlightRequestStatus,
+    status: FlightRequestStatus,
+    changed: Type.Array(Type.String({ enum: [...AMENDABLE_FIELDS] }), {
+      description: 'The fields whose value the amendment changed.',
+    }),
+    approvals_kept: Int32({ minimum: 0, description: 'Review approvals that still hold for the amended flight.' }),
+    revoked_authorisation: Type.Union([Type.String(), Type.Null()], {
+      description: 'The jti of the authorisation the amendment replaced (reported revoked from now on), or null.',
+    }),
+    start_time: UtcTimestamp,
+    end_time: UtcTimestamp,
+    max_altitude: Int32({ minimum: 1 }),
+    amended_at: Timestamp,
+  },
+  closed,
+);
+export type AmendmentData = Static<typeof AmendmentData>;
 export const CredentialsChangedData = Type.Object(
   {
     operator_uuid: Uuid,
@@ -171,6 +193,8 @@ export const CascadeRejectionPayload = payload('cascade_rejection', CascadeRejec
 export type CascadeRejectionPayload = Static<typeof CascadeRejectionPayload>;
 export const ReviewCompletePayload = payload('review_complete', ReviewCompleteData, 'ReviewCompleteWebhook');
 export type ReviewCompletePayload = Static<typeof ReviewCompletePayload>;
+export const AmendmentPayload = payload('amendment', AmendmentData, 'AmendmentWebhook');
+export type AmendmentPayload = Static<typeof AmendmentPayload>;
 export const CredentialsChangedPayload = payload('credentials_changed', CredentialsChangedData, 'CredentialsChangedWebhook');
 export type CredentialsChangedPayload = Static<typeof CredentialsChangedPayload>;
 export const RestrictionNoticePayload = payload('restriction_notice', RestrictionNoticeData, 'RestrictionNoticeWebhook');
@@ -184,6 +208,7 @@ export type WebhookPayload =
   | CascadeRejectionPayload
   | ReviewCompletePayload
   | RestrictionNoticePayload
+  | AmendmentPayload
   | CredentialsChangedPayload
   | PingPayload;
 
@@ -192,6 +217,7 @@ export const WEBHOOK_PAYLOAD_SCHEMAS = {
   status_change: StatusChangePayload,
   cascade_rejection: CascadeRejectionPayload,
   review_complete: ReviewCompletePayload,
+  amendment: AmendmentPayload,
   credentials_changed: CredentialsChangedPayload,
   restriction_notice: RestrictionNoticePayload,
   ping: PingPayload,

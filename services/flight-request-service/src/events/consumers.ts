@@ -64,10 +64,11 @@ export function subscribeZoneRescreening(
 }
 
 /**
- * A request that held airspace (Approved or Suspended) and became Cancelled,
- * Rescinded or Rejected gave it up: the requests waiting for deconfliction
- * over it are examined again, on one replica (competing consumers);
- * redeliveries change nothing twice.
+ * A request that held airspace (Approved, Activated or Suspended) and gave it
+ * up (cancelled, rescinded, rejected, ended, sent back to review by an
+ * amendment) or moved it (approved again after an amendment): the requests
+ * waiting for deconfliction over it are examined again, on one replica
+ * (competing consumers); redeliveries change nothing twice.
  */
 export function subscribeReexamination(broker: Broker, reexamine: (uuid: string, requestId?: string) => Promise<unknown>): Promise<void> {
   return broker.subscribe({
@@ -75,7 +76,8 @@ export function subscribeReexamination(broker: Broker, reexamine: (uuid: string,
     bindings: [RoutingKeys.flightRequestStatusChanged],
     handler: async (event) => {
       const { flight_request_uuid: uuid, previous_status: previous, status } = (event as EventEnvelope<FlightRequestStatusChanged>).data;
-      if (previous !== null && holdsAirspace(previous) && !holdsAirspace(status)) await reexamine(uuid, event.request_id);
+      const gaveUpOrMoved = !holdsAirspace(status) || status === previous;
+      if (previous !== null && holdsAirspace(previous) && gaveUpOrMoved) await reexamine(uuid, event.request_id);
     },
   });
 }

@@ -5,7 +5,10 @@ import { methodRules, publicPath, requireRole, resourceLocation, type KitState }
 import { queryValidator } from '@dfc/kit/validation';
 import { FlightRequestGetQuery, FlightRequestListQuery } from '@dfc/contracts';
 import type { UseCaseDeps } from '../use-cases/deps.js';
+import { activateFlightRequest } from '../use-cases/activate-flight-request.js';
+import { amendFlightRequest } from '../use-cases/amend-flight-request.js';
 import { cancelFlightRequest } from '../use-cases/cancel-flight-request.js';
+import { endFlightRequest } from '../use-cases/end-flight-request.js';
 import { getFlightRequest } from '../use-cases/get-flight-request.js';
 import { listFlightRequests } from '../use-cases/list-flight-requests.js';
 import { submitFlightRequest } from '../use-cases/submit-flight-request.js';
@@ -63,6 +66,27 @@ export function flightRequestsRouter(deps: UseCaseDeps): Router<KitState> {
 
   router.delete('/:uuid', notThePreviewRoute, requireRole('operator', 'admin'), async (ctx) => {
     const request = await cancelFlightRequest(deps, ctx.state.principal, ctx.params['uuid'] ?? '', ctx.state.body, ctx.state.requestId);
+    ctx.body = { data: flightRequestRecord(request) };
+  });
+
+  router.patch('/:uuid', notThePreviewRoute, requireRole('operator', 'admin'), async (ctx) => {
+    const request = await amendFlightRequest(deps, {
+      principal: ctx.state.principal,
+      uuid: ctx.params['uuid'] ?? '',
+      body: ctx.state.body,
+      requestId: ctx.state.requestId,
+      credentials: ctx.get('X-Internal-Token'),
+    });
+    ctx.body = { data: flightRequestRecord(request) };
+  });
+
+  router.post('/:uuid/activate', requireRole('operator'), async (ctx) => {
+    const request = await activateFlightRequest(deps, ctx.state.principal, ctx.params['uuid'] ?? '', ctx.state.body, ctx.state.requestId);
+    ctx.body = { data: flightRequestRecord(request) };
+  });
+
+  router.post('/:uuid/end', requireRole('operator', 'admin'), async (ctx) => {
+    const request = await endFlightRequest(deps, ctx.state.principal, ctx.params['uuid'] ?? '', ctx.state.body, ctx.state.requestId);
     ctx.body = { data: flightRequestRecord(request) };
   });
 

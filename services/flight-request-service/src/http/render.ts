@@ -42,6 +42,14 @@ export function flightRequestRecord(doc: FlightRequestSummary & { geometry?: Fli
     suspension: doc.suspension
       ? { zone_ids: [...doc.suspension.zone_ids], suspended_at: toOffsetTimestamp(doc.suspension.suspended_at) }
       : null,
+    activation: doc.activation
+      ? {
+          activated_at: toOffsetTimestampOrNull(doc.activation.activated_at),
+          ended_at: toOffsetTimestampOrNull(doc.activation.ended_at),
+          end_reason: doc.activation.end_reason,
+        }
+      : null,
+    revision: doc.revision ?? 1,
     status_history: doc.status_history.map((entry) => ({
       status: entry.status,
       at: toOffsetTimestamp(entry.at),

@@ -58,6 +58,8 @@ const flightRequestSchema = new Schema<StoredFlightRequest>(
     review_authorities: { type: [String], default: [] },
     cancellation: { type: Schema.Types.Mixed, default: null },
     rescission: { type: Schema.Types.Mixed, default: null },
+    activation: { type: Schema.Types.Mixed, default: null },
+    revision: { type: Number, default: 1 },
     deconfliction: { type: Schema.Types.Mixed, default: null },
     suspension: { type: Schema.Types.Mixed, default: null },
     zone_screenings: { type: [Object], default: [] },
@@ -85,7 +87,8 @@ flightRequestSchema.index({ status: 1, start_time: 1 });
 // Purge: requests of a final status last changed before the retention's cutoff.
 flightRequestSchema.index({ status: 1, updated_at: 1 });
 // Deconfliction and rescreening: live flights (not yet ended) whose window and bounding box meet
-// the area's; `end_time` first keeps the range small however long the history grows.
+// the area's; `end_time` first keeps the range small however long the history grows. The
+// window-close sweep walks it too: one status, oldest end first.
 flightRequestSchema.index({ status: 1, end_time: 1, start_time: 1, bbox_west: 1, bbox_east: 1, bbox_south: 1, bbox_north: 1, operator_uuid: 1 });
 // A review decision finds the request that owns the item.
 flightRequestSchema.index({ 'review.items.id': 1 });

@@ -155,12 +155,19 @@ export class FlightRequestStore {
   /**
    * Withdraws a claim whose writer is taken to have died (still `claiming`
    * past its lease), so that it can never be committed: a `Screening`
-   * submission is removed (its client never had an answer), any other
-   * request loses the claim. Whether the claim is gone now.
+   * submission is removed (its client never had an answer), an amendment's
+   * `next` claim is dropped (the held one stays), any other request loses
+   * the claim. Whether the claim is gone now.
    */
-  async withdrawClaim(holder: ReservationHolder): Promise<boolean> {
-    const claim = holder.deconfliction?.claim;
-    if (!claim) return true;
+  async withdrawClaim(holder: ReservationHolder, claim: string): Promise<boolean> {
+    const reservation = holder.deconfliction;
+    if (reservation?.next?.claim === claim) {
+      const changed = await this.aggregates.change(holder._id, (stored) =>
+        stored.deconfliction?.next?.claim === claim ? { set: { deconfliction: { ...stored.deconfliction, next: null } } } : null,
+      );
+      return changed.deconfliction?.next?.claim !== claim;
+    }
+    if (reservation?.claim !== claim) return true;
     if (holder.status === SCREENING) return this.aggregates.remove(holder._id, holder.version, { 'deconfliction.claim': claim });
     const changed = await this.aggregates.change(holder._id, (stored) =>
       stored.deconfliction?.claim === claim && stored.deconfliction.state === 'claiming' ? { set: { deconfliction: null } } : null,
@@ -222,9 +229,12 @@ export class FlightRequestStore {
     return { items: items.map(toSummary), total, nextCursor };
   }
 
-  /** Requests of other operators in `status` whose window and bounding box overlap (the exact areas are the caller's to compare). */
+  /**
+   * Requests of other operators in `status` (or one of several) whose window and bounding box overlap (the
+   * exact areas are the caller's to compare). Without a sort, an `$in` of statuses is an equality the index serves.
+   */
   async overlapping(
-    status: FlightRequestStatus,
+    status: FlightRequestStatus | readonly FlightRequestStatus[],
     operatorUuid: string,
     start: Date,
     end: Date,
@@ -234,7 +244,7 @@ export class FlightRequestStore {
     const flights = await this.model
       .find(
         {
-          status,
+          status: typeof status === 'string' ? status : { $in: [...status] },
           end_time: { $gt: start },
           start_time: { $lt: end },
           operator_uuid: { $ne: operatorUuid },
@@ -289,6 +299,22 @@ export class FlightRequestStore {
   async suspendedBy(zoneId: string): Promise<RescreeningCandidate[]> {
     const suspended = await this.model.find({ 'suspension.zone_ids': zoneId }, CANDIDATE_FIELDS).lean<StoredCandidate[]>().exec();
     return suspended.map(toCandidate);
+  }
+
+  /**
+   * Flights whose window has closed, oldest end first: Approved ones once their end has passed, Activated
+   * ones once it is `graceMs` behind. The `{ status, end_time }` index serves each.
+   */
+  async windowClosed(now: Date, graceMs: number, limit: number): Promise<Array<Pick<FlightRequest, '_id'>>> {
+    const closed = (status: FlightRequestStatus, endedBy: Date) =>
+      this.model
+        .find({ status, end_time: { $lte: endedBy } }, { _id: 1 })
+        .sort({ end_time: 1 })
+        .limit(limit)
+        .lean<Array<Pick<FlightRequest, '_id'>>>()
+        .exec();
+    const [approved, activated] = await Promise.all([closed('Approved', now), closed('Activated', new Date(now.getTime() - graceMs))]);
+    return [...approved, ...activated];
   }
 
   /** Up to `limit` requests in `status` (a final one) last changed before `cutoff`: what the purge removes. */

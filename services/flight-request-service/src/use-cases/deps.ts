@@ -31,6 +31,8 @@ export interface UseCaseDeps {
   /** Keeps zoneIndex equal to the zones collection (events, periodic reload). */
   zoneSync: ZoneIndexSync;
   limits: SubmissionLimits;
+  /** How long an Activated flight may outlast its window before the system ends it. */
+  activationEndGraceMs: number;
   rules: ScreeningRules;
   metrics: FlightRequestMetrics;
   /** Signs authorisations of Approved requests and publishes the JWKS. */

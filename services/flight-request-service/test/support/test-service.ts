@@ -55,6 +55,9 @@ export async function newSharedSetup(): Promise<SharedSetup> {
 
 export const admin: Principal = { sub: 'admin-key', role: 'admin', key_id: 'admin0000000000a' };
 
+/** A caller without a key, as the gateway names one on its public routes. */
+export const anonymous: Principal = { sub: 'anonymous', role: 'anonymous' };
+
 export function operatorPrincipal(operatorUuid: string): Principal {
   return { sub: operatorUuid, role: 'operator', operator_uuid: operatorUuid, key_id: 'op00000000000000' };
 }

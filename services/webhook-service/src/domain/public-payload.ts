@@ -1,5 +1,7 @@
 import {
   toOffsetTimestamp,
+  type AmendmentPayload,
+  type FlightRequestAmended,
   type CascadeRejectionPayload,
   type CredentialsChangedPayload,
   type EventEnvelope,
@@ -33,6 +35,7 @@ export function publicPayload(event: EventEnvelope, kind: FannedOutKind): Webhoo
   if (kind === 'status_change') return statusChange(event as EventEnvelope<FlightRequestStatusChanged>, created_at);
   if (kind === 'cascade_rejection') return cascadeRejection(event as EventEnvelope<FlightRequestCascadeRejection>, created_at);
   if (kind === 'restriction_notice') return restrictionNotice(event as EventEnvelope<FlightRequestRestrictionNotice>, created_at);
+  if (kind === 'amendment') return amendment(event as EventEnvelope<FlightRequestAmended>, created_at);
   return reviewComplete(event as EventEnvelope<FlightRequestReviewCompleted>, created_at);
 }
 
@@ -128,6 +131,27 @@ function restrictionNotice({ id, data }: EventEnvelope<FlightRequestRestrictionN
       volume: data.volume,
       effect: data.effect,
       occurred_at: timestamp(data.occurred_at),
+    },
+  };
+}
+
+function amendment({ id, data }: EventEnvelope<FlightRequestAmended>, created_at: string): AmendmentPayload {
+  return {
+    id,
+    event: 'amendment',
+    created_at,
+    data: {
+      ...aboutFlightRequest(data),
+      revision: data.revision,
+      previous_status: data.previous_status,
+      status: data.status,
+      changed: data.changed,
+      approvals_kept: data.approvals_kept,
+      revoked_authorisation: data.revoked_authorisation,
+      start_time: data.start_time,
+      end_time: data.end_time,
+      max_altitude: data.max_altitude,
+      amended_at: timestamp(data.amended_at),
     },
   };
 }

@@ -6,6 +6,7 @@ export const WEBHOOK_SOURCE_EVENTS = [
   RoutingKeys.flightRequestStatusChanged,
   RoutingKeys.flightRequestCascadeRejection,
   RoutingKeys.flightRequestReviewCompleted,
+  RoutingKeys.flightRequestAmended,
   RoutingKeys.operatorCredentialsChanged,
   RoutingKeys.flightRequestRestrictionNotice,
 ];

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { schemaErrors } from '@dfc/kit/validation';
 import {
   EventEnvelope,
+  FlightRequestAmended,
   FlightRequestCascadeRejection,
   FlightRequestRestrictionNotice,
   FlightRequestReviewCompleted,
@@ -93,6 +94,7 @@ const INTERNAL_SCHEMAS = {
   status_change: FlightRequestStatusChanged,
   cascade_rejection: FlightRequestCascadeRejection,
   review_complete: FlightRequestReviewCompleted,
+  amendment: FlightRequestAmended,
   credentials_changed: OperatorCredentialsChanged,
   restriction_notice: FlightRequestRestrictionNotice,
 };

@@ -32,7 +32,8 @@ export interface Approval {
 
 /**
  * The latest approval in the request's history, or null. A suspension ends in a new approval (the authority's, or
- * the reinstatement when its zone is lifted), and each approval is an authorisation of its own.
+ * the reinstatement when its zone is lifted), and an amendment approved again adds one too: each approval is an
+ * authorisation of its own, and only the latest can still stand.
  */
 export function approvalOf(request: Pick<AuthorisableRequest, 'status_history'>): Approval | null {
   const position = request.status_history.findLastIndex((entry) => entry.status === 'Approved');
@@ -40,14 +41,15 @@ export function approvalOf(request: Pick<AuthorisableRequest, 'status_history'>)
   return entry ? { position, entry } : null;
 }
 
-/** Whether the entry at `position` is an approval: the authorisations a request has issued, the current one and those before it. */
-export function isApprovalAt(request: Pick<AuthorisableRequest, 'status_history'>, position: number): boolean {
-  return request.status_history[position]?.status === 'Approved';
+/** The approval at `position` of the history, or null when that entry is no approval. */
+export function approvalAt(request: Pick<AuthorisableRequest, 'status_history'>, position: number): Approval | null {
+  const entry = request.status_history[position];
+  return entry?.status === 'Approved' ? { position, entry } : null;
 }
 
-/** The approval an Approved request's authorisation rests on; null unless the request is Approved now. */
+/** The approval an Approved (or Activated: flying on it) request's authorisation rests on; null otherwise. */
 export function currentApproval(request: Pick<AuthorisableRequest, 'status' | 'status_history'>): Approval | null {
-  return request.status === 'Approved' ? approvalOf(request) : null;
+  return request.status === 'Approved' || request.status === 'Activated' ? approvalOf(request) : null;
 }
 
 /** `<request uuid>.<position>`: unique per approval, and it leads back to its request without a lookup table. */

@@ -27,20 +27,26 @@ export interface CellClaim {
 /**
  * A request's reservation, kept in the request: `claiming` while the claim is
  * written into the ledger, `held` once the request is Approved with it. A
- * final status clears it, which frees the airspace at once.
+ * final status clears it, which frees the airspace at once. An amendment of
+ * an Approved request claims its new airspace as `next` while the held claim
+ * keeps the old: the write that approves the amendment swaps them.
  */
 export interface Deconfliction {
   claim: string;
   state: 'claiming' | 'held';
   at: Date;
   cells: string[];
+  next?: { claim: string; at: Date } | null;
 }
 
 /** How long a claim may stay `claiming` before another claim may withdraw it (its writer is taken to have died). */
 export const CLAIM_LEASE_MS = 15_000;
 
-/** The statuses in which a held reservation takes its airspace: a suspended approval keeps it, so reinstating it never conflicts. */
-const HOLDING: readonly FlightRequestStatus[] = ['Approved', 'Suspended'];
+/**
+ * The statuses in which a held reservation takes its airspace: an approved flight, one flying, and a suspended
+ * approval, which keeps it so that reinstating it never conflicts.
+ */
+export const HOLDING: readonly FlightRequestStatus[] = ['Approved', 'Activated', 'Suspended'];
 
 export function holdsAirspace(status: string): boolean {
   return (HOLDING as readonly string[]).includes(status);
@@ -51,9 +57,15 @@ export type Holding = 'holds' | 'claiming' | 'stalled' | 'none';
 /** What the request that made a claim says of it now. */
 export function holdingOf(claim: CellClaim, holder: { status: string; deconfliction?: Deconfliction | null } | null, now: Date): Holding {
   const reservation = holder?.deconfliction;
-  if (!holder || !reservation || reservation.claim !== claim.claim) return 'none';
+  if (!holder || !reservation) return 'none';
+  if (reservation.next?.claim === claim.claim) return leased(reservation.next.at, now);
+  if (reservation.claim !== claim.claim) return 'none';
   if (reservation.state === 'held') return holdsAirspace(holder.status) ? 'holds' : 'none';
-  return now.getTime() - new Date(reservation.at).getTime() < CLAIM_LEASE_MS ? 'claiming' : 'stalled';
+  return leased(reservation.at, now);
+}
+
+function leased(since: Date, now: Date): Holding {
+  return now.getTime() - new Date(since).getTime() < CLAIM_LEASE_MS ? 'claiming' : 'stalled';
 }
 
 export function cellClaimOf(volume: AirspaceVolume, claim: string, request: string): CellClaim {

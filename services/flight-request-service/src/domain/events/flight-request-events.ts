@@ -4,6 +4,7 @@ import {
   toOffsetTimestamp,
   toOffsetTimestampOrNull,
   type EventEnvelope,
+  type FlightRequestAmended,
   type FlightRequestCascadeRejection,
   type FlightRequestRestrictionNotice,
   type FlightRequestReviewCompleted,
@@ -170,6 +171,40 @@ export function restrictionNotice(
       occurred_at: toOffsetTimestamp(context.at),
     },
     context.requestId,
+  );
+}
+
+/** What an amendment tells besides the request itself. */
+export interface AmendmentFacts {
+  revision: number;
+  previous_status: FlightRequestStatus;
+  changed: string[];
+  approvals_kept: number;
+  revoked_authorisation: string | null;
+  amended_at: Date;
+  sequence: number | null;
+}
+
+export function amended(subject: EventSubject & { max_altitude: number }, facts: AmendmentFacts, requestId?: string): EventEnvelope<FlightRequestAmended> {
+  return newEvent(
+    RoutingKeys.flightRequestAmended,
+    subject.operator_uuid,
+    {
+      flight_request_uuid: subject._id,
+      operator_uuid: subject.operator_uuid,
+      revision: facts.revision,
+      previous_status: facts.previous_status,
+      status: subject.status,
+      changed: facts.changed,
+      approvals_kept: facts.approvals_kept,
+      revoked_authorisation: facts.revoked_authorisation,
+      start_time: toUtcZ(subject.start_time),
+      end_time: toUtcZ(subject.end_time),
+      max_altitude: subject.max_altitude,
+      amended_at: toOffsetTimestamp(facts.amended_at),
+      sequence: facts.sequence,
+    },
+    requestId,
   );
 }
 

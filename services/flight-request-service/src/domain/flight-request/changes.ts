@@ -1,4 +1,4 @@
-import type { EventEnvelope, RestrictionNoticeEffect } from '@dfc/contracts';
+import type { EndReason, EventEnvelope, RestrictionNoticeEffect } from '@dfc/contracts';
 import {
   cascadeRejection,
   restrictionNotice,
@@ -20,7 +20,7 @@ import {
   type ReviewItem,
 } from '../review/review-group.js';
 import type { Finding, ScreeningResult } from '../screening/screen.js';
-import { canTransition, cancellation, initialEntry, LIVE_STATUSES, transition, type StatusHistoryEntry } from '../state-machine/transitions.js';
+import { activation, canTransition, cancellation, ending, initialEntry, LIVE_STATUSES, transition, type StatusHistoryEntry } from '../state-machine/transitions.js';
 import type { ValidSubmission } from '../submission/check-submission.js';
 import type { GeoZone } from '../zones/geo-zone.js';
 import type { FlightRequest, FlightRequestChange, Suspension, ZoneScreening } from './flight-request.js';
@@ -108,6 +108,54 @@ const EXPIRY_REASON = 'The start time passed before the review was complete.';
 export function expire(current: FlightRequest, at: Date): FlightRequestChange | null {
   if (!canTransition(current.status, 'Expired')) return null;
   return close(current, transition(current.status, 'Expired', { actor: 'system', reason: EXPIRY_REASON, at }), EXPIRY_REASON);
+}
+
+/**
+ * POST .../activate: an Approved flight inside its window is Activated. Its
+ * reservation stays held: an Activated flight keeps its airspace.
+ */
+export function activate(current: FlightRequest, context: ChangeContext): FlightRequestChange {
+  const entry = activation(current, { actor: context.actor, reason: null, at: context.at });
+  return {
+    set: {
+      status: entry.status,
+      status_history: [...current.status_history, entry],
+      activation: { activated_at: context.at, ended_at: null, end_reason: null },
+      updated_at: context.at,
+    },
+    events: statusChanges(current, current.status_history, [entry], context.requestId),
+  };
+}
+
+/** POST .../end: the operator ends an Activated flight; its airspace is given back in the same write. */
+export function end(current: FlightRequest, reason: string | null, context: ChangeContext): FlightRequestChange {
+  const entry = ending(current, { actor: context.actor, reason, at: context.at });
+  return ended(current, entry, 'ended_by_operator', context.requestId);
+}
+
+const NOT_ACTIVATED_REASON = 'The flight window closed before the flight was activated.';
+const OVERRUN_REASON = 'The flight window closed and its grace period passed without the flight being ended.';
+
+/**
+ * The window-close sweep: an Approved flight whose window has closed never
+ * flew and ends `not_activated`; an Activated one still flying a grace period
+ * after its window ends `window_closed`. Null when neither applies (any more).
+ */
+export function closeWindow(current: FlightRequest, at: Date, graceMs: number): FlightRequestChange | null {
+  const closed = current.end_time.getTime() <= at.getTime();
+  if (current.status === 'Approved' && closed) {
+    return ended(current, transition('Approved', 'Ended', { actor: 'system', reason: NOT_ACTIVATED_REASON, at }), 'not_activated');
+  }
+  if (current.status === 'Activated' && current.end_time.getTime() + graceMs <= at.getTime()) {
+    return ended(current, transition('Activated', 'Ended', { actor: 'system', reason: OVERRUN_REASON, at }), 'window_closed');
+  }
+  return null;
+}
+
+function ended(current: FlightRequest, entry: StatusHistoryEntry, reason: EndReason, requestId?: string): FlightRequestChange {
+  const closed = close(current, entry, 'The flight ended.', requestId);
+  const activatedAt = current.activation?.activated_at ?? null;
+  return { ...closed, set: { ...closed.set, activation: { activated_at: activatedAt, ended_at: entry.at, end_reason: reason } } };
 }
 
 /**
@@ -330,7 +378,7 @@ export function screenedAlready(request: Pick<FlightRequest, 'zone_screenings'>,
 
 /**
  * A change to a final status (cancelled, expired, rejected or rescinded by a
- * zone): the new history entry, its pending items withdrawn, and the events of both.
+ * zone, ended): the new history entry, its pending items withdrawn, and the events of both.
  */
 function close(current: FlightRequest, entry: StatusHistoryEntry, withdrawReason: string, requestId?: string): Required<FlightRequestChange> {
   const items = withdrawPending(current.review.items, entry.actor, entry.at, withdrawReason);

@@ -1,5 +1,5 @@
 import type { FeatureCollection } from 'geojson';
-import type { EventEnvelope, FlightRequestStatus } from '@dfc/contracts';
+import type { EndReason, EventEnvelope, FlightRequestStatus } from '@dfc/contracts';
 import type { Deconfliction } from '../deconfliction/reservation.js';
 import type { AreaPolygon, AreaSummary } from '../geometry/flight-area.js';
 import type { ReviewItem } from '../review/review-group.js';
@@ -27,6 +27,10 @@ export interface FlightRequest extends Omit<ValidSubmission, 'area'> {
   rescission?: Rescission | null;
   /** Set while Suspended: the authorisation zones that put the approval back under review (none otherwise). */
   suspension?: Suspension | null;
+  /** When the flight was activated and ended (statuses Activated and Ended; none before). */
+  activation?: Activation | null;
+  /** 1 as submitted, one more for each amendment that changed the request (absent on requests never amended). */
+  revision?: number;
   /** The airspace reservation: being claimed for an approval, or held while Approved (none otherwise). */
   deconfliction?: Deconfliction | null;
   /** The zone versions this request was screened again against: a redelivered zone event changes nothing twice. */
@@ -66,6 +70,12 @@ export interface Suspension {
   /** The zones whose authorities must approve again: each has a pending zone_authorisation item on the request. */
   zone_ids: string[];
   suspended_at: Date;
+}
+
+export interface Activation {
+  activated_at: Date | null;
+  ended_at: Date | null;
+  end_reason: EndReason | null;
 }
 
 export interface ZoneScreening {

@@ -61,6 +61,8 @@ export function rescreenAgainstZone(
     rules,
   });
   const findings = result.findings.filter((finding) => finding.zone_id === zone.id && !known(request.review.findings, finding));
+  // A flight in the air is told, not grounded by a write: its operator and pilot decide how to leave the zone.
+  if (request.status === 'Activated') return findings.length > 0 ? { effect: 'notice', findings } : { effect: 'none' };
   const prohibited = findings.find((finding) => finding.code === 'ZONE_PROHIBITED');
   if (prohibited) return { effect: request.status === 'Pending' ? 'reject' : 'rescind', finding: prohibited, findings };
   const items = result.items.filter((item) => item.zone_id === zone.id && !opened(request.review.items, item));

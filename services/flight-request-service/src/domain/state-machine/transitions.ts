@@ -2,27 +2,33 @@ import { ConflictError } from '@dfc/kit/errors';
 import type { FlightRequestStatus } from '@dfc/contracts';
 
 /**
- * PRODUCT.md "States": where each status may go. Rejected, Cancelled, Expired
- * and Rescinded lead nowhere; an approval is rescinded when a zone created or
- * changed after it prohibits the flight, and suspended when a new
+ * PRODUCT.md "States": where each status may go. Rejected, Cancelled, Expired,
+ * Rescinded and Ended lead nowhere; an approval is rescinded when a zone created
+ * or changed after it prohibits the flight, and suspended when a new
  * authorisation zone puts it back under that authority's review: the
- * authority's decision (or the zone being lifted) ends the suspension.
+ * authority's decision (or the zone being lifted) ends the suspension. An
+ * approved flight is activated by its operator inside its window and ended by
+ * them (or by the system once its window closed); an amendment takes an
+ * Approved request back to Pending for review, or approves it again (a new
+ * authorisation).
  */
 const ALLOWED: Record<FlightRequestStatus, readonly FlightRequestStatus[]> = {
   Pending: ['Approved', 'Rejected', 'Cancelled', 'Expired'],
-  Approved: ['Cancelled', 'Rescinded', 'Suspended'],
+  Approved: ['Cancelled', 'Rescinded', 'Suspended', 'Activated', 'Ended', 'Pending', 'Approved'],
   Suspended: ['Approved', 'Rejected', 'Cancelled', 'Rescinded'],
   Rejected: [],
   Cancelled: [],
   Expired: [],
   Rescinded: [],
+  Activated: ['Ended'],
+  Ended: [],
 };
 
 /**
  * The statuses a zone created or changed can still affect while the flight window has not ended: one list, so
  * that every status added later (an activated flight) is screened again by naming it here.
  */
-export const LIVE_STATUSES: readonly FlightRequestStatus[] = ['Pending', 'Approved', 'Suspended'];
+export const LIVE_STATUSES: readonly FlightRequestStatus[] = ['Pending', 'Approved', 'Suspended', 'Activated'];
 
 /** The verb a 409 uses for the refused target ("cannot be cancelled"). */
 const VERB: Record<FlightRequestStatus, string> = {
@@ -33,6 +39,8 @@ const VERB: Record<FlightRequestStatus, string> = {
   Expired: 'expired',
   Rescinded: 'rescinded',
   Suspended: 'suspended',
+  Activated: 'activated',
+  Ended: 'ended',
 };
 
 export interface StatusHistoryEntry {
@@ -80,6 +88,22 @@ export function cancellation(request: { status: FlightRequestStatus; end_time: D
     throw new ConflictError('A flight request whose flight window has ended cannot be cancelled.');
   }
   return entry;
+}
+
+/** Activation: an Approved flight, from its start until its end. */
+export function activation(request: { status: FlightRequestStatus; start_time: Date; end_time: Date }, context: TransitionContext): StatusHistoryEntry {
+  const entry = transition(request.status, 'Activated', context);
+  const now = context.at.getTime();
+  if (now < request.start_time.getTime()) throw new ConflictError('A flight cannot be activated before its flight window starts.');
+  if (now >= request.end_time.getTime()) throw new ConflictError('A flight whose flight window has ended cannot be activated.');
+  return entry;
+}
+
+/** The operator ends a flight they activated; an Approved flight not flown is cancelled instead. */
+export function ending(request: { status: FlightRequestStatus }, context: TransitionContext): StatusHistoryEntry {
+  if (request.status === 'Approved') throw new ConflictError('An Approved flight that was not activated cannot be ended; cancel it instead.');
+  if (request.status !== 'Activated') throw new ConflictError(`${article(request.status)} ${request.status} flight request cannot be ended.`);
+  return transition(request.status, 'Ended', context);
 }
 
 function article(status: FlightRequestStatus): string {

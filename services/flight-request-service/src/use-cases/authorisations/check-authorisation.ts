@@ -6,7 +6,7 @@ import type { UseCaseDeps } from '../deps.js';
 
 /**
  * GET /api/authorisations/{jti}: public, for whoever holds a token (a police
- * officer, an airport): valid, revoked (cancelled or rescinded) or expired,
+ * officer, an airport): valid, revoked (cancelled, rescinded or replaced by an amendment) or expired,
  * nothing else. An unknown or malformed id is a 404.
  */
 export async function checkAuthorisation(deps: UseCaseDeps, jti: string): Promise<AuthorisationStatusRecord> {

@@ -6,7 +6,7 @@ import { getFlightRequest } from '../get-flight-request.js';
 
 /**
  * GET /api/flight-requests/{uuid}/authorisation: whoever may read the request
- * gets its signed authorisation while it is Approved (404 otherwise). The token
+ * gets its signed authorisation while it is Approved or Activated (404 otherwise). The token
  * is signed on demand from the stored approval, so it is the same token every
  * time (until the signing key is rotated) and nothing is stored for it.
  */

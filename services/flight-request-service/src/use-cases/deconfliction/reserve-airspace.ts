@@ -122,7 +122,7 @@ async function judge(deps: UseCaseDeps, meeting: CellClaim[], volume: AirspaceVo
     } else if (!areasIntersect(volume.polygons, holder.polygons)) {
       continue;
     } else if (holding === 'stalled') {
-      if (await deps.requests.withdrawClaim(holder)) verdict.void.add(claim.claim);
+      if (await deps.requests.withdrawClaim(holder, claim.claim)) verdict.void.add(claim.claim);
       else verdict.undecided = true;
     } else {
       verdict.conflicts.push(flightOf(claim, holder));

@@ -149,6 +149,30 @@ describe('signed authorisations (domain)', () => {
       expect(authorisationStatus(rejected, 1, before)?.status).to.equal('revoked');
     });
 
+    it('when the flight is Activated, then valid; once Ended, expired even inside the window', () => {
+      const activated = approvedRequest([{ status: 'Activated', at: before, actor: 'operator', reason: null }]);
+      expect(authorisationStatus(activated, 1, before)?.status).to.equal('valid');
+      expect(currentApproval(activated)?.position).to.equal(1);
+      const ended = approvedRequest([
+        { status: 'Activated', at: before, actor: 'operator', reason: null },
+        { status: 'Ended', at: before, actor: 'operator', reason: 'Landed' },
+      ]);
+      expect(authorisationStatus(ended, 1, before)?.status).to.equal('expired');
+      expect(currentApproval(ended)).to.equal(null);
+    });
+
+    it('when an amendment approved the request again, then the old approval is revoked and the new one, at its own position, valid', () => {
+      const request = approvedRequest([{ status: 'Approved', at: before, actor: 'screening', reason: 'Amended (revision 2)' }]);
+      expect(authorisationStatus(request, 1, before)?.status).to.equal('revoked');
+      expect(authorisationStatus(request, 2, before)).to.deep.equal({ jti: `${request._id}.2`, status: 'valid' });
+      expect(currentApproval(request)?.position).to.equal(2);
+    });
+
+    it('when an amendment sent the request back to review, then the approval is revoked', () => {
+      const request = approvedRequest([{ status: 'Pending', at: before, actor: 'operator', reason: 'Amended (revision 2): back to review.' }]);
+      expect(authorisationStatus(request, 1, before)?.status).to.equal('revoked');
+    });
+
     it('when the position names no approval of the request, then null', () => {
       const request = approvedRequest();
       expect(authorisationStatus(request, 0, before)).to.equal(null);
