@@ -48,6 +48,14 @@ describe('rescreenAgainstZone', () => {
     expect(outcome.effect === 'rescind' && outcome.finding).to.include({ code: 'ZONE_PROHIBITED', zone_id: 'zone-1' });
   });
 
+  it('when a prohibited or an authorisation zone covers a flight in the air (Activated), then its operator is told and nothing else changes', () => {
+    for (const restriction of ['PROHIBITED', 'REQ_AUTHORISATION'] as const) {
+      const outcome = rescreenAgainstZone(request('Activated'), zone({ restriction, authority: 'LVNL' }), operator, DEFAULT_SCREENING_RULES);
+      expect(outcome.effect, restriction).to.equal('notice');
+      expect(outcome.effect === 'notice' && outcome.findings.map((finding) => finding.zone_id)).to.deep.equal(['zone-1']);
+    }
+  });
+
   it('when a prohibited zone covers a pending flight, then it is rejected', () => {
     expect(rescreenAgainstZone(request('Pending'), zone(), operator, DEFAULT_SCREENING_RULES).effect).to.equal('reject');
   });

@@ -17,6 +17,11 @@ const LEGAL: Array<[FlightRequestStatus, FlightRequestStatus]> = [
   ['Approved', 'Ended'],
   ['Approved', 'Pending'],
   ['Approved', 'Approved'],
+  ['Approved', 'Suspended'],
+  ['Suspended', 'Approved'],
+  ['Suspended', 'Rejected'],
+  ['Suspended', 'Cancelled'],
+  ['Suspended', 'Rescinded'],
   ['Activated', 'Ended'],
 ];
 
@@ -44,7 +49,7 @@ describe('flight request state machine', () => {
     expect(() => transition('Expired', 'Approved', context)).to.throw('An Expired flight request cannot be approved.');
   });
 
-  it('Rejected, Cancelled, Expired, Rescinded and Ended are final; Pending, Approved and Activated are not', () => {
+  it('Rejected, Cancelled, Expired, Rescinded and Ended are final; Pending, Approved, Suspended and Activated are not', () => {
     expect(FLIGHT_REQUEST_STATUSES.filter(isFinal)).to.deep.equal(['Rejected', 'Cancelled', 'Expired', 'Rescinded', 'Ended']);
   });
 
