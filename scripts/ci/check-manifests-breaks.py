@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""Proof that check-manifests.py catches a shutdown timing that does not add up, and a heap limit
-that is not half the memory limit.
+"""Proof that check-manifests.py catches a shutdown timing that does not add up, a heap limit
+that is not half the memory limit, and an ingress body size that is not the gateway's.
 
 usage: check-manifests-breaks.py RENDERED_OVERLAY.yaml
 
-Each break edits one Deployment of the rendered overlay, which must pass unbroken, and
+Each break edits (or removes) one object of the rendered overlay, which must pass unbroken, and
 check-manifests.py must then fail naming it. Exits 1 naming every break that got through.
 """
 import copy
@@ -61,15 +61,24 @@ def drop_node_options(doc):
     container(doc)["env"] = [env for env in container(doc)["env"] if env["name"] != "NODE_OPTIONS"]
 
 
-# name, Deployment, edit, text the finding must contain
+def set_body_size(size):
+    def edit(doc):
+        doc["metadata"]["annotations"]["nginx.ingress.kubernetes.io/proxy-body-size"] = size
+    return edit
+
+
+# name, kind, object, edit (None: the object removed), text the finding must contain
 BREAKS = [
-    ("grace longer than the pod's termination period", "webhook-service", set_grace(40_000), "terminationGracePeriodSeconds 30 <"),
-    ("termination period shorter than preStop + grace + margin", "webhook-service", set_termination(24), "terminationGracePeriodSeconds 24 < "),
-    ("the default termination period (30 s) with a long grace", "gateway", lambda doc: (drop_termination(doc), set_grace(26_000)(doc)), "terminationGracePeriodSeconds 30 <"),
-    ("SHUTDOWN_GRACE_MS not set", "operator-service", drop_grace, "SHUTDOWN_GRACE_MS must be set"),
-    ("no preStop sleep", "flight-request-service", drop_pre_stop, "no preStop sleep"),
-    ("memory limit raised without the heap limit", "flight-request-service", set_memory_limit("1Gi"), "is not half the memory limit 1Gi"),
-    ("no heap limit", "gateway", drop_node_options, "NODE_OPTIONS must set --max-old-space-size"),
+    ("grace longer than the pod's termination period", "Deployment", "webhook-service", set_grace(40_000), "terminationGracePeriodSeconds 30 <"),
+    ("termination period shorter than preStop + grace + margin", "Deployment", "webhook-service", set_termination(24), "terminationGracePeriodSeconds 24 < "),
+    ("the default termination period (30 s) with a long grace", "Deployment", "gateway", lambda doc: (drop_termination(doc), set_grace(26_000)(doc)), "terminationGracePeriodSeconds 30 <"),
+    ("SHUTDOWN_GRACE_MS not set", "Deployment", "operator-service", drop_grace, "SHUTDOWN_GRACE_MS must be set"),
+    ("no preStop sleep", "Deployment", "flight-request-service", drop_pre_stop, "no preStop sleep"),
+    ("memory limit raised without the heap limit", "Deployment", "flight-request-service", set_memory_limit("1Gi"), "is not half the memory limit 1Gi"),
+    ("no heap limit", "Deployment", "gateway", drop_node_options, "NODE_OPTIONS must set --max-old-space-size"),
+    ("every path takes the zone import's bodies", "Ingress", "gateway", set_body_size("16m"), "proxy-body-size 16m, but the gateway allows 1048576 bytes"),
+    ("the zone import sized at the default", "Ingress", "gateway-zone-import", set_body_size("1m"), "proxy-body-size 1m, but the gateway allows 16777216 bytes"),
+    ("the zone import's Ingress removed", "Ingress", "gateway-zone-import", None, "takes /api/zones/import with nginx.ingress.kubernetes.io/proxy-body-size 1m"),
 ]
 
 
@@ -86,10 +95,14 @@ def main(path):
     if unbroken:
         sys.exit("check-manifests-breaks: the unbroken overlay fails already:\n  " + "\n  ".join(unbroken))
     missed = []
-    for name, deployment, edit, expected in BREAKS:
+    for name, kind, target, edit, expected in BREAKS:
         broken = copy.deepcopy(docs)
-        edit(next(doc for doc in broken if doc["kind"] == "Deployment" and doc["metadata"]["name"] == deployment))
-        found = [problem for problem in findings(broken) if f"Deployment/{deployment}:" in problem and expected in problem]
+        doc = next(doc for doc in broken if doc["kind"] == kind and doc["metadata"]["name"] == target)
+        if edit is None:
+            broken.remove(doc)
+        else:
+            edit(doc)
+        found = [problem for problem in findings(broken) if expected in problem and (edit is None or f"{kind}/{target}" in problem)]
         print(f"[check-manifests-breaks] {'ok  ' if found else 'FAIL'} {name}{': ' + found[0].split(': ', 1)[1] if found else ''}")
         if not found:
             missed.append(name)
