@@ -47,7 +47,7 @@ describe('three gateway replicas in front of the system', function () {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...headers },
         body,
-        ...(body instanceof ReadableStream ? { duplex: 'half' } : {}),
+        ...(body instanceof ReadableStream ? { duplex: 'half' as const } : {}),
       });
 
     it('when POST /api/operators carries malformed JSON, then 400 Malformed JSON body., as before', async () => {

@@ -220,7 +220,7 @@ def gateway_body_limits():
     script = (
         "import { DEFAULT_BODY_LIMIT_BYTES, LARGE_BODY_ROUTES } from './services/gateway/src/domain/routing.ts';"
         "process.stdout.write(JSON.stringify({ default: DEFAULT_BODY_LIMIT_BYTES,"
-        " large: Object.fromEntries(LARGE_BODY_ROUTES.flatMap((r) => [[r.path, r.limitBytes], [r.path.replace(/^\/api\//, '/api/v1/'), r.limitBytes]])) }));"
+        " large: Object.fromEntries(LARGE_BODY_ROUTES.flatMap((r) => [[r.path, r.limitBytes], [r.path.replace('/api/', '/api/v1/'), r.limitBytes]])) }));"
     )
     result = subprocess.run(["npx", "--no-install", "tsx", "--eval", script], cwd=ROOT, capture_output=True, text=True, check=True)
     return json.loads(result.stdout)
@@ -256,7 +256,8 @@ def check_ingress_body_sizes(ingresses, limits):
             if not routes:
                 continue
             name, _, path, kind, size = max(routes, key=lambda p: (p[3] == "Exact", len(p[2])))
-            if nginx_bytes(size) != limit:
+            # A path of the route's own is judged above.
+            if path != large and nginx_bytes(size) != limit:
                 out.append(f"Ingress/{name} {host}{path} ({kind}) takes {large} with {BODY_SIZE_ANNOTATION} {size}, but the gateway allows {limit} bytes there")
     return out
 
