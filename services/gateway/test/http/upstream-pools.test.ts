@@ -49,12 +49,12 @@ describe('gateway: connections to the services', () => {
     });
 
     it('when a connection is older than its lifetime, then the next call opens another', async () => {
-      gateway = await startTestGateway({ upstream: { maxSockets: 1, connectionTtlMs: 300 } });
+      gateway = await startTestGateway({ upstream: { maxSockets: 1, connectionTtlMs: 1_000 } });
       const key = grantOperatorKey(gateway).key;
       const read = () => fetch(`${gateway!.url}/api/zones`, { headers: { 'X-API-Key': key } });
       expect((await read()).status).to.equal(200);
       expect((await read()).status).to.equal(200);
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      await new Promise((resolve) => setTimeout(resolve, 1_200));
       expect((await read()).status).to.equal(200);
       const ports = gateway.flights.calls.map((call) => call.remotePort);
       expect(ports[0]).to.equal(ports[1]);
