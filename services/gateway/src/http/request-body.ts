@@ -39,6 +39,9 @@ export function forwardedBody(ctx: Context, route: ProxyRoute, budget: BodyBudge
   const declared = refuseBodyHeaders(ctx, route.bodyLimitBytes);
   reserveBody(ctx, budget, Math.min(declared > 0 ? declared : route.bodyLimitBytes, STREAMED_BODY_HELD_BYTES));
   const counted = new LimitedBody(route.bodyLimitBytes);
+  // Its failures reach the client through the call it is the body of (`refusal`, or the call given up); a stream
+  // piped into without a listener of its own would throw them instead.
+  counted.on('error', () => undefined);
   const req = ctx.req;
   // Piped, not `pipeline`d: cutting a body off must leave the client's request open for its 413.
   req.pipe(counted);
