@@ -189,6 +189,10 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
         ...(process.env['DB_COMMAND_LOG'] ? { DB_COMMAND_LOG: process.env['DB_COMMAND_LOG'] } : {}),
         ...everyService,
         ...ownEnv[name],
+        // A gateway replica answers for the balancer's address in front of it as well as for its own.
+        ...(name === 'gateway' && replicaPorts.has(name)
+          ? { ALLOWED_HOSTS: [ports[name], port].flatMap((p) => [`127.0.0.1:${p}`, `localhost:${p}`]).join(',') }
+          : {}),
         ...envOf(name, options.env ?? {}, ALL_SERVICES),
         ...envOf(name, options.serviceEnv?.[name] ?? {}, [name]),
         ...envOf(name, env, [name]),
