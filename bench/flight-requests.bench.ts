@@ -55,7 +55,7 @@ const GOAL_RATIO = 0.9;
 const HOUR = 3_600_000;
 const LOG = (line: string) => process.stdout.write(`flight-requests: ${line}\n`);
 
-interface Client {
+export interface Client {
   uuid: string;
   key: string;
 }
@@ -125,7 +125,7 @@ async function dropDatabases(system: System): Promise<void> {
   }
 }
 
-async function registerWithKey(system: System): Promise<Client> {
+export async function registerWithKey(system: System): Promise<Client> {
   const email = `bench-${randomUUID()}@example.com`;
   const password = 'benchmark-password';
   const registered = await fetch(`${system.gatewayUrl}/api/operators`, {

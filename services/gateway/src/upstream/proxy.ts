@@ -25,6 +25,8 @@ export interface Forwarding {
   headers: Record<string, string>;
   /** The client's body, streamed through as it arrives (undefined when the call has none). */
   body: ForwardedBody | undefined;
+  /** The route's own limit on the upstream's answer, over the upstreams' one. */
+  timeoutMs?: number | undefined;
 }
 
 /** A call of the gateway's own to a service (not a client's call passed on). */
@@ -175,7 +177,12 @@ export class Upstreams {
     });
     try {
       const headers = upstreamHeaders(ctx.req.headers, forwarding.headers);
-      await this.exchange(forwarding.upstream, { path: ctx.url, method: ctx.method, headers, body: forwarding.body?.stream ?? null }, answer);
+      const timeouts = forwarding.timeoutMs === undefined ? {} : { headersTimeout: forwarding.timeoutMs, bodyTimeout: forwarding.timeoutMs };
+      await this.exchange(
+        forwarding.upstream,
+        { path: ctx.url, method: ctx.method, headers, body: forwarding.body?.stream ?? null, ...timeouts },
+        answer,
+      );
       return answer;
     } catch (error) {
       // The body's own failures first: over the route's limit is the client's 413, however undici reports it.

@@ -39,8 +39,12 @@ export interface Deconfliction {
 /** How long a claim may stay `claiming` before another claim may withdraw it (its writer is taken to have died). */
 export const CLAIM_LEASE_MS = 15_000;
 
-/** The statuses in which a held reservation takes its airspace. */
-const HOLDING: readonly FlightRequestStatus[] = ['Approved'];
+/** The statuses in which a held reservation takes its airspace: a suspended approval keeps it, so reinstating it never conflicts. */
+const HOLDING: readonly FlightRequestStatus[] = ['Approved', 'Suspended'];
+
+export function holdsAirspace(status: string): boolean {
+  return (HOLDING as readonly string[]).includes(status);
+}
 
 export type Holding = 'holds' | 'claiming' | 'stalled' | 'none';
 
@@ -48,7 +52,7 @@ export type Holding = 'holds' | 'claiming' | 'stalled' | 'none';
 export function holdingOf(claim: CellClaim, holder: { status: string; deconfliction?: Deconfliction | null } | null, now: Date): Holding {
   const reservation = holder?.deconfliction;
   if (!holder || !reservation || reservation.claim !== claim.claim) return 'none';
-  if (reservation.state === 'held') return (HOLDING as readonly string[]).includes(holder.status) ? 'holds' : 'none';
+  if (reservation.state === 'held') return holdsAirspace(holder.status) ? 'holds' : 'none';
   return now.getTime() - new Date(reservation.at).getTime() < CLAIM_LEASE_MS ? 'claiming' : 'stalled';
 }
 
