@@ -263,6 +263,9 @@ def check_ingress_body_sizes(ingresses, limits):
             # A path of the route's own is judged above.
             if path != large and nginx_bytes(size) != limit:
                 out.append(f"Ingress/{name} {host}{path} ({kind}) takes {large} with {BODY_SIZE_ANNOTATION} {size}, but the gateway allows {limit} bytes there")
+    return out
+
+
 def selects(selector, labels):
     """A label selector (matchLabels, matchExpressions) against a pod's labels."""
     selector = selector or {}
