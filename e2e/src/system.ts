@@ -7,7 +7,11 @@ import { promisify } from 'node:util';
 import mongoose from 'mongoose';
 import { queueName } from '@dfc/kit/broker';
 import { generateTokenKeys, removeBrokerTopology, testDependencies, uniqueName, waitFor } from '@dfc/kit/testing';
+import { FlightRequestServiceConfig } from '../../services/flight-request-service/src/config.js';
 import { Queues as FlightRequestQueues } from '../../services/flight-request-service/src/messaging.js';
+import { GatewayConfigSchema } from '../../services/gateway/src/config.js';
+import { ConfigSchema as OperatorServiceConfig } from '../../services/operator-service/src/config.js';
+import { WebhookServiceConfig } from '../../services/webhook-service/src/config.js';
 import { Queues as WebhookQueues } from '../../services/webhook-service/src/messaging.js';
 import { startBalancer, type Balancer } from './balancer.js';
 
@@ -36,12 +40,35 @@ const DURABLE_QUEUES = [
   WebhookQueues.attempts,
 ];
 const LOG_TAIL_LINES = 200;
+/** The variables each service reads: its config schema's (any of them also as `<NAME>_FILE`). */
+const READS: Record<ServiceName, ReadonlySet<string>> = {
+  gateway: new Set(Object.keys(GatewayConfigSchema.properties)),
+  'operator-service': new Set(Object.keys(OperatorServiceConfig.properties)),
+  'flight-request-service': new Set(Object.keys(FlightRequestServiceConfig.properties)),
+  'webhook-service': new Set(Object.keys(WebhookServiceConfig.properties)),
+};
+/** What node reads (NODE_OPTIONS: a profiler, a heap limit) and the kit's query log for the index-coverage test. */
+const EVERY_PROCESS_READS = new Set(['PATH', 'NODE_OPTIONS', 'DB_COMMAND_LOG']);
+
+function reads(name: ServiceName, variable: string): boolean {
+  return EVERY_PROCESS_READS.has(variable) || READS[name].has(variable.replace(/_FILE$/, ''));
+}
+
+/**
+ * Of `env`, what `name` reads. A variable that `from` (the services it was given for) do not read at all is a
+ * mistake of the caller's, refused rather than set where no code would look at it.
+ */
+function envOf(name: ServiceName, env: Record<string, string>, from: readonly ServiceName[]): Record<string, string> {
+  const unread = Object.keys(env).filter((variable) => !from.some((service) => reads(service, variable)));
+  if (unread.length > 0) throw new Error(`no process of ${from.join(', ')} reads ${unread.join(', ')}`);
+  return Object.fromEntries(Object.entries(env).filter(([variable]) => reads(name, variable)));
+}
 
 export interface SystemOptions {
   services?: ServiceName[];
-  /** Extra environment for every service. */
+  /** Extra environment, each variable for the services that read it (one that none reads is refused). */
   env?: Record<string, string>;
-  /** Extra environment for one service. */
+  /** Extra environment for one service (a variable it does not read is refused). */
   serviceEnv?: Partial<Record<ServiceName, Record<string, string>>>;
   /**
    * Run the compiled services (`npm run build` first) as the image does, `node --conditions=compiled`
@@ -107,23 +134,32 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
   const gatewayMetricsPort = await freePort();
   const metricsUrl = (name: ServiceName) => (name === 'gateway' ? `http://127.0.0.1:${gatewayMetricsPort}/metrics` : `${url(name)}/metrics`);
 
-  const baseEnv: Record<string, string> = {
-    LOG_LEVEL: process.env['E2E_LOG_LEVEL'] ?? 'warn',
-    HOST: '127.0.0.1',
-    MONGO_URL: mongoUrl,
-    AMQP_URL: amqpUrl,
-    AMQP_EXCHANGE: exchange,
-    INTERNAL_TOKEN_PUBLIC_KEY: keys.publicKeyPem,
-    INTERNAL_TOKEN_PRIVATE_KEY: keys.privateKeyPem,
-    AUTHORISATION_SIGNING_KEY: generateTokenKeys().privateKeyPem,
-    ADMIN_API_KEY: adminKey,
-    WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
-    ALLOW_LOOPBACK_WEBHOOK_TARGETS: 'true',
-    ALLOW_HTTP_WEBHOOKS: 'true',
-    OPERATOR_SERVICE_URL: url('operator-service'),
-    FLIGHT_REQUEST_SERVICE_URL: url('flight-request-service'),
-    WEBHOOK_SERVICE_URL: url('webhook-service'),
-    ...options.env,
+  // What each process is given, as scripts/start.sh gives it: every service the broker, each its own
+  // database, secrets and settings alone.
+  const everyService = { LOG_LEVEL: process.env['E2E_LOG_LEVEL'] ?? 'warn', HOST: '127.0.0.1', AMQP_URL: amqpUrl, AMQP_EXCHANGE: exchange };
+  const ownEnv: Record<ServiceName, Record<string, string>> = {
+    gateway: {
+      INTERNAL_TOKEN_PRIVATE_KEY: keys.privateKeyPem,
+      RATE_LIMIT_MONGO_URL: mongoUrl,
+      RATE_LIMIT_MONGO_DB: databases.gateway,
+      OPERATOR_SERVICE_URL: url('operator-service'),
+      FLIGHT_REQUEST_SERVICE_URL: url('flight-request-service'),
+      WEBHOOK_SERVICE_URL: url('webhook-service'),
+    },
+    'operator-service': { MONGO_URL: mongoUrl, INTERNAL_TOKEN_PUBLIC_KEY: keys.publicKeyPem, ADMIN_API_KEY: adminKey },
+    'flight-request-service': {
+      MONGO_URL: mongoUrl,
+      INTERNAL_TOKEN_PUBLIC_KEY: keys.publicKeyPem,
+      AUTHORISATION_SIGNING_KEY: generateTokenKeys().privateKeyPem,
+      OPERATOR_SERVICE_URL: url('operator-service'),
+    },
+    'webhook-service': {
+      MONGO_URL: mongoUrl,
+      INTERNAL_TOKEN_PUBLIC_KEY: keys.publicKeyPem,
+      WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
+      ALLOW_LOOPBACK_WEBHOOK_TARGETS: 'true',
+      ALLOW_HTTP_WEBHOOKS: 'true',
+    },
   };
 
   const running = new Map<ServiceName, RunningService[]>();
@@ -143,20 +179,25 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
   const startProcess = async (name: ServiceName, port: number, env: Record<string, string>) => {
     const output = logs.get(name) ?? [];
     logs.set(name, output);
+    // The first gateway's metrics listener is the one `metricsUrl` names; its replicas get ports of their own.
+    const metricsPort = name !== 'gateway' ? undefined : port === (replicaPorts.get(name)?.[0] ?? ports[name]) ? gatewayMetricsPort : await freePort();
     const child = spawn(process.execPath, entryPoint(name, 'main', options.compiled === true, options.nodeArgs?.[name]), {
       cwd: REPO_ROOT,
       env: {
         PATH: process.env['PATH'] ?? '',
         // The index-coverage test's query log (scripts/test.sh), when the run records one.
         ...(process.env['DB_COMMAND_LOG'] ? { DB_COMMAND_LOG: process.env['DB_COMMAND_LOG'] } : {}),
-        ...baseEnv,
-        ...options.serviceEnv?.[name],
-        ...env,
-        PORT: String(port),
-        MONGO_DB: databases[name],
-        ...(name === 'gateway'
-          ? { RATE_LIMIT_MONGO_URL: mongoUrl, RATE_LIMIT_MONGO_DB: databases[name], METRICS_PORT: String(gatewayMetricsPort) }
+        ...everyService,
+        ...ownEnv[name],
+        // A gateway replica answers for the balancer's address in front of it as well as for its own.
+        ...(name === 'gateway' && replicaPorts.has(name)
+          ? { ALLOWED_HOSTS: [ports[name], port].flatMap((p) => [`127.0.0.1:${p}`, `localhost:${p}`]).join(',') }
           : {}),
+        ...envOf(name, options.env ?? {}, ALL_SERVICES),
+        ...envOf(name, options.serviceEnv?.[name] ?? {}, [name]),
+        ...envOf(name, env, [name]),
+        PORT: String(port),
+        ...(name === 'gateway' ? { METRICS_PORT: String(metricsPort) } : { MONGO_DB: databases[name] }),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

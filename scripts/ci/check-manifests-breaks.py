@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Proof that check-manifests.py catches a shutdown timing that does not add up, a heap limit
-that is not half the memory limit, and a broker or database that a node loss or a drain can take
-below its quorum.
+that is not half the memory limit, a broker or database that a node loss or a drain can take
+below its quorum, and an ingress body size that is not the gateway's.
 
 usage: check-manifests-breaks.py RENDERED_OVERLAY.yaml [RENDERED_OVERLAY_WITH_DATA_LAYER.yaml]
 
@@ -80,6 +80,18 @@ def drop_budget(name):
     return edit
 
 
+def set_body_size(size):
+    def edit(doc):
+        doc["metadata"]["annotations"]["nginx.ingress.kubernetes.io/proxy-body-size"] = size
+    return edit
+
+
+def drop_ingress(name):
+    def edit(docs):
+        docs[:] = [doc for doc in docs if not (doc["kind"] == "Ingress" and doc["metadata"]["name"] == name)]
+    return edit
+
+
 # name, object (kind/name), edit (of that object, or of the whole list when the object is None), text the finding must contain
 BREAKS = [
     ("grace longer than the pod's termination period", "webhook-service", set_grace(40_000), "terminationGracePeriodSeconds 30 <"),
@@ -92,6 +104,9 @@ BREAKS = [
     ("broker nodes only preferably on separate hosts", "RabbitmqCluster/dfc-rabbitmq", preferred_anti_affinity, "without required pod anti-affinity"),
     ("no disruption budget for the broker", None, drop_budget("dfc-rabbitmq"), "RabbitmqCluster/dfc-rabbitmq: no PodDisruptionBudget"),
     ("a database budget that lets the majority go", "PodDisruptionBudget/dfc-mongodb", set_max_unavailable(2), "lets 2 of 3 down at once"),
+    ("every path takes the zone import's bodies", "Ingress/gateway", set_body_size("16m"), "proxy-body-size 16m, but the gateway allows 1048576 bytes"),
+    ("the zone import sized at the default", "Ingress/gateway-zone-import", set_body_size("1m"), "proxy-body-size 1m, but the gateway allows 16777216 bytes"),
+    ("the zone import's Ingress removed", None, drop_ingress("gateway-zone-import"), "takes /api/zones/import with nginx.ingress.kubernetes.io/proxy-body-size 1m"),
 ]
 
 

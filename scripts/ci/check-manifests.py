@@ -14,6 +14,9 @@ usage: check-manifests.py RENDERED.yaml [...]
   terminationGracePeriodSeconds covers the longest preStop sleep + grace + SHUTDOWN_MARGIN_SECONDS.
 - Every container of the services' image sets V8's heap limit (NODE_OPTIONS=--max-old-space-size)
   to half its memory limit: a heap the pod cannot hold turns collections into OOM kills.
+- Every Ingress path to the gateway allows the body size the gateway allows on it
+  (nginx.ingress.kubernetes.io/proxy-body-size against services/gateway/src/domain/routing.ts): a
+  route's large bodies reach the gateway, and no other path takes more than the default limit.
 - The replicated data services (RabbitmqCluster, MongoDBCommunity): a RabbitMQ cluster of several
   nodes requires one node per host (required pod anti-affinity on kubernetes.io/hostname selecting
   its own pods), and each has a PodDisruptionBudget selecting its pods that lets at most a minority
@@ -21,6 +24,7 @@ usage: check-manifests.py RENDERED.yaml [...]
 
 Exits 1 with one line per violation.
 """
+import functools
 import ipaddress
 import pathlib
 import json
@@ -208,6 +212,60 @@ def check_heap(spec):
     return out
 
 
+BODY_SIZE_ANNOTATION = "nginx.ingress.kubernetes.io/proxy-body-size"
+# ingress-nginx's own default, and its units (nginx sizes: k and m are binary).
+DEFAULT_PROXY_BODY_SIZE = "1m"
+NGINX_SIZE_UNITS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3}
+
+
+@functools.lru_cache(maxsize=1)
+def gateway_body_limits():
+    """The gateway's default body limit and the paths it allows more on (their /api/v1 aliases included)."""
+    script = (
+        "import { DEFAULT_BODY_LIMIT_BYTES, LARGE_BODY_ROUTES } from './services/gateway/src/domain/routing.ts';"
+        "process.stdout.write(JSON.stringify({ default: DEFAULT_BODY_LIMIT_BYTES,"
+        " large: Object.fromEntries(LARGE_BODY_ROUTES.flatMap((r) => [[r.path, r.limitBytes], [r.path.replace('/api/', '/api/v1/'), r.limitBytes]])) }));"
+    )
+    result = subprocess.run(["npx", "--no-install", "tsx", "--eval", script], cwd=ROOT, capture_output=True, text=True, check=True)
+    return json.loads(result.stdout)
+
+
+def nginx_bytes(size):
+    match = re.fullmatch(r"(\d+)([kmg]?)", str(size).strip().lower())
+    return None if match is None else int(match.group(1)) * NGINX_SIZE_UNITS[match.group(2)]
+
+
+def check_ingress_body_sizes(ingresses, limits):
+    """Each path to the gateway sized as the gateway's route; each large route reaches the gateway through a path that takes it."""
+    out, paths = [], []
+    for ing in ingresses:
+        size = ((ing.get("metadata") or {}).get("annotations") or {}).get(BODY_SIZE_ANNOTATION, DEFAULT_PROXY_BODY_SIZE)
+        for rule in (ing.get("spec") or {}).get("rules") or []:
+            for entry in (rule.get("http") or {}).get("paths") or []:
+                if ((entry.get("backend") or {}).get("service") or {}).get("name") == "gateway":
+                    paths.append((ing["metadata"]["name"], rule.get("host"), entry.get("path", "/"), entry.get("pathType"), size))
+    for name, host, path, _, size in paths:
+        expected = limits["large"].get(path, limits["default"])
+        if nginx_bytes(size) != expected:
+            out.append(f"Ingress/{name} {host}{path}: {BODY_SIZE_ANNOTATION} {size}, but the gateway allows {expected} bytes there")
+
+    def matches(path, candidate, kind):
+        if kind == "Exact":
+            return path == candidate
+        return candidate == "/" or path == candidate or path.startswith(candidate.rstrip("/") + "/")
+
+    for large, limit in limits["large"].items():
+        for host in sorted({host for _, host, *_ in paths}, key=str):
+            routes = [p for p in paths if p[1] == host and matches(large, p[2], p[3])]
+            if not routes:
+                continue
+            name, _, path, kind, size = max(routes, key=lambda p: (p[3] == "Exact", len(p[2])))
+            # A path of the route's own is judged above.
+            if path != large and nginx_bytes(size) != limit:
+                out.append(f"Ingress/{name} {host}{path} ({kind}) takes {large} with {BODY_SIZE_ANNOTATION} {size}, but the gateway allows {limit} bytes there")
+    return out
+
+
 def selects(selector, labels):
     """A label selector (matchLabels, matchExpressions) against a pod's labels."""
     selector = selector or {}
@@ -263,6 +321,9 @@ def check_data_services(docs):
 def check(path):
     problems = []
     docs = [doc for doc in yaml.safe_load_all(pathlib.Path(path).read_text()) if doc]
+    ingresses = [doc for doc in docs if doc.get("kind") == "Ingress"]
+    if ingresses:
+        problems += [f"{path}: {v}" for v in check_ingress_body_sizes(ingresses, gateway_body_limits())]
     problems += [f"{path}: {v}" for v in check_data_services(docs)]
     for doc in docs:
         if not doc:

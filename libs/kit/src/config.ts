@@ -64,6 +64,12 @@ export const commonConfig = {
 export const mongoConfig = {
   MONGO_URL: Type.String({ pattern: '^mongodb(\\+srv)?://', default: 'mongodb://127.0.0.1:27017' }),
   MONGO_DB: Type.String({ minLength: 1 }),
+  /**
+   * Connections to the database per process, at most (the driver's own default is larger than a process of ours
+   * keeps busy); queries beyond them wait for a free one. Every replica of every service opens its own pool, so the
+   * database sees replicas × this.
+   */
+  MONGO_MAX_POOL_SIZE: Type.Integer({ minimum: 1, default: 20 }),
 };
 
 export const amqpConfig = {

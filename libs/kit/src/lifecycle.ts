@@ -76,6 +76,7 @@ export interface ServiceBaseConfig {
 interface DatabaseConfig {
   MONGO_URL: string;
   MONGO_DB: string;
+  MONGO_MAX_POOL_SIZE: number;
 }
 
 /** What every service is built from; a service whose config names a database gets its connection. */
@@ -129,7 +130,9 @@ export function dependencyReadiness(resources: { connection?: Connection; broker
 export async function openResources<C extends ServiceBaseConfig>(name: string, config: C, log: Logger): Promise<OpenResources<C>> {
   const database = 'MONGO_URL' in config ? (config as C & DatabaseConfig) : undefined;
   // Loaded only by a service that has a database: mongoose and its driver are a fifth of an idle gateway's memory.
-  const connection = database ? await (await import('./db/mongo.js')).connectMongo(database.MONGO_URL, database.MONGO_DB, log) : undefined;
+  const connection = database
+    ? await (await import('./db/mongo.js')).connectMongo(database.MONGO_URL, database.MONGO_DB, log, undefined, database.MONGO_MAX_POOL_SIZE)
+    : undefined;
   const broker = await Broker.connect(config.AMQP_URL, config.AMQP_EXCHANGE, log);
   const resources = { config, log, registry: createMetricsRegistry(name), broker, ...(connection ? { connection } : {}) };
   return {

@@ -7,11 +7,13 @@ export const GatewayConfigSchema = Type.Object({
   ...commonConfig,
   ...amqpConfig,
   /**
-   * The shared store of the failure counters (rate-limiter-flexible's MongoDB store): every replica counts into it.
+   * The shared store of the rate limits (rate-limiter-flexible's MongoDB store): every replica counts into it.
    * Not MONGO_URL: the gateway has no database of its own for the kit to connect and verify.
    */
   RATE_LIMIT_MONGO_URL: mongoConfig.MONGO_URL,
   RATE_LIMIT_MONGO_DB: Type.String({ minLength: 1, default: 'dfc_gateway' }),
+  /** Connections to the rate limits' database per replica; counting waits for a free one beyond them. */
+  RATE_LIMIT_MONGO_MAX_POOL_SIZE: mongoConfig.MONGO_MAX_POOL_SIZE,
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
   /** The internal listener that alone serves /metrics (on HOST): the public port does not. */
   METRICS_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 9464 }),
@@ -22,16 +24,16 @@ export const GatewayConfigSchema = Type.Object({
   WEBHOOK_SERVICE_URL: Url('http://127.0.0.1:8083'),
   /** How long a verified key is trusted without asking again; the bound on a lost revocation event. */
   KEY_CACHE_TTL_MS: Type.Integer({ minimum: 0, maximum: 300_000, default: 30_000 }),
-  /** Per replica (in-memory counters). */
+  /** Calls per API key, across every replica. */
   RATE_LIMIT_PER_KEY_PER_MINUTE: Type.Integer({ minimum: 1, default: 600 }),
-  /** Per replica and client IP, on registration and key issuance. */
+  /** Per client IP across every replica, on registration and (a budget of its own) on key management. */
   RATE_LIMIT_PUBLIC_PER_IP_PER_MINUTE: Type.Integer({ minimum: 1, default: 20 }),
   /** Failed authentications (unknown keys, refused HTTP Basic logins) per client IP, across every replica. */
   RATE_LIMIT_FAILED_AUTH_PER_IP_PER_MINUTE: Type.Integer({ minimum: 1, default: 30 }),
   /** Refused HTTP Basic logins per account (its email), across every replica, in RATE_LIMIT_FAILED_LOGIN_WINDOW_SECONDS. */
   RATE_LIMIT_FAILED_LOGINS_PER_ACCOUNT: Type.Integer({ minimum: 1, default: 10 }),
   RATE_LIMIT_FAILED_LOGIN_WINDOW_SECONDS: Type.Integer({ minimum: 1, default: 900 }),
-  /** Public authorisation checks (`/api/v1/authorisations/{jti}`, `/.well-known/jwks.json`) per client IP. */
+  /** Public authorisation checks (`/api/v1/authorisations/{jti}`, `/.well-known/jwks.json`) per client IP, across every replica. */
   RATE_LIMIT_AUTHORISATION_CHECKS_PER_IP_PER_MINUTE: Type.Integer({ minimum: 1, default: 120 }),
   /** Trust X-Forwarded-For/Host/Proto from a load balancer in front (one hop) for the client's address. */
   TRUST_PROXY: Type.Boolean({ default: false }),
@@ -52,7 +54,19 @@ export const GatewayConfigSchema = Type.Object({
    */
   CORS_ALLOWED_ORIGINS: Type.String({ pattern: '^(https?://[^/,\\s]+(,\\s*https?://[^/,\\s]+)*)?$', default: '' }),
   UPSTREAM_TIMEOUT_MS: Type.Integer({ minimum: 1, default: 30_000 }),
+  /** Keep-alive connections per upstream service, at most. */
   UPSTREAM_MAX_SOCKETS: Type.Integer({ minimum: 1, default: 64 }),
+  /**
+   * Calls per upstream service that may wait for one of its connections; beyond them a call is answered 503 with
+   * Retry-After at once rather than queued without bound.
+   */
+  UPSTREAM_MAX_WAITING: Type.Integer({ minimum: 0, default: 256 }),
+  /**
+   * A connection to an upstream is closed after this many calls, and (UPSTREAM_CONNECTION_TTL_MS) after this long:
+   * each new connection is spread by the Service again, so pods added behind it get their share of the calls.
+   */
+  UPSTREAM_CONNECTION_MAX_REQUESTS: Type.Integer({ minimum: 2, default: 1_000 }),
+  UPSTREAM_CONNECTION_TTL_MS: Type.Integer({ minimum: 1_000, default: 30_000 }),
   KEY_VERIFY_TIMEOUT_MS: Type.Integer({ minimum: 1, default: 5_000 }),
 });
 

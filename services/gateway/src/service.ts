@@ -6,7 +6,6 @@ import type { GatewayConfig } from './config.js';
 import { publicOriginResolver } from './domain/public-origin.js';
 import { consumeRevocations } from './events/revocations.js';
 import { RateLimits } from './http/rate-limit.js';
-import { BodyReaders } from './http/request-body.js';
 import { KeyCache } from './store/key-cache.js';
 import { SharedLimitStore } from './store/limit-store.js';
 import { InternalTokenCache } from './store/token-cache.js';
@@ -15,7 +14,7 @@ import { Upstreams } from './upstream/proxy.js';
 
 /** Wires the gateway: key cache and its revocation consumer, rate limits, token signer, upstream proxies. */
 export function createGatewayService({ config, broker, log, registry }: ServiceResources<GatewayConfig>): Service {
-  const limitStore = new SharedLimitStore(config.RATE_LIMIT_MONGO_URL, config.RATE_LIMIT_MONGO_DB);
+  const limitStore = new SharedLimitStore(config.RATE_LIMIT_MONGO_URL, config.RATE_LIMIT_MONGO_DB, config.RATE_LIMIT_MONGO_MAX_POOL_SIZE);
   const tokens = new InternalTokenCache(new InternalTokenSigner(config.INTERNAL_TOKEN_PRIVATE_KEY));
   const keys = new KeyCache(config.KEY_CACHE_TTL_MS);
   const upstreams = new Upstreams({
@@ -26,6 +25,9 @@ export function createGatewayService({ config, broker, log, registry }: ServiceR
     },
     timeoutMs: config.UPSTREAM_TIMEOUT_MS,
     maxSockets: config.UPSTREAM_MAX_SOCKETS,
+    maxWaiting: config.UPSTREAM_MAX_WAITING,
+    connectionMaxRequests: config.UPSTREAM_CONNECTION_MAX_REQUESTS,
+    connectionTtlMs: config.UPSTREAM_CONNECTION_TTL_MS,
   });
   const app = buildApp({
     log,
@@ -44,7 +46,7 @@ export function createGatewayService({ config, broker, log, registry }: ServiceR
       },
       limitStore,
     ),
-    bodyReaders: new BodyReaders(processBodyBudget()),
+    bodyBudget: processBodyBudget(),
     tokens,
     upstreams,
     trustProxy: config.TRUST_PROXY,

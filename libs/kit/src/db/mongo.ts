@@ -9,9 +9,10 @@ import { createDeclaredIndexes, missingIndexes, retimeTtlIndexes } from './engin
  * `DB_COMMAND_LOG` set, its queries are recorded for the index-coverage test
  * under the logger's `service` name (the database's name when it has none):
  * the recorder is test instrumentation (`testing/command-log.ts`), loaded only
- * then, so a production process never loads it.
+ * then, so a production process never loads it. `maxPoolSize` bounds the
+ * connections the process opens (MONGO_MAX_POOL_SIZE); without it, the driver's.
  */
-export async function connectMongo(url: string, dbName: string, log: Logger, attempts = 60): Promise<Connection> {
+export async function connectMongo(url: string, dbName: string, log: Logger, attempts = 60, maxPoolSize?: number): Promise<Connection> {
   const recorder = process.env['DB_COMMAND_LOG'] ? await import('../testing/command-log.js') : undefined;
   const commandLog = recorder?.commandLogFile();
   const connection = mongoose.createConnection();
@@ -19,7 +20,13 @@ export async function connectMongo(url: string, dbName: string, log: Logger, att
   connection.on('reconnected', () => log.info('mongo reconnected'));
   for (let attempt = 1; ; attempt++) {
     try {
-      await connection.openUri(url, { dbName, serverSelectionTimeoutMS: 5000, autoIndex: false, monitorCommands: commandLog !== undefined });
+      await connection.openUri(url, {
+        dbName,
+        serverSelectionTimeoutMS: 5000,
+        autoIndex: false,
+        monitorCommands: commandLog !== undefined,
+        ...(maxPoolSize === undefined ? {} : { maxPoolSize }),
+      });
       if (recorder && commandLog) recorder.recordCommands(connection, commandLog, serviceName(log) ?? dbName);
       log.info({ db: dbName }, 'mongo connected');
       return connection;

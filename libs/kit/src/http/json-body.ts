@@ -51,18 +51,14 @@ export function jsonBody(limit: BodyLimit = DEFAULT_BODY_LIMIT_BYTES, budget?: B
     }
     const rule = ruleOf(limit, ctx.method, ctx.path);
     if (rule.roles !== undefined) refuseRole(ctx.state.principal as Principal | undefined, rule.roles);
-    const declared = Number(ctx.get('Content-Length') || 0);
-    if (declared > rule.limitBytes) throw new PayloadTooLargeError();
-    if (!ctx.is('application/json', '+json')) throw new UnsupportedMediaTypeError();
-    if (!UTF8_CHARSETS.has(ctx.request.charset.toLowerCase()))
-      throw new UnsupportedMediaTypeError('Request body must be JSON in UTF-8 (charset=utf-8).');
+    const declared = refuseBodyHeaders(ctx, rule.limitBytes);
     const room = budget ?? processBodyBudget();
     // A streamed body may grow to the limit; a declared one cannot exceed what it declared.
-    reserve(ctx, room, RAW_BYTES_PER_BODY_BYTE * (declared > 0 ? declared : rule.limitBytes));
+    reserveBody(ctx, room, RAW_BYTES_PER_BODY_BYTE * (declared > 0 ? declared : rule.limitBytes));
     const text = await readText(ctx.req, rule.limitBytes);
     // Bytes were declared or streamed, so they must be JSON: whitespace alone is not.
     if (text.length > 0) {
-      reserve(ctx, room, parsedHeapBytes(text));
+      reserveBody(ctx, room, parsedHeapBytes(text));
       ctx.state.body = parseObject(text);
     }
     await next();
@@ -80,8 +76,24 @@ function refuseRole(principal: Principal | undefined, roles: readonly Role[]): v
   if (!roles.includes(principal.role)) throw new ForbiddenError();
 }
 
-/** Holds `bytes` of the budget until the answer has gone out (or the connection is gone). */
-function reserve(ctx: Context, budget: BodyBudget, bytes: number): void {
+/**
+ * The rules a body is held to on its headers alone, before a byte of it is read: declared over `limitBytes` 413,
+ * not JSON 415, a charset other than UTF-8 415. Returns the declared length (0 for a streamed body).
+ */
+export function refuseBodyHeaders(ctx: Context, limitBytes: number): number {
+  const declared = Number(ctx.get('Content-Length') || 0);
+  if (declared > limitBytes) throw new PayloadTooLargeError();
+  if (!ctx.is('application/json', '+json')) throw new UnsupportedMediaTypeError();
+  if (!UTF8_CHARSETS.has(ctx.request.charset.toLowerCase()))
+    throw new UnsupportedMediaTypeError('Request body must be JSON in UTF-8 (charset=utf-8).');
+  return declared;
+}
+
+/**
+ * Holds `bytes` of the budget until the answer has gone out (or the connection is gone): 413 when they could never
+ * fit, 503 with Retry-After when they do not fit now.
+ */
+export function reserveBody(ctx: Context, budget: BodyBudget, bytes: number): void {
   if (!budget.admits(bytes)) throw new PayloadTooLargeError('Request body is too large to be read by this server.');
   const release = budget.tryReserve(bytes);
   if (release === undefined)

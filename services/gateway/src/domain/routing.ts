@@ -50,6 +50,14 @@ const PREFIXES: ReadonlyArray<readonly [string, UpstreamName]> = [
 /** The one route whose bodies may be large is an admin's (the flight-request-service says so too): nobody else's body is read. */
 const ADMIN_ONLY: readonly Role[] = ['admin'];
 
+/**
+ * The routes allowed bodies over the default limit, and who may send them; the ingress in front sizes these paths
+ * alike (k8s/base/ingress.yaml, checked by scripts/ci/check-manifests.py).
+ */
+export const LARGE_BODY_ROUTES: ReadonlyArray<{ method: string; path: string; limitBytes: number; timeoutMs: number; roles: readonly Role[] }> = [
+  { method: 'POST', path: '/api/zones/import', limitBytes: ZONE_IMPORT_BODY_LIMIT_BYTES, timeoutMs: ZONE_IMPORT_UPSTREAM_TIMEOUT_MS, roles: ADMIN_ONLY },
+];
+
 const VERSION_PREFIX = '/api/v1';
 /** Key issuance, listing and revocation: the operator-service checks HTTP Basic there. */
 const API_KEYS_OF_OPERATOR = /^\/api\/operators\/[^/]+\/api-keys(?:\/[^/]+)?$/;
@@ -77,15 +85,15 @@ export function resolveProxyRoute(method: string, path: string): ProxyRoute | un
   if (!entry) return undefined;
   const [label, upstream] = entry;
   const publicKind = publicKindOf(method, path);
-  const isZoneImport = method === 'POST' && path === '/api/zones/import';
+  const large = LARGE_BODY_ROUTES.find((route) => route.method === method && route.path === path);
   return {
     upstream,
     label,
     public: publicKind !== undefined,
     publicKind,
-    bodyLimitBytes: isZoneImport ? ZONE_IMPORT_BODY_LIMIT_BYTES : DEFAULT_BODY_LIMIT_BYTES,
-    timeoutMs: isZoneImport ? ZONE_IMPORT_UPSTREAM_TIMEOUT_MS : undefined,
-    roles: isZoneImport ? ADMIN_ONLY : undefined,
+    bodyLimitBytes: large?.limitBytes ?? DEFAULT_BODY_LIMIT_BYTES,
+    timeoutMs: large?.timeoutMs,
+    roles: large?.roles,
   };
 }
 

@@ -1,17 +1,19 @@
 import type { Middleware } from 'koa';
 import type { Principal } from '@dfc/contracts';
+import type { BodyBudget } from '@dfc/kit/http';
 import { ForbiddenError, UnauthenticatedError } from '@dfc/kit/errors';
 import { resolveProxyRoute, type ProxyRoute } from '../domain/routing.js';
 import type { InternalTokenCache } from '../store/token-cache.js';
 import type { Upstreams } from '../upstream/proxy.js';
 import { ANONYMOUS, identifyCaller, type CallerIdentification } from '../use-cases/identify-caller.js';
 import type { RateLimits } from './rate-limit.js';
-import { readForwardedBody, type BodyReaders } from './request-body.js';
+import { forwardedBody, type ForwardedBody } from './request-body.js';
 import type { GatewayContext, GatewayState } from './state.js';
 
 export interface ProxyRouteDeps extends CallerIdentification {
   rateLimits: RateLimits;
-  bodyReaders: BodyReaders;
+  /** What the bodies streamed through at once may hold of this process's heap. */
+  bodyBudget: BodyBudget;
   tokens: InternalTokenCache;
   upstreams: Upstreams;
   /** Whether X-Forwarded-* of the client come from a trusted load balancer. */
@@ -21,8 +23,9 @@ export interface ProxyRouteDeps extends CallerIdentification {
 /**
  * Every API call the gateway passes on, in the order of the documented
  * statuses: no such route 404 → who calls 401 (429 past too many failures; OPTIONS skips both) → too many calls 429 → a
- * role the route does not serve 403, before its body is read → body rules 413/415/503/400 → the service's own answer (or
- * 503 when it does not).
+ * role the route does not serve 403, before its body is read → body rules on the headers 413/415/503 → the body streamed
+ * to the service, unparsed (413 once it passes the route's limit) → the service's own answer, 400 and 422 for what its
+ * body holds included (503 when it does not answer, or when too many calls already wait for it).
  */
 export function proxyRoutes(deps: ProxyRouteDeps): Middleware<GatewayState> {
   return async (ctx, next) => {
@@ -39,7 +42,7 @@ export function proxyRoutes(deps: ProxyRouteDeps): Middleware<GatewayState> {
     if (ctx.method !== 'OPTIONS' && route.roles !== undefined && !route.roles.includes(principal.role)) throw new ForbiddenError();
     const login = ctx.method === 'OPTIONS' ? undefined : basicLoginOf(ctx.get('Authorization'));
     if (login !== undefined) await deps.rateLimits.refuseBlockedLogin(ctx, login);
-    const body = await readForwardedBody(ctx, route, deps.bodyReaders);
+    const body = forwardedBody(ctx, route, deps.bodyBudget);
     const headers = upstreamHeaders(ctx, await deps.tokens.tokenFor(principal), body, deps.trustProxy);
     await deps.upstreams.forward(ctx, { upstream: route.upstream, headers, body, timeoutMs: route.timeoutMs });
     // The operator-service alone knows whether the password was right; its 401 is the failed login.
@@ -78,7 +81,7 @@ async function identifyCallerWithinLimits(ctx: GatewayContext, route: ProxyRoute
  * client's own X-Internal-Token is overwritten by the gateway's; the API key
  * never leaves the gateway (upstream/proxy.ts withholds it).
  */
-function upstreamHeaders(ctx: GatewayContext, token: string, body: Buffer | undefined, trustProxy: boolean): Record<string, string> {
+function upstreamHeaders(ctx: GatewayContext, token: string, body: ForwardedBody | undefined, trustProxy: boolean): Record<string, string> {
   const socketAddress = ctx.req.socket.remoteAddress ?? '';
   const chain = trustProxy ? ctx.get('X-Forwarded-For') : '';
   const headers: Record<string, string> = {
@@ -89,10 +92,8 @@ function upstreamHeaders(ctx: GatewayContext, token: string, body: Buffer | unde
     'x-forwarded-host': ctx.state.publicOrigin.host,
     'x-forwarded-proto': ctx.state.publicOrigin.protocol,
   };
-  if (body !== undefined) {
-    headers['content-type'] = 'application/json';
-    headers['content-length'] = String(body.length);
-  }
+  // The client's Content-Type goes on as it came; a body of declared length keeps it, a chunked one is sent chunked.
+  if (body?.declaredBytes !== undefined) headers['content-length'] = String(body.declaredBytes);
   return headers;
 }
 

@@ -20,11 +20,12 @@ export interface RateLimitSettings {
 }
 
 /**
- * Calls are counted in fixed one-minute windows IN MEMORY PER REPLICA: with N
- * gateway replicas a client may get up to N times the limit, the accepted trade
- * for a hot path without a network hop. Failures are counted on the shared store
- * (every replica's counters in the database), which the call limits can move
- * onto by the same `SharedLimitStore.limiter`: guessing is not multiplied by N.
+ * Every limit is counted on the shared store when there is one (every replica's
+ * counters in one database collection, `SharedLimitStore`), so neither calls nor
+ * guessing multiply with the number of gateway replicas; without a store (tests
+ * of one replica) each limit is counted in this process. A call costs the store
+ * one write at most, and none once its key is over the limit for the window
+ * (refused from memory until it ends).
  *
  * API routes are limited per key. The public routes are limited per client IP,
  * the only identity they have, with one budget for registrations and another
@@ -34,23 +35,23 @@ export interface RateLimitSettings {
  * key from the same address (other clients behind one NAT) keeps working.
  */
 export class RateLimits {
-  private readonly perKey: RateLimiterMemory;
-  private readonly publicPerIp: Record<PublicRouteKind, RateLimiterMemory>;
+  private readonly perKey: RateLimiterAbstract;
+  private readonly publicPerIp: Record<PublicRouteKind, RateLimiterAbstract>;
   private readonly failedAuthPerIp: RateLimiterAbstract;
   private readonly failedLoginsPerAccount: RateLimiterAbstract;
 
-  /** With `shared`, failures are counted across every replica (the shared store); without it, in this replica. */
+  /** With `shared`, every limit is counted across the replicas (the shared store); without it, in this replica. */
   constructor(settings: RateLimitSettings, shared?: SharedLimitStore) {
-    this.perKey = new RateLimiterMemory({ keyPrefix: 'key', points: settings.perKeyPerMinute, duration: 60 });
-    this.publicPerIp = {
-      registration: new RateLimiterMemory({ keyPrefix: 'registration', points: settings.publicPerIpPerMinute, duration: 60 }),
-      'api-keys': new RateLimiterMemory({ keyPrefix: 'api-keys', points: settings.publicPerIpPerMinute, duration: 60 }),
-      authorisations: new RateLimiterMemory({ keyPrefix: 'authorisations', points: settings.authorisationChecksPerIpPerMinute, duration: 60 }),
-    };
-    const failures = (keyPrefix: string, points: number, durationSeconds: number): RateLimiterAbstract =>
+    const limit = (keyPrefix: string, points: number, durationSeconds: number): RateLimiterAbstract =>
       shared ? shared.limiter({ keyPrefix, points, durationSeconds }) : new RateLimiterMemory({ keyPrefix, points, duration: durationSeconds });
-    this.failedAuthPerIp = failures('auth', settings.failedAuthPerIpPerMinute, 60);
-    this.failedLoginsPerAccount = failures('login', settings.failedLoginsPerAccount, settings.failedLoginWindowSeconds);
+    this.perKey = limit('key', settings.perKeyPerMinute, 60);
+    this.publicPerIp = {
+      registration: limit('registration', settings.publicPerIpPerMinute, 60),
+      'api-keys': limit('api-keys', settings.publicPerIpPerMinute, 60),
+      authorisations: limit('authorisations', settings.authorisationChecksPerIpPerMinute, 60),
+    };
+    this.failedAuthPerIp = limit('auth', settings.failedAuthPerIpPerMinute, 60);
+    this.failedLoginsPerAccount = limit('login', settings.failedLoginsPerAccount, settings.failedLoginWindowSeconds);
   }
 
   /**

@@ -1,14 +1,15 @@
 import type { Middleware } from 'koa';
 
 /**
- * An error answered before the client finished sending its body (a streamed
- * body over the limit, a bad key on a large upload) leaves unread bytes on the
- * connection. Closing it is the only safe end: a client reusing it would have
- * its next request read as the rest of this body.
+ * An answer sent before the client finished sending its body (a streamed body
+ * over the limit, a bad key on a large upload, a service that answered without
+ * reading it all) leaves unread bytes on the connection. Closing it is the only
+ * safe end: a client reusing it would have its next request read as the rest
+ * of this body.
  */
 export function closeUnfinishedRequests(): Middleware {
   return async (ctx, next) => {
     await next();
-    if (!ctx.req.complete && ctx.status >= 400) ctx.set('Connection', 'close');
+    if (!ctx.req.complete) ctx.set('Connection', 'close');
   };
 }

@@ -14,19 +14,27 @@ const DATABASE_WAIT_MS = 1_000;
 /**
  * Counters every gateway replica shares: rate-limiter-flexible's MongoDB store, one collection
  * (`rate_limits`, with the TTL and unique indexes the store declares itself) for every limit kept
- * on it. A key once over its limit is refused from memory until its window ends
- * (`inMemoryBlockOnConsumed`), so an attack costs the database one write per replica, not one per
- * attempt; while the database cannot be reached, each replica counts in memory instead (the
- * insurance limiter), per replica as before, rather than failing open or refusing everyone.
+ * on it. Counting a call is one conditional upsert (`$inc`), which returns the new count, so a
+ * call costs one database write and no read. A key once over its limit is refused from memory
+ * until its window ends (`inMemoryBlockOnConsumed`), so a flood or an attack costs the database
+ * one write per replica, not one per attempt; while the database cannot be reached, each replica
+ * counts in memory instead (the insurance limiter), per replica, rather than failing open or
+ * refusing everyone.
  */
 export class SharedLimitStore {
   private readonly client: MongoClient;
 
+  /** `maxPoolSize`: connections to the database at most; calls beyond them wait for one. */
   constructor(
     mongoUrl: string,
     private readonly database: string,
+    maxPoolSize?: number,
   ) {
-    this.client = new MongoClient(mongoUrl, { serverSelectionTimeoutMS: DATABASE_WAIT_MS, socketTimeoutMS: DATABASE_WAIT_MS * 5 });
+    this.client = new MongoClient(mongoUrl, {
+      serverSelectionTimeoutMS: DATABASE_WAIT_MS,
+      socketTimeoutMS: DATABASE_WAIT_MS * 5,
+      ...(maxPoolSize === undefined ? {} : { maxPoolSize }),
+    });
   }
 
   limiter(limit: SharedLimit): RateLimiterMongo {

@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { Pool, type Dispatcher } from 'undici';
 import { ClientClosedRequestError, ServiceUnavailableError } from '@dfc/kit/errors';
 import type { UpstreamName } from '../domain/routing.js';
+import type { ForwardedBody } from '../http/request-body.js';
 import type { GatewayContext } from '../http/state.js';
 
 export interface UpstreamSettings {
@@ -10,14 +11,20 @@ export interface UpstreamSettings {
   timeoutMs: number;
   /** Keep-alive connections per upstream. */
   maxSockets: number;
+  /** Calls per upstream that may wait for a connection; more are refused at once (503 with Retry-After). */
+  maxWaiting: number;
+  /** A connection is closed after this many calls (at least 2), */
+  connectionMaxRequests: number;
+  /** and once it has been open this long, so that the Service behind spreads the next one again. */
+  connectionTtlMs: number;
 }
 
 export interface Forwarding {
   upstream: UpstreamName;
   /** Set on the upstream request, over the client's headers of the same name (lowercase names). */
   headers: Record<string, string>;
-  /** The body already read (and checked) by the gateway, if any. */
-  body: Buffer | undefined;
+  /** The client's body, streamed through as it arrives (undefined when the call has none). */
+  body: ForwardedBody | undefined;
   /** The route's own limit on the upstream's answer, over the upstreams' one. */
   timeoutMs?: number | undefined;
 }
@@ -53,12 +60,15 @@ const HOP_BY_HOP = new Set([
 /**
  * A client's headers the service never receives: those of one hop; `host` (the
  * pool names the service); `content-length` (the gateway sets it for the body
- * it forwards, if any); `expect` (Node's server already answered 100-continue,
- * and undici refuses it); the API key, which never leaves the gateway.
+ * it forwards, if any, as the client declared it); `expect` (Node's server
+ * already answered 100-continue, and undici refuses it); the API key, which
+ * never leaves the gateway.
  */
 const NOT_FORWARDED = new Set([...HOP_BY_HOP, 'host', 'content-length', 'expect', 'x-api-key']);
 /** Answers that have no body (koa writes none for them). */
 const BODILESS_STATUSES = new Set([204, 205, 304]);
+/** How long a caller refused for a full queue is told to wait: the queue drains in far less. */
+const BUSY_RETRY_AFTER_SECONDS = 1;
 
 /**
  * The services behind the gateway, each reached through one undici `Pool` of
@@ -68,21 +78,31 @@ const BODILESS_STATUSES = new Set([204, 205, 304]);
  * error middleware, metrics and the request id apply to proxied calls too,
  * and a service that does not answer in time (or breaks off) becomes the kit's
  * 503 like any other error.
+ *
+ * Behind a Kubernetes Service, a connection is spread once, when it opens: kept
+ * alive for ever, the pods that were there first would get every call. So each
+ * connection is closed after a bounded number of calls (undici's
+ * `maxRequestsPerClient`: the last call on it says `Connection: close`), and
+ * each upstream's pool is replaced by a fresh one once it is older than a bounded
+ * lifetime (the old one closes when its calls under way are answered); the next
+ * call opens a new connection, which the Service spreads over the pods it has
+ * now. Not undici's own `clientTtl`: with a connection limit, the undici we run
+ * can leave a call queued behind a connection it is closing. Calls that
+ * find every connection busy wait in the pool's queue, up to `maxWaiting` per
+ * upstream; beyond them a call is refused at once with 503 and Retry-After, so a
+ * slow service costs the gateway a bounded queue rather than its memory.
  */
 export class Upstreams {
-  private readonly pools = new Map<UpstreamName, Pool>();
+  private readonly pools = new Map<UpstreamName, { pool: Pool; openedAt: number }>();
+  /** Calls under way per upstream, those waiting for a connection included. */
+  private readonly inFlight = new Map<UpstreamName, number>();
+  private readonly admitted: number;
 
-  constructor(settings: UpstreamSettings) {
-    for (const [name, target] of Object.entries(settings.targets) as Array<[UpstreamName, string]>) {
-      this.pools.set(
-        name,
-        new Pool(target, {
-          connections: settings.maxSockets,
-          connectTimeout: settings.timeoutMs,
-          headersTimeout: settings.timeoutMs,
-          bodyTimeout: settings.timeoutMs,
-        }),
-      );
+  constructor(private readonly settings: UpstreamSettings) {
+    this.admitted = settings.maxSockets + settings.maxWaiting;
+    for (const name of Object.keys(settings.targets) as UpstreamName[]) {
+      this.inFlight.set(name, 0);
+      this.pools.set(name, { pool: this.openPool(name), openedAt: Date.now() });
     }
   }
 
@@ -112,7 +132,8 @@ export class Upstreams {
     try {
       await this.exchange(upstream, { path: call.path, method: call.method, headers: call.headers, body: call.body }, answer);
       return { status: answer.status, body: answer.body() };
-    } catch {
+    } catch (error) {
+      if (error instanceof ServiceUnavailableError) throw error;
       throw new ServiceUnavailableError();
     } finally {
       clearTimeout(timer);
@@ -120,7 +141,32 @@ export class Upstreams {
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.pools.values()].map((pool) => pool.close()));
+    await Promise.all([...this.pools.values()].map(({ pool }) => pool.close()));
+  }
+
+  private openPool(name: UpstreamName): Pool {
+    const settings = this.settings;
+    return new Pool(settings.targets[name], {
+      connections: settings.maxSockets,
+      connectTimeout: settings.timeoutMs,
+      headersTimeout: settings.timeoutMs,
+      bodyTimeout: settings.timeoutMs,
+      // undici's last call on a connection is the one that finds this many already sent on it.
+      maxRequestsPerClient: settings.connectionMaxRequests - 1,
+    });
+  }
+
+  /** The upstream's pool, replaced by a fresh one once it has lived its lifetime. */
+  private poolFor(name: UpstreamName): Pool {
+    const current = this.pools.get(name);
+    if (current === undefined) throw new Error(`no pool for ${name}`);
+    const now = Date.now();
+    if (now - current.openedAt < this.settings.connectionTtlMs) return current.pool;
+    const fresh = this.openPool(name);
+    this.pools.set(name, { pool: fresh, openedAt: now });
+    // Closing waits for the calls still under way on the old pool; nobody waits for it.
+    current.pool.close().catch(() => undefined);
+    return fresh;
   }
 
   private async send(ctx: GatewayContext, forwarding: Forwarding): Promise<BufferedAnswer> {
@@ -132,10 +178,18 @@ export class Upstreams {
     try {
       const headers = upstreamHeaders(ctx.req.headers, forwarding.headers);
       const timeouts = forwarding.timeoutMs === undefined ? {} : { headersTimeout: forwarding.timeoutMs, bodyTimeout: forwarding.timeoutMs };
-      await this.exchange(forwarding.upstream, { path: ctx.url, method: ctx.method, headers, body: forwarding.body ?? null, ...timeouts }, answer);
+      await this.exchange(
+        forwarding.upstream,
+        { path: ctx.url, method: ctx.method, headers, body: forwarding.body?.stream ?? null, ...timeouts },
+        answer,
+      );
       return answer;
     } catch (error) {
+      // The body's own failures first: over the route's limit is the client's 413, however undici reports it.
+      const refusal = forwarding.body?.refusal;
+      if (refusal !== undefined) throw refusal;
       if (answer.abandoned) throw new ClientClosedRequestError();
+      if (error instanceof ServiceUnavailableError) throw error;
       ctx.state.log?.warn({ err: (error as Error).message, upstream: forwarding.upstream }, 'upstream unavailable');
       throw new ServiceUnavailableError();
     }
@@ -143,14 +197,20 @@ export class Upstreams {
 
   /** One request over the upstream's pool, its answer collected whole in `answer`. */
   private async exchange(upstream: UpstreamName, request: Dispatcher.DispatchOptions, answer: BufferedAnswer): Promise<void> {
-    const pool = this.pools.get(upstream);
-    if (pool === undefined) throw new Error(`no pool for ${upstream}`);
+    const pool = this.poolFor(upstream);
+    const inFlight = this.inFlight.get(upstream) ?? 0;
+    if (inFlight >= this.admitted) throw new ServiceUnavailableError('The service is busy; try again shortly.', BUSY_RETRY_AFTER_SECONDS);
+    this.inFlight.set(upstream, inFlight + 1);
     // undici closes a connection after a body sent with a method that does not expect one (a DELETE with its
     // reason), and after a HEAD, in case the server mishandles them; our services are Node's HTTP server, which
     // reads such a body by its length and sends no body to a HEAD. Without `reset: false` every cancel opened a new
     // connection, which cost the gateway more CPU than the rest of the cancel.
-    pool.dispatch({ ...request, reset: false }, answer);
-    await answer.done;
+    try {
+      pool.dispatch({ ...request, reset: false }, answer);
+      await answer.done;
+    } finally {
+      this.inFlight.set(upstream, (this.inFlight.get(upstream) ?? 1) - 1);
+    }
   }
 }
 

@@ -34,49 +34,22 @@ describe('gateway: hostile requests', () => {
   after(() => gateway.closeAll());
 
   describe('POST /api/operators with JSON nested 5,000 levels deep', () => {
-    it('when the body is sent, then 400 in the documented shape and no service is called', async () => {
+    it('when the body is sent, then the gateway neither scans nor parses it: the service gets it byte for byte and its answer is the client’s', async () => {
       const deep = `{"a":${'['.repeat(5000)}${']'.repeat(5000)}}`;
-      const response = await fetch(`${gateway.url}/api/operators`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: deep });
-      expect(response.status).to.equal(400);
-      expect(await response.json()).to.deep.equal({ message: 'Request body nests deeper than 64 levels.' });
-      expect(response.headers.get('x-request-id')).to.be.a('string');
-      expect(gateway.operators.calls).to.have.length(0);
-    });
-
-    it('when brackets sit inside strings, then they do not count as nesting', async () => {
-      const body = JSON.stringify({ company_name: `${'['.repeat(500)}"\\${'{'.repeat(500)}` });
-      const response = await fetch(`${gateway.url}/api/operators`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-      expect(response.status).to.equal(200);
-    });
-  });
-
-  describe('POST /api/flight-requests with JSON that is not an object', () => {
-    it('when the body is 0, null or an array, then 422 names the body and no service is called', async () => {
-      for (const body of ['0', 'null', '[1]', '"text"']) {
-        const response = await fetch(`${gateway.url}/api/flight-requests`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
-          body,
-        });
-        expect(response.status, body).to.equal(422);
-        expect(await response.json(), body).to.deep.equal({
-          message: 'The body must be a JSON object.',
-          errors: { body: ['The body must be a JSON object.'] },
-        });
+      const echo = gateway.operators.handler;
+      gateway.operators.handler = (call, response) => {
+        if (call.url !== '/api/operators') return echo(call, response);
+        response.writeHead(400, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ message: 'Request body nests deeper than 64 levels.' }));
+      };
+      try {
+        const response = await fetch(`${gateway.url}/api/operators`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: deep });
+        expect(response.status).to.equal(400);
+        expect(await response.json()).to.deep.equal({ message: 'Request body nests deeper than 64 levels.' });
+        expect(gateway.operators.calls.find((call) => call.url === '/api/operators')?.body).to.equal(deep);
+      } finally {
+        gateway.operators.handler = echo;
       }
-      expect(gateway.flights.calls).to.have.length(0);
-    });
-  });
-
-  describe('PATCH /api/operators/{uuid} with a body of whitespace only', () => {
-    it('when the declared bytes are not JSON, then 400 Malformed JSON body.', async () => {
-      const response = await fetch(`${gateway.url}/api/operators/9b2f6c1e-3d4a-4f5b-8c6d-7e8f9a0b1c2d`, {
-        method: 'PATCH',
-        headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
-        body: '\r\n ',
-      });
-      expect(response.status).to.equal(400);
-      expect(await response.json()).to.deep.equal({ message: 'Malformed JSON body.' });
     });
   });
 

@@ -7,12 +7,11 @@ import type { HttpServerLimits } from '@dfc/kit/http';
 import { buildApp, buildMetricsApp } from '../../src/app.js';
 import { publicOriginResolver } from '../../src/domain/public-origin.js';
 import { RateLimits, type RateLimitSettings } from '../../src/http/rate-limit.js';
-import { BodyReaders } from '../../src/http/request-body.js';
 import { KeyCache } from '../../src/store/key-cache.js';
 import type { SharedLimitStore } from '../../src/store/limit-store.js';
 import { InternalTokenCache } from '../../src/store/token-cache.js';
 import { operatorServiceKeyVerifier } from '../../src/upstream/key-verification.js';
-import { Upstreams } from '../../src/upstream/proxy.js';
+import { Upstreams, type UpstreamSettings } from '../../src/upstream/proxy.js';
 import { json, startStubUpstream, type StubUpstream } from './stub-upstream.js';
 
 /** A key of the right shape; `keyId` is its 16-hex id part. */
@@ -51,6 +50,8 @@ export interface TestGatewayOptions {
   limitStore?: SharedLimitStore;
   /** The bytes of bodies in flight the gateway may hold; default: the process's share of its heap. */
   bodyBudgetBytes?: number;
+  /** The pools to the stub services; default: 16 connections each, 256 calls waiting, recycled after 1,000 calls or 30 s. */
+  upstream?: Partial<Pick<UpstreamSettings, 'maxSockets' | 'maxWaiting' | 'connectionMaxRequests' | 'connectionTtlMs'>>;
 }
 
 /**
@@ -84,7 +85,10 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   const upstreams = new Upstreams({
     targets: { 'operator-service': operators.url, 'flight-request-service': flights.url, 'webhook-service': webhooks.url },
     timeoutMs: options.timeoutMs ?? 5_000,
-    maxSockets: 16,
+    maxSockets: options.upstream?.maxSockets ?? 16,
+    maxWaiting: options.upstream?.maxWaiting ?? 256,
+    connectionMaxRequests: options.upstream?.connectionMaxRequests ?? 1_000,
+    connectionTtlMs: options.upstream?.connectionTtlMs ?? 30_000,
   });
   const registry = createMetricsRegistry('gateway');
   const app = buildApp({
@@ -105,7 +109,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
       },
       options.limitStore,
     ),
-    bodyReaders: new BodyReaders(options.bodyBudgetBytes === undefined ? processBodyBudget() : new BodyBudget(options.bodyBudgetBytes)),
+    bodyBudget: options.bodyBudgetBytes === undefined ? processBodyBudget() : new BodyBudget(options.bodyBudgetBytes),
     tokens,
     upstreams,
     trustProxy: options.trustProxy ?? false,

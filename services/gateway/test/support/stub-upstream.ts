@@ -13,8 +13,9 @@ export interface RecordedCall {
 export type StubHandler = (call: RecordedCall, response: ServerResponse) => void;
 
 /**
- * A stand-in for a service behind the gateway: records every call it gets and
- * answers with `handler` (by default 200 echoing what it received).
+ * A stand-in for a service behind the gateway: records every call it gets, once
+ * its body has arrived whole, and answers with `handler` (by default 200 echoing
+ * what it received).
  */
 export interface StubUpstream {
   url: string;
@@ -31,11 +32,15 @@ export const echo: StubHandler = (call, response) => {
 export async function startStubUpstream(handler: StubHandler = echo): Promise<StubUpstream> {
   const stub = { calls: [] as RecordedCall[], handler } as StubUpstream;
   const server = createServer((request, response) => {
-    void text(request).then((body) => {
-      const call = { method: request.method ?? '', url: request.url ?? '', headers: request.headers, body, remotePort: request.socket.remotePort };
-      stub.calls.push(call);
-      stub.handler(call, response);
-    });
+    // A call whose body the gateway cut off never arrives whole: it is not recorded.
+    text(request).then(
+      (body) => {
+        const call = { method: request.method ?? '', url: request.url ?? '', headers: request.headers, body, remotePort: request.socket.remotePort };
+        stub.calls.push(call);
+        stub.handler(call, response);
+      },
+      () => response.destroy(),
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
