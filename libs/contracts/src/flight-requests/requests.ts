@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Double, Int32, Line, Nullable, PageQuery, RequiredFreeText, RequiredLine, Timestamp, UtcTimestamp, Uuid } from '../schema-helpers.js';
 import { FLIGHT_REQUEST_STATUSES, FlightRequestStatus } from './status.js';
-import { FlightArea } from './geojson.js';
+import { FlightArea, VolumeGeometry } from './geojson.js';
 import { ReviewItemRecord } from './reviews.js';
 import { SharedVolume } from './shared-volume.js';
 
@@ -31,6 +31,67 @@ function utcTimestamp(attribute: string) {
 
 const optionalText = Type.Optional(Nullable(Line({ maxLength: 255 })));
 
+/** ASTM F3548-21's `Altitude` references: above the ground, above mean sea level, above the WGS-84 ellipsoid. */
+export const ALTITUDE_REFERENCES = ['AGL', 'AMSL', 'WGS84'] as const;
+export type AltitudeReference = (typeof ALTITUDE_REFERENCES)[number];
+export const ALTITUDE_UNITS = ['m', 'ft'] as const;
+export type AltitudeUnits = (typeof ALTITUDE_UNITS)[number];
+
+/** One limit of a volume's band, as F3548's `Altitude`: `{"value": 80, "reference": "AGL", "units": "m"}`. */
+export const Altitude = Type.Object(
+  {
+    value: Double({ examples: [80] }),
+    reference: Type.Unsafe<AltitudeReference>({
+      type: 'string',
+      enum: [...ALTITUDE_REFERENCES],
+      'x-error-message': `The :attribute field must be one of: ${ALTITUDE_REFERENCES.join(', ')}.`,
+    }),
+    units: Type.Unsafe<AltitudeUnits>({
+      type: 'string',
+      enum: [...ALTITUDE_UNITS],
+      'x-error-message': `The :attribute field must be one of: ${ALTITUDE_UNITS.join(', ')}.`,
+    }),
+  },
+  { $id: 'Altitude', additionalProperties: false },
+);
+export type Altitude = Static<typeof Altitude>;
+
+/** PRODUCT-style limits of `volumes` (README, "Volumes"); the time and height rules are the spec fields' own. */
+export const VOLUME_LIMITS = { maxVolumes: 20, maxPositionsPerVolume: 2000 } as const;
+
+/**
+ * One 4-D volume of a submission (F3548's `Volume4D`): an area, a band between two
+ * altitudes of one reference, and a window of its own. The geometry is checked by
+ * the geometry rules (as flight_area's features are), so it is `Unknown` here.
+ */
+export const FlightVolumeInput = Type.Object(
+  {
+    geometry: Type.Unknown({
+      description: `a GeoJSON Polygon or MultiPolygon, or a Point with radius_m (a circle); at most ${VOLUME_LIMITS.maxPositionsPerVolume} positions`,
+    }),
+    radius_m: Type.Optional(Double({ description: 'with a Point geometry: the circle radius, 1..5000 metres' })),
+    altitude_lower: Altitude,
+    altitude_upper: Altitude,
+    start_time: utcTimestamp('start time'),
+    end_time: utcTimestamp('end time'),
+  },
+  { $id: 'FlightVolumeInput', additionalProperties: false },
+);
+export type FlightVolumeInput = Static<typeof FlightVolumeInput>;
+
+const VOLUMES_OPTIONS = {
+  minItems: 1,
+  maxItems: VOLUME_LIMITS.maxVolumes,
+  description:
+    `1..${VOLUME_LIMITS.maxVolumes} 4-D volumes (area, band, window). Without them, flight_area, start_time, end_time and ` +
+    'max_altitude are required and form one volume from 0 to max_altitude m AGL. With them, flight_area must be left out ' +
+    "(the volumes' areas form it) and start_time, end_time and max_altitude may be: when sent they must equal the " +
+    "volumes' earliest start, latest end and highest upper limit in metres above ground (rounded up).",
+};
+
+/** The spec's fields: required without `volumes`; with them each may be left out (it is derived) or must agree. */
+export const SPEC_VOLUME_FIELDS = ['start_time', 'end_time', 'max_altitude', 'flight_area'] as const;
+
 /**
  * POST /api/flight-requests. Bounds that come from configuration (max_altitude,
  * the time rules) are checked in the domain, so this schema fixes the shape and
@@ -45,23 +106,47 @@ export const FlightRequestCreate = Type.Object(
     operator_phone: RequiredLine({ maxLength: 50 }),
     operator_company: optionalText,
     operational_authorisation_number: optionalText,
-    start_time: utcTimestamp('start time'),
-    end_time: utcTimestamp('end time'),
-    max_altitude: Int32({ minimum: 1, description: 'metres above ground, 1..500 by default (configurable)', examples: [120] }),
+    start_time: Type.Optional(utcTimestamp('start time')),
+    end_time: Type.Optional(utcTimestamp('end time')),
+    max_altitude: Type.Optional(Int32({ minimum: 1, description: 'metres above ground, 1..500 by default (configurable)', examples: [120] })),
     aircraft_type: RequiredLine({
       maxLength: 100,
       description: 'a kind of aircraft, free text (not blank); stored as sent, its category is derived for screening',
       examples: ['DJI Matrice 300'],
     }),
     purpose: RequiredFreeText({ maxLength: 1000, description: 'free text, not blank; tabs and line breaks allowed', examples: ['Roof inspection'] }),
-    flight_area: Type.Unknown({
-      description:
-        'GeoJSON FeatureCollection of 1..50 Polygon/MultiPolygon features (or Point with properties.radius_m 1..5000), at most 10,000 positions and 1,000 km² in all',
-    }),
+    flight_area: Type.Optional(
+      Type.Unknown({
+        description:
+          'GeoJSON FeatureCollection of 1..50 Polygon/MultiPolygon features (or Point with properties.radius_m 1..5000), at most 10,000 positions and 1,000 km² in all',
+      }),
+    ),
+    volumes: Type.Optional(Type.Array(FlightVolumeInput, VOLUMES_OPTIONS)),
   },
-  { $id: 'FlightRequestCreate', additionalProperties: false },
+  {
+    $id: 'FlightRequestCreate',
+    additionalProperties: false,
+    // Generators read no `if`; validators and fuzzers do: without volumes, the spec's fields are required.
+    if: { required: ['volumes'] },
+    else: { required: [...SPEC_VOLUME_FIELDS] },
+  },
 );
 export type FlightRequestCreate = Static<typeof FlightRequestCreate>;
+
+/** The submission as the OpenAPI document shows it: the geometries with their GeoJSON schemas (the service checks them in code). */
+export const FlightRequestCreateDocument = {
+  ...FlightRequestCreate,
+  properties: {
+    ...FlightRequestCreate.properties,
+    flight_area: FlightArea,
+    volumes: Type.Optional(
+      Type.Array(
+        Type.Object({ ...FlightVolumeInput.properties, geometry: VolumeGeometry }, { $id: 'FlightVolumeInput', additionalProperties: false }),
+        VOLUMES_OPTIONS,
+      ),
+    ),
+  },
+};
 
 export const FlightAreaSummary = Type.Object({
   bbox: Type.Array(Double(), { minItems: 4, maxItems: 4, description: '[west, south, east, north]' }),
@@ -85,6 +170,9 @@ export const FindingRecord = Type.Object({
   terrain_unknown: Type.Optional(
     Type.Literal(true, { description: 'a zone limit not above ground counted as met: no terrain model covers the flight area' }),
   ),
+  volume: Type.Optional(
+    Int32({ minimum: 0, description: 'A request submitted with volumes: the index in `volumes` of the volume this finding is about.' }),
+  ),
   conflict: Type.Optional(
     Type.Object(SharedVolume.properties, {
       description:
@@ -102,6 +190,23 @@ export const StatusHistoryRecord = Type.Object({
   reason: Nullable(Type.String()),
 });
 export type StatusHistoryRecord = Static<typeof StatusHistoryRecord>;
+
+/** A volume as the record shows it: its band and window, and which features of `flight_area` are its area. */
+export const FlightVolumeRecord = Type.Object(
+  {
+    start_time: UtcTimestamp,
+    end_time: UtcTimestamp,
+    altitude_lower: Altitude,
+    altitude_upper: Altitude,
+    bbox: Type.Array(Double(), { minItems: 4, maxItems: 4, description: "[west, south, east, north] of the volume's area" }),
+    features: Type.Array(Int32({ minimum: 0 }), {
+      minItems: 1,
+      description: 'indexes in flight_area.features of the volume’s area (a request without volumes: all of them)',
+    }),
+  },
+  { $id: 'FlightVolumeRecord' },
+);
+export type FlightVolumeRecord = Static<typeof FlightVolumeRecord>;
 
 /** The flight request as every route returns it (inside `data`). */
 export const FlightRequestRecord = Type.Object(
@@ -122,6 +227,12 @@ export const FlightRequestRecord = Type.Object(
     purpose: Type.String(),
     area: FlightAreaSummary,
     flight_area: Type.Optional(FlightArea),
+    volumes: Type.Array(FlightVolumeRecord, {
+      minItems: 1,
+      description:
+        'The 4-D volumes: as submitted, or the one the spec fields form (flight_area from 0 to max_altitude m AGL over the window). ' +
+        "start_time/end_time are the volumes' envelope, max_altitude their highest upper limit in metres above ground.",
+    }),
     review: Type.Object({
       findings: Type.Array(FindingRecord),
       items: Type.Array(ReviewItemRecord),

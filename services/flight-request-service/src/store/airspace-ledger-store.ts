@@ -59,8 +59,15 @@ export class AirspaceLedgerStore {
 }
 
 function toClaim(stored: StoredCellClaim): CellClaim {
-  const { west, south, east, north, ...claim } = stored;
-  return { ...claim, bbox: [west, south, east, north] };
+  const { west, south, east, north, volume, reference, amsl_lower_m, amsl_upper_m, ...claim } = stored;
+  return {
+    ...claim,
+    volume: volume ?? 0,
+    reference: reference ?? 'AGL',
+    amsl_lower_m: amsl_lower_m ?? null,
+    amsl_upper_m: amsl_upper_m ?? null,
+    bbox: [west, south, east, north],
+  };
 }
 
 function toStored(claim: CellClaim): StoredCellClaim {

@@ -1,5 +1,6 @@
 import type { FlightRequestStatus } from '@dfc/contracts';
 import type { BBox } from '../geometry/flight-area.js';
+import type { Band } from '../volumes/band.js';
 import { boundsOfVolume, boxesMeet, shareTimeAndBand, type AirspaceVolume } from './airspace-volume.js';
 
 /*
@@ -12,15 +13,20 @@ import { boundsOfVolume, boxesMeet, shareTimeAndBand, type AirspaceVolume } from
  * the same airspace see each other.
  */
 
-/** A claim as a ledger cell lists it: who claims, and the volume's summary (its exact area is the request's). */
-export interface CellClaim {
+/**
+ * A claim as a ledger cell lists it, one per volume of the request that
+ * touches the cell: who claims, and the volume's summary — its window, its band
+ * (in its own reference and, where it can be placed there, above mean sea
+ * level: band.ts) and its box. Its exact area is the request's.
+ */
+export interface CellClaim extends Band {
   claim: string;
   request: string;
   operator: string;
+  /** The volume's index in its request. */
+  volume: number;
   start: Date;
   end: Date;
-  lower_m: number;
-  upper_m: number;
   bbox: BBox;
 }
 
@@ -39,8 +45,12 @@ export interface Deconfliction {
 /** How long a claim may stay `claiming` before another claim may withdraw it (its writer is taken to have died). */
 export const CLAIM_LEASE_MS = 15_000;
 
-/** The statuses in which a held reservation takes its airspace. */
-const HOLDING: readonly FlightRequestStatus[] = ['Approved'];
+/** The statuses in which a flight holds its airspace: what deconfliction checks every approval against. */
+export const AIRSPACE_HOLDING_STATUSES: readonly FlightRequestStatus[] = ['Approved'];
+
+export function holdsAirspace(status: string): boolean {
+  return (AIRSPACE_HOLDING_STATUSES as readonly string[]).includes(status);
+}
 
 export type Holding = 'holds' | 'claiming' | 'stalled' | 'none';
 
@@ -48,19 +58,19 @@ export type Holding = 'holds' | 'claiming' | 'stalled' | 'none';
 export function holdingOf(claim: CellClaim, holder: { status: string; deconfliction?: Deconfliction | null } | null, now: Date): Holding {
   const reservation = holder?.deconfliction;
   if (!holder || !reservation || reservation.claim !== claim.claim) return 'none';
-  if (reservation.state === 'held') return (HOLDING as readonly string[]).includes(holder.status) ? 'holds' : 'none';
+  if (reservation.state === 'held') return holdsAirspace(holder.status) ? 'holds' : 'none';
   return now.getTime() - new Date(reservation.at).getTime() < CLAIM_LEASE_MS ? 'claiming' : 'stalled';
 }
 
-export function cellClaimOf(volume: AirspaceVolume, claim: string, request: string): CellClaim {
+export function cellClaimOf(volume: AirspaceVolume, band: Band, claim: string, request: string): CellClaim {
   return {
     claim,
     request,
     operator: volume.operator_uuid,
+    volume: volume.index,
     start: volume.start,
     end: volume.end,
-    lower_m: volume.lower_m,
-    upper_m: volume.upper_m,
+    ...band,
     bbox: boundsOfVolume(volume),
   };
 }
