@@ -59,6 +59,13 @@ export type Altitude = Static<typeof Altitude>;
 /** PRODUCT-style limits of `volumes` (README, "Volumes"); the time and height rules are the spec fields' own. */
 export const VOLUME_LIMITS = { maxVolumes: 20, maxPositionsPerVolume: 2000 } as const;
 
+/** A Point is a circle: its radius is required, and only a Point has one (generators read no `if`, validators and fuzzers do). */
+const CIRCLE_RULE = {
+  if: { properties: { geometry: { properties: { type: { const: 'Point' } }, required: ['type'] } }, required: ['geometry'] },
+  then: { required: ['radius_m'] },
+  else: { properties: { radius_m: false } },
+};
+
 /**
  * One 4-D volume of a submission (F3548's `Volume4D`): an area, a band between two
  * altitudes of one reference, and a window of its own. The geometry is checked by
@@ -69,13 +76,13 @@ export const FlightVolumeInput = Type.Object(
     geometry: Type.Unknown({
       description: `a GeoJSON Polygon or MultiPolygon, or a Point with radius_m (a circle); at most ${VOLUME_LIMITS.maxPositionsPerVolume} positions`,
     }),
-    radius_m: Type.Optional(Double({ description: 'with a Point geometry: the circle radius, 1..5000 metres' })),
+    radius_m: Type.Optional(Double({ minimum: 1, maximum: 5000, description: 'with a Point geometry (and only then): the circle radius, 1..5000 metres' })),
     altitude_lower: Altitude,
     altitude_upper: Altitude,
     start_time: utcTimestamp('start time'),
     end_time: utcTimestamp('end time'),
   },
-  { $id: 'FlightVolumeInput', additionalProperties: false },
+  { $id: 'FlightVolumeInput', additionalProperties: false, ...CIRCLE_RULE },
 );
 export type FlightVolumeInput = Static<typeof FlightVolumeInput>;
 
@@ -141,7 +148,7 @@ export const FlightRequestCreateDocument = {
     flight_area: FlightArea,
     volumes: Type.Optional(
       Type.Array(
-        Type.Object({ ...FlightVolumeInput.properties, geometry: VolumeGeometry }, { $id: 'FlightVolumeInput', additionalProperties: false }),
+        Type.Object({ ...FlightVolumeInput.properties, geometry: VolumeGeometry }, { $id: 'FlightVolumeInput', additionalProperties: false, ...CIRCLE_RULE }),
         VOLUMES_OPTIONS,
       ),
     ),
