@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Double, Int32, Int64, Nullable, UtcTimestamp, Uuid } from '../schema-helpers.js';
-import { FindingRecord, FlightAreaSummary, FlightVolumeRecord } from './requests.js';
+import { FindingRecord, FlightAreaSummary } from './requests.js';
+import { FlightVolumeRecord } from './volumes.js';
 
 /**
  * The signed authorisation of an Approved flight request: a compact JWS

@@ -4,6 +4,7 @@ import { FLIGHT_REQUEST_STATUSES, FlightRequestStatus } from './status.js';
 import { FlightArea, VolumeGeometry } from './geojson.js';
 import { ReviewItemRecord } from './reviews.js';
 import { SharedVolume } from './shared-volume.js';
+import { Altitude, FlightVolumeRecord } from './volumes.js';
 
 /** PRODUCT.md "Rules": the category screening derives from the free-text `aircraft_type`. */
 export const AIRCRAFT_CATEGORIES = ['multirotor', 'fixed_wing', 'vtol', 'helicopter', 'airship', 'other'] as const;
@@ -30,31 +31,6 @@ function utcTimestamp(attribute: string) {
 }
 
 const optionalText = Type.Optional(Nullable(Line({ maxLength: 255 })));
-
-/** ASTM F3548-21's `Altitude` references: above the ground, above mean sea level, above the WGS-84 ellipsoid. */
-export const ALTITUDE_REFERENCES = ['AGL', 'AMSL', 'WGS84'] as const;
-export type AltitudeReference = (typeof ALTITUDE_REFERENCES)[number];
-export const ALTITUDE_UNITS = ['m', 'ft'] as const;
-export type AltitudeUnits = (typeof ALTITUDE_UNITS)[number];
-
-/** One limit of a volume's band, as F3548's `Altitude`: `{"value": 80, "reference": "AGL", "units": "m"}`. */
-export const Altitude = Type.Object(
-  {
-    value: Double({ examples: [80] }),
-    reference: Type.Unsafe<AltitudeReference>({
-      type: 'string',
-      enum: [...ALTITUDE_REFERENCES],
-      'x-error-message': `The :attribute field must be one of: ${ALTITUDE_REFERENCES.join(', ')}.`,
-    }),
-    units: Type.Unsafe<AltitudeUnits>({
-      type: 'string',
-      enum: [...ALTITUDE_UNITS],
-      'x-error-message': `The :attribute field must be one of: ${ALTITUDE_UNITS.join(', ')}.`,
-    }),
-  },
-  { $id: 'Altitude', additionalProperties: false },
-);
-export type Altitude = Static<typeof Altitude>;
 
 /** PRODUCT-style limits of `volumes` (README, "Volumes"); the time and height rules are the spec fields' own. */
 export const VOLUME_LIMITS = { maxVolumes: 20, maxPositionsPerVolume: 2000 } as const;
@@ -197,23 +173,6 @@ export const StatusHistoryRecord = Type.Object({
   reason: Nullable(Type.String()),
 });
 export type StatusHistoryRecord = Static<typeof StatusHistoryRecord>;
-
-/** A volume as the record shows it: its band and window, and which features of `flight_area` are its area. */
-export const FlightVolumeRecord = Type.Object(
-  {
-    start_time: UtcTimestamp,
-    end_time: UtcTimestamp,
-    altitude_lower: Altitude,
-    altitude_upper: Altitude,
-    bbox: Type.Array(Double(), { minItems: 4, maxItems: 4, description: "[west, south, east, north] of the volume's area" }),
-    features: Type.Array(Int32({ minimum: 0 }), {
-      minItems: 1,
-      description: 'indexes in flight_area.features of the volume’s area (a request without volumes: all of them)',
-    }),
-  },
-  { $id: 'FlightVolumeRecord' },
-);
-export type FlightVolumeRecord = Static<typeof FlightVolumeRecord>;
 
 /** The flight request as every route returns it (inside `data`). */
 export const FlightRequestRecord = Type.Object(

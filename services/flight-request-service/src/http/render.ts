@@ -102,6 +102,7 @@ export function reviewQueueEntry(doc: FlightRequestSummary, itemId: string): Rev
       aircraft_type: doc.aircraft_type,
       purpose: doc.purpose,
       bbox: doc.area.bbox,
+      volumes: volumeRecords(doc),
     },
   };
 }
