@@ -1,4 +1,4 @@
-import type { FieldErrors } from '@dfc/kit/errors';
+import { mergeFieldErrors, type FieldErrors } from '@dfc/kit/errors';
 import { VOLUME_LIMITS, type Altitude } from '@dfc/contracts';
 import type { Feature } from 'geojson';
 import { buildFeature } from '../geometry/feature-geometry.js';
@@ -72,18 +72,21 @@ function check(
   vertical: VerticalModel,
 ): { errors: FieldErrors; checked: CheckedVolumes | null } {
   const bag = new FieldErrorBag();
+  // The spec's fields are judged beside the volumes' own errors, reported with them.
+  const specFields = new FieldErrorBag();
+  const refusal = () => ({ errors: mergeFieldErrors(bag.toFieldErrors(), specFields.toFieldErrors()), checked: null });
   if (own(input, 'flight_area') !== undefined) {
-    bag.add('flight_area', "The flight area field is prohibited when volumes are sent: the volumes' areas form it.");
+    specFields.add('flight_area', "The flight area field is prohibited when volumes are sent: the volumes' areas form it.");
   }
   const list = own(input, 'volumes');
-  if (!Array.isArray(list) || list.length === 0 || list.length > VOLUME_LIMITS.maxVolumes) return { errors: bag.toFieldErrors(), checked: null };
+  if (!Array.isArray(list) || list.length === 0 || list.length > VOLUME_LIMITS.maxVolumes) return refusal();
   const refused = (path: string) => Object.keys(schemaErrors).some((field) => field === path || field.startsWith(`${path}.`));
 
   const positions = list.map((volume) => (isRecord(volume) ? positionsOf(own(volume, 'geometry')) : 0));
   const total = positions.reduce((sum, count) => sum + count, 0);
   if (total > limits.flightArea.maxPositions) {
     bag.add('volumes', `The volumes must not have more than ${limits.flightArea.maxPositions} positions in all (they have ${total}).`);
-    return { errors: bag.toFieldErrors(), checked: null };
+    return refusal();
   }
 
   const built = list.map((volume, index) => {
@@ -91,7 +94,7 @@ function check(
     if (!isRecord(volume) || refused(path)) return null;
     return buildVolume(volume, path, positions[index] ?? 0, limits, now, vertical, bag);
   });
-  if (!bag.empty || built.some((volume) => volume === null)) return { errors: bag.toFieldErrors(), checked: null };
+  if (!bag.empty || built.some((volume) => volume === null)) return refusal();
   const volumes = built as BuiltVolume[];
 
   const start = new Date(Math.min(...volumes.map((volume) => volume.start.getTime())));
@@ -107,8 +110,8 @@ function check(
     bag.add('volumes', `The volumes must not cover more than ${limits.flightArea.maxAreaM2 / 1e6} km² in all (they cover ${covered} km²).`);
   }
   const maxAltitudeM = Math.max(...volumes.map((volume) => Math.ceil(heightAboveGround(volume.upper, boundsOf(volume.polygon), vertical))));
-  agreeWithSpecFields(input, schemaErrors, { start, end, maxAltitudeM }, bag);
-  if (!bag.empty) return { errors: bag.toFieldErrors(), checked: null };
+  agreeWithSpecFields(input, schemaErrors, { start, end, maxAltitudeM }, specFields);
+  if (!bag.empty || !specFields.empty) return refusal();
 
   return {
     errors: {},
