@@ -37,7 +37,7 @@ export function screen(input: ScreeningInput): ScreeningResult {
   for (const { zone, meetings } of relevantZones(input, volumes)) {
     let item: ReviewItemDraft | null = null;
     for (const { volume, meeting } of meetings) {
-      const outcome = zoneOutcome(zone, { maxAltitudeM: heightOf(volume, input), operator: input.operator }, meeting);
+      const outcome = zoneOutcome(zone, { maxAltitudeM: Math.ceil(heightOf(volume, input)), operator: input.operator }, meeting);
       if (outcome.finding) findings.push(named ? aboutVolume(outcome.finding, volume) : outcome.finding);
       item ??= outcome.item;
     }
