@@ -42,12 +42,6 @@ export interface BandMeeting {
   terrainUnknown: boolean;
 }
 
-/** Whether the flight's band [0, maxAltitudeM] AGL over `box` meets the volume's band. */
-export function bandMeets(volume: Pick<ZoneVolume, 'lower' | 'upper'>, maxAltitudeM: number, box: BBox, model: VerticalModel): BandMeeting {
-  const ground: VerticalLimit = { value: 0, reference: 'AGL', uom: 'm' };
-  return flightBandMeets(volume, { lower: ground, upper: { value: maxAltitudeM, reference: 'AGL', uom: 'm' } }, box, model);
-}
-
 /**
  * Whether a flight band (its lower and upper limit, each in its reference) over
  * `box` meets the zone volume's band. Limits all above ground, or none of them,
