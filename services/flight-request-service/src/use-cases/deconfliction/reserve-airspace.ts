@@ -1,5 +1,5 @@
 import { ConflictError } from '@dfc/kit/errors';
-import { cellsOf, type AirspaceVolume } from '../../domain/deconfliction/airspace-volume.js';
+import { cellsOf, type AirspaceVolume, type LedgerCell } from '../../domain/deconfliction/airspace-volume.js';
 import { cellClaimOf, holdingOf, mayConflict, type CellClaim } from '../../domain/deconfliction/reservation.js';
 import { areasIntersect } from '../../domain/geometry/flight-area.js';
 import type { FlightRequest } from '../../domain/flight-request/flight-request.js';
@@ -15,11 +15,11 @@ const ATTEMPTS_PER_CELL = 25;
 
 export type Reservation = { reserved: true; cells: string[] } | { reserved: false; conflicts: ApprovedFlight[] };
 
-/** One of our volumes, as the cells it touches list it. */
+/** One of our volumes, as the cells it touches list it, with whether it is at home in each. */
 interface OurClaim {
   volume: AirspaceVolume;
   listed: CellClaim;
-  cells: Set<string>;
+  cells: Map<string, boolean>;
 }
 
 /**
@@ -28,7 +28,7 @@ interface OurClaim {
  * in sorted order (the cells of all its volumes), each by one conditional
  * write made only when no other operator's claim in that cell holds or is
  * taking airspace one of our volumes there shares. On the first conflict the
- * cells taken so far are given back and the conflicting flights returned.
+ * claim is withdrawn from every cell and the conflicting flights returned.
  * The caller commits the reservation by writing the request (the claim
  * `held`), conditional on the claim still being its own.
  */
@@ -37,43 +37,29 @@ export async function reserveAirspace(deps: UseCaseDeps, volumes: AirspaceVolume
   const ours: OurClaim[] = volumes.map((volume) => ({
     volume,
     listed: cellClaimOf(volume, bandOf(volume.lower, volume.upper, volume.bbox, model), claim, request),
-    cells: new Set(cellsOf(volume)),
+    cells: new Map(cellsOf(volume).map((cell) => [cell.id, cell.own])),
   }));
-  const cells = [...new Set(ours.flatMap((our) => [...our.cells]))].sort();
-  const taken: string[] = [];
+  // A cell where any of our volumes is at home is read as its home reads it: the others judge more claims, never fewer.
+  const places = new Map<string, boolean>();
+  for (const our of ours) for (const [id, own] of our.cells) places.set(id, (places.get(id) ?? false) || own);
+  const cells: LedgerCell[] = [...places].map(([id, own]) => ({ id, own })).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   for (const cell of cells) {
-    const conflicts = await takeCell(
-      deps,
-      cell,
-      claim,
-      ours.filter((our) => our.cells.has(cell)),
-    );
+    const here = ours.filter((our) => our.cells.has(cell.id));
+    const conflicts = await takeCell(deps, cell, here).catch(async (error: unknown) => {
+      await releaseAirspace(deps, claim);
+      throw error;
+    });
     if (conflicts.length > 0) {
-      await releaseAirspace(deps, claim, taken);
+      await releaseAirspace(deps, claim);
       return { reserved: false, conflicts };
     }
-    taken.push(cell);
   }
-  return { reserved: true, cells };
+  return { reserved: true, cells: cells.map((cell) => cell.id) };
 }
 
-/** Gives the claim's cells back. Only tidies: a claim its request no longer holds counts for nothing already. */
-export async function releaseAirspace(deps: UseCaseDeps, claim: string, cells: readonly string[]): Promise<void> {
-  for (const id of cells) {
-    for (let attempt = 0; attempt < ATTEMPTS_PER_CELL; attempt++) {
-      const done = await deps.airspace.exclusively(id, async () => {
-        const cell = await deps.airspace.read(id);
-        return (
-          !cell.claims.some((listed) => listed.claim === claim) ||
-          (await deps.airspace.write(
-            cell,
-            cell.claims.filter((listed) => listed.claim !== claim),
-          ))
-        );
-      });
-      if (done) break;
-    }
-  }
+/** Takes the claim out of the ledger. Only tidies: a claim its request no longer holds counts for nothing already. */
+export async function releaseAirspace(deps: UseCaseDeps, claim: string): Promise<void> {
+  await deps.airspace.withdraw([claim]);
 }
 
 /** The volumes a request takes, one per band and window: its own, or its area from the ground to its ceiling over its window. */
@@ -83,19 +69,20 @@ export function volumeOf(
   return volumesOf(request).map((volume) => ({ ...volume, operator_uuid: request.operator_uuid }));
 }
 
-/** Adds our volumes' claims to one cell: the flights that stop it, or none once it is written. */
-async function takeCell(deps: UseCaseDeps, id: string, claim: string, ours: OurClaim[]): Promise<ApprovedFlight[]> {
+/** Adds our volumes' claims to one cell: the flights that stop it, or none once they are written. */
+async function takeCell(deps: UseCaseDeps, place: LedgerCell, ours: OurClaim[]): Promise<ApprovedFlight[]> {
   for (let attempt = 0; attempt < ATTEMPTS_PER_CELL; attempt++) {
-    const taken = await deps.airspace.exclusively(id, async () => {
-      const cell = await deps.airspace.read(id);
+    const taken = await deps.airspace.exclusively(place.id, async () => {
+      const cell = await deps.airspace.read(place);
       const meeting = cell.claims.flatMap((theirs) =>
         ours.filter((our) => mayConflict(theirs, our.listed)).map((our) => ({ theirs, ours: our.volume })),
       );
       const verdict = await judge(deps, meeting);
       if (verdict.conflicts.length > 0) return verdict.conflicts;
       if (verdict.undecided) return null;
-      const kept = cell.claims.filter((listed) => !verdict.void.has(listed.claim) && listed.claim !== claim);
-      return (await deps.airspace.write(cell, [...kept, ...ours.map((our) => our.listed)])) ? [] : null;
+      await deps.airspace.withdraw([...verdict.void]);
+      const written = ours.map((our) => ({ claim: our.listed, own: our.cells.get(place.id) ?? false }));
+      return (await deps.airspace.write(cell, written)) ? [] : null;
     });
     if (taken) return taken;
   }
@@ -104,7 +91,7 @@ async function takeCell(deps: UseCaseDeps, id: string, claim: string, ours: OurC
 
 interface Verdict {
   conflicts: ApprovedFlight[];
-  /** Claims that can never be committed: left out of the cell when it is written. */
+  /** Claims that can never be committed: withdrawn from the ledger before ours is written. */
   void: Set<string>;
   /** A stalled claim could not be withdrawn (its request changed meanwhile): read the cell again. */
   undecided: boolean;
