@@ -6,18 +6,15 @@ import type { ReviewItem } from '../review/review-group.js';
 import type { Finding } from '../screening/screen.js';
 import type { StatusHistoryEntry } from '../state-machine/transitions.js';
 import type { ValidSubmission } from '../submission/check-submission.js';
-import type { StoredVolume } from '../volumes/flight-volume.js';
 
 /**
  * A flight request, the aggregate: the request, its review group and its
  * history, changed only as a whole (changes.ts says how). How it is stored
  * is the store's business alone.
  */
-export interface FlightRequest extends Omit<ValidSubmission, 'area' | 'volumes'> {
+export interface FlightRequest extends Omit<ValidSubmission, 'area'> {
   /** The request's uuid. */
   _id: string;
-  /** Its 4-D volumes when it was submitted with them (their areas are `geometry.polygons`, by index); absent or null otherwise. */
-  volumes?: StoredVolume[] | null;
   status: FlightRequestStatus;
   /** What every reader is shown of the area: its bounding box, size and feature counts. */
   area: AreaSummary;

@@ -1,8 +1,8 @@
 import { areasIntersect } from '../geometry/flight-area.js';
 import { activeDuring } from '../zones/applicability.js';
-import type { GeoZone } from '../zones/geo-zone.js';
+import type { GeoZone, VerticalLimit } from '../zones/geo-zone.js';
 import type { Altitude } from '../volumes/flight-volume.js';
-import { describeLimit, flightBandMeets, NO_VERTICAL_MODEL, type VerticalLimit } from '../zones/vertical.js';
+import { describeLimit, flightBandMeets, NO_VERTICAL_MODEL } from '../zones/vertical.js';
 import type { Finding, ReviewItemDraft, ScreeningInput } from './types.js';
 
 /** What one zone the flight really meets means for it (PRODUCT.md "Automatic screening"). */

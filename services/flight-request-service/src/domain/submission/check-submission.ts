@@ -21,7 +21,7 @@ export interface ValidSubmission {
   end_time: Date;
   max_altitude: number;
   /** As submitted (areas in `area`, one feature each, by index); null for a request of the spec's fields alone. */
-  volumes: StoredVolume[] | null;
+  volumes?: StoredVolume[] | null;
   /** As sent; its category is derived where it is read (`aircraftCategoryOf`). */
   aircraft_type: string;
   purpose: string;
