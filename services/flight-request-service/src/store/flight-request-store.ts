@@ -3,7 +3,7 @@ import { AggregateStore, WITHOUT_OUTBOX, type OutboxRelay } from '@dfc/kit/outbo
 import type { EventEnvelope, FlightRequestStatus } from '@dfc/contracts';
 import { countMatching, findWhereIn } from '@dfc/kit/db';
 import { NotFoundError } from '@dfc/kit/errors';
-import { AIRSPACE_HOLDING_STATUSES, type Deconfliction } from '../domain/deconfliction/reservation.js';
+import type { Deconfliction } from '../domain/deconfliction/reservation.js';
 import type { FlightRequest, FlightRequestChange, FlightRequestGeometry, FlightRequestSummary } from '../domain/flight-request/flight-request.js';
 import type { AreaSummary } from '../domain/geometry/flight-area.js';
 import type { ApprovedFlight } from '../domain/screening/screen.js';
@@ -197,13 +197,6 @@ export class FlightRequestStore {
       countMatching(this.model, filter),
     ]);
     return { items: items.map(toSummary), total };
-  }
-
-  /** Flights of other operators holding their airspace whose window and bounding box overlap: deconfliction candidates. */
-  async approvedOverlapping(operatorUuid: string, start: Date, end: Date, bbox: [number, number, number, number]): Promise<ApprovedFlight[]> {
-    // One equality per status: the index serves it on every engine, where an `$in` runs in the local engine itself.
-    const found = await Promise.all(AIRSPACE_HOLDING_STATUSES.map((status) => this.overlapping(status, operatorUuid, start, end, bbox)));
-    return found.flat();
   }
 
   /** Requests of other operators in `status` whose window and bounding box overlap (the exact areas are the caller's to compare). */

@@ -6,6 +6,7 @@ import { volumeConflicts } from '../../domain/screening/deconfliction.js';
 import { volumesOf } from '../../domain/volumes/flight-volume.js';
 import { applyDecision } from '../decide-review-item.js';
 import type { UseCaseDeps } from '../deps.js';
+import { flightsHolding, volumeOf } from './reserve-airspace.js';
 
 const RESOLVED = 'The overlapping flight no longer holds the airspace.';
 
@@ -46,6 +47,6 @@ async function resolveIfClear(deps: UseCaseDeps, uuid: string, requestId?: strin
 }
 
 async function stillOverlapped(deps: UseCaseDeps, request: FlightRequest): Promise<boolean> {
-  const approved = await deps.requests.approvedOverlapping(request.operator_uuid, request.start_time, request.end_time, request.area.bbox);
+  const approved = await flightsHolding(deps, volumeOf(request));
   return volumeConflicts(volumesOf(request), request.operator_uuid, approved, deps.rules.vertical).length > 0;
 }

@@ -62,9 +62,35 @@ export async function releaseAirspace(deps: UseCaseDeps, claim: string): Promise
   await deps.airspace.withdraw([claim]);
 }
 
+/**
+ * The flights of other operators that hold airspace meeting one of the
+ * volumes' window, band and bounding box, one each, ordered by uuid: the
+ * claims the volumes' cells list, each confirmed by its request. Only
+ * index-served reads by key, however many flights the neighbourhood holds.
+ */
+export async function flightsHolding(deps: UseCaseDeps, volumes: AirspaceVolume[]): Promise<ApprovedFlight[]> {
+  const model = deps.rules.vertical ?? NO_VERTICAL_MODEL;
+  const flights = new Map<string, ApprovedFlight>();
+  for (const volume of volumes) {
+    const ours = cellClaimOf(volume, bandOf(volume.lower, volume.upper, volume.bbox, model), '', '');
+    const cells = await Promise.all(cellsOf(volume).map((cell) => deps.airspace.read(cell)));
+    const meeting = cells.flatMap((cell) => cell.claims).filter((theirs) => mayConflict(theirs, ours));
+    if (meeting.length === 0) continue;
+    const holders = await deps.requests.holders([...new Set(meeting.map((claim) => claim.request))]);
+    const now = deps.now();
+    for (const claim of meeting) {
+      const holder = holders.get(claim.request);
+      if (holder && holdingOf(claim, holder, now) === 'holds') flights.set(holder._id, flightOf(holder));
+    }
+  }
+  return [...flights.values()].sort((a, b) => (a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0));
+}
+
 /** The volumes a request takes, one per band and window: its own, or its area from the ground to its ceiling over its window. */
 export function volumeOf(
-  request: Pick<FlightRequest, 'operator_uuid' | 'start_time' | 'end_time' | 'max_altitude' | 'geometry' | 'volumes'>,
+  request: Pick<FlightRequest, 'operator_uuid' | 'start_time' | 'end_time' | 'max_altitude' | 'volumes'> & {
+    geometry: Pick<FlightRequest['geometry'], 'polygons'>;
+  },
 ): AirspaceVolume[] {
   return volumesOf(request).map((volume) => ({ ...volume, operator_uuid: request.operator_uuid }));
 }
