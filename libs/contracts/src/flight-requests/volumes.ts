@@ -22,7 +22,7 @@ export const Altitude = Type.Object(
       'x-error-message': `The :attribute field must be one of: ${ALTITUDE_UNITS.join(', ')}.`,
     }),
   },
-  { $id: 'Altitude', additionalProperties: false },
+  { additionalProperties: false },
 );
 export type Altitude = Static<typeof Altitude>;
 
