@@ -58,7 +58,7 @@ const GOAL_RATIO = 0.9;
 const HOUR = 3_600_000;
 const LOG = (line: string) => process.stdout.write(`flight-requests: ${line}\n`);
 
-interface Client {
+export interface Client {
   uuid: string;
   key: string;
 }

@@ -10,6 +10,7 @@ import { newEvent, RoutingKeys, signWebhookPayload, type Principal, type Webhook
 import { entryPoint, startSystem, type System } from '../e2e/src/system.js';
 import { attemptModel } from '../services/webhook-service/src/store/attempt-model.js';
 import { deliveryModel } from '../services/webhook-service/src/store/delivery-model.js';
+import { retentionOf } from '../services/webhook-service/src/config.js';
 import { webhookEndpointModel, type WebhookEndpoint } from '../services/webhook-service/src/store/endpoint-model.js';
 import { newDelivery } from '../services/webhook-service/src/use-cases/fan-out-event.js';
 import { costPerUnit, engineGroups, serviceGroup } from './accounting.js';
@@ -147,8 +148,9 @@ async function engineAlone(system: System, events: number, endpoints: number, pe
   const log = createLogger('webhooks-bench', 'warn');
   const connection = await connectMongo(system.mongoUrl, `${system.database('webhook-service')}_engine`, log, 3);
   const Endpoints = webhookEndpointModel(connection);
-  const Deliveries = deliveryModel(connection);
-  const Attempts = attemptModel(connection);
+  const retention = retentionOf({ WEBHOOK_DELIVERY_TTL_DAYS: 30, WEBHOOK_ATTEMPT_TTL_DAYS: 30 });
+  const Deliveries = deliveryModel(connection, retention.deliverySeconds);
+  const Attempts = attemptModel(connection, retention.attemptSeconds);
   await syncIndexes(connection);
   try {
     const operatorUuid = randomUUID();

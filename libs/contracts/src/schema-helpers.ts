@@ -129,6 +129,7 @@ export const PageMeta = Type.Object(
     per_page: Int32({ minimum: 1, maximum: 100 }),
     to: Nullish,
     total: Int64({ minimum: 0 }),
+    next_cursor: Type.Optional(Nullable(Type.String({ description: 'large lists: the `cursor` of the page after this one' }))),
   },
   { $id: 'PageMeta' },
 );
@@ -146,3 +147,41 @@ export const PageQuery = {
   page: Int32({ minimum: 1, maximum: MAX_PAGE, default: 1 }),
   per_page: Int32({ minimum: 1, maximum: 100, default: 15 }),
 };
+
+/**
+ * The highest `page` of a list that grows without bound (flight requests, the review queue, a
+ * delivery log): a page is a skip over the index, so deeper pages are walked with `cursor`.
+ */
+export const MAX_LIST_PAGE = 1_000;
+
+/** `page` / `per_page` / `cursor` of a list that grows without bound; `cursor` and `page` exclude each other. */
+export const LargeListQuery = {
+  page: Int32({ minimum: 1, maximum: MAX_LIST_PAGE, default: 1 }),
+  per_page: PageQuery.per_page,
+  cursor: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 200,
+      pattern: '^[A-Za-z0-9_-]+$',
+      description: "`meta.next_cursor` of the previous page: the page after it, by the list's order (not with `page`)",
+      'x-error-message': 'The cursor is not valid.',
+    }),
+  ),
+};
+
+/** Laravel's cursor paginator envelope, named `<Name>CursorPage`: what a list answers to `cursor`. */
+export function CursorPaginated<T extends TSchema>(item: T) {
+  return Type.Object(
+    {
+      data: Type.Array(item),
+      links: Type.Object({ first: Type.Null(), last: Type.Null(), prev: Type.Null(), next: Nullable(Type.String()) }),
+      meta: Type.Object({ path: Type.String(), per_page: Int32({ minimum: 1, maximum: 100 }), next_cursor: Nullable(Type.String()), prev_cursor: Type.Null() }),
+    },
+    wrapperId(item, 'CursorPage'),
+  );
+}
+
+/** A large list's answer: the page envelope, or with `cursor` the cursor envelope. */
+export function PaginatedOrCursor<T extends TSchema>(item: T) {
+  return Type.Union([Paginated(item), CursorPaginated(item)]);
+}

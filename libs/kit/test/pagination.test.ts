@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { paginate, pagerWindow } from '@dfc/kit/pagination';
+import { ValidationError } from '@dfc/kit/errors';
+import { cursorPaginate, decodeCursor, encodeCursor, listRequest, pageOfFound, paginate, pagerWindow } from '@dfc/kit/pagination';
 
 describe('paginate (Laravel envelope)', () => {
   const path = 'http://127.0.0.1:8080/api/things';
@@ -43,5 +44,44 @@ describe('paginate (Laravel envelope)', () => {
       { url: null, label: '...', active: false },
       { url: null, label: '...', active: false },
     ]);
+  });
+});
+
+describe('cursor pagination beside page', () => {
+  it('when a position is encoded, then decoding the cursor gives it back; anything else is not a cursor', () => {
+    const position = { at: new Date('2026-12-01T10:00:00.123Z'), id: 'b2c1' };
+    expect(decodeCursor(encodeCursor(position))).to.deep.equal(position);
+    for (const text of ['', 'not-a-cursor', Buffer.from('[1]').toString('base64url'), Buffer.from('["x","y"]').toString('base64url')]) {
+      expect(decodeCursor(text), text).to.equal(null);
+    }
+  });
+
+  it('when cursor comes with page, or is not a cursor, then 422 names cursor', () => {
+    const cursor = encodeCursor({ at: new Date(), id: 'a' });
+    expect(() => listRequest({ page: 2, per_page: 15, cursor }, true))
+      .to.throw(ValidationError)
+      .with.property('errors')
+      .that.deep.equals({ cursor: ['The cursor field cannot be combined with page.'] });
+    expect(() => listRequest({ page: 1, per_page: 15, cursor: 'bogus' }, false))
+      .to.throw(ValidationError)
+      .with.property('errors')
+      .that.deep.equals({ cursor: ['The cursor is not valid.'] });
+    expect(listRequest({ page: 3, per_page: 10 }, true)).to.deep.equal({ page: { page: 3, per_page: 10 } });
+  });
+
+  it('when a cursor page has a next one, then links.next carries the filters and the cursor, as Laravel’s cursor paginator', () => {
+    const envelope = cursorPaginate(['a'], 'CUR', 10, 'http://x/api/items', { status: 'Pending', operator_uuid: undefined });
+    expect(envelope.links).to.deep.equal({ first: null, last: null, prev: null, next: 'http://x/api/items?status=Pending&per_page=10&cursor=CUR' });
+    expect(envelope.meta).to.deep.equal({ path: 'http://x/api/items', per_page: 10, next_cursor: 'CUR', prev_cursor: null });
+    expect(cursorPaginate([], null, 10, 'http://x/api/items').links.next).to.equal(null);
+  });
+
+  it('when a page was read with one item more, then the page drops it and the cursor names the page’s last item', () => {
+    const at = new Date('2026-12-01T00:00:00Z');
+    const found = [1, 2, 3].map((n) => ({ id: `i${n}`, at }));
+    const page = pageOfFound(found, 2, (item) => item);
+    expect(page.items.map((item) => item.id)).to.deep.equal(['i1', 'i2']);
+    expect(decodeCursor(page.nextCursor!)).to.deep.equal({ at, id: 'i2' });
+    expect(pageOfFound(found, 3, (item) => item).nextCursor).to.equal(null);
   });
 });

@@ -18,6 +18,12 @@ export const FlightRequestServiceConfig = Type.Object({
   MONGO_DB: Type.String({ minLength: 1, default: 'dfc_flight_requests' }),
   OUTBOX_PUBLISH: Type.Boolean({ default: true }),
   EXPIRY_SWEEP_INTERVAL_MS: Type.Integer({ minimum: 100, default: 30_000 }),
+  /**
+   * Days a request is kept after it reached a final status (Rejected, Cancelled, Expired,
+   * Rescinded), then purged with its review items and Idempotency-Key claims; 0 keeps every one.
+   */
+  FLIGHT_REQUEST_RETENTION_DAYS: Type.Number({ minimum: 0, default: 0 }),
+  PURGE_SWEEP_INTERVAL_MS: Type.Integer({ minimum: 100, default: 3_600_000 }),
   ZONE_RELOAD_INTERVAL_MS: Type.Integer({ minimum: 1000, default: 60_000 }),
   MAX_ALTITUDE_M: Type.Integer({ minimum: 1, default: 500 }),
   MAX_DURATION_HOURS: Type.Number({ exclusiveMinimum: 0, default: 24 }),

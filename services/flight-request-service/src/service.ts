@@ -34,6 +34,7 @@ import type { UseCaseDeps } from './use-cases/deps.js';
 import { applyOperatorChange } from './use-cases/apply-operator-change.js';
 import { applyReviewItemsChange } from './use-cases/apply-review-items-change.js';
 import { expirePendingRequests } from './use-cases/expire-pending-requests.js';
+import { purgeFinalRequests } from './use-cases/purge-final-requests.js';
 import { rescreenForZone } from './use-cases/rescreen-for-zone.js';
 import { ZoneIndexSync } from './use-cases/zone-index-sync.js';
 
@@ -103,10 +104,14 @@ export function createFlightRequestService(resources: ServiceResources<FlightReq
       await subscribeOperatorProjection(broker, (event) => applyOperatorChange(operators, event));
       await subscribeReviewQueueProjection(broker, (event) => applyReviewItemsChange(reviewQueue, event));
       await subscribeZoneChanges(broker, (zoneId) => zoneSync.changed(zoneId));
-      await subscribeZoneRescreening(broker, (zoneId, requestId) => rescreenForZone(deps, zoneId, requestId));
+      await subscribeZoneRescreening(broker, (zoneId, action, requestId) => rescreenForZone(deps, zoneId, action, requestId));
       await subscribeReexamination(broker, (uuid, requestId) => reexamineWaiting(deps, uuid, requestId));
       relay.start();
       jobs.push(repeatEvery('expiry sweep', config.EXPIRY_SWEEP_INTERVAL_MS, () => expirePendingRequests(deps), log));
+      if (config.FLIGHT_REQUEST_RETENTION_DAYS > 0) {
+        const days = config.FLIGHT_REQUEST_RETENTION_DAYS;
+        jobs.push(repeatEvery('retention purge', config.PURGE_SWEEP_INTERVAL_MS, () => purgeFinalRequests(deps, days), log));
+      }
       // The safety net of the zone events: a replica that missed some (its broadcast queue lives with its connection) catches up.
       jobs.push(repeatEvery('zone reload', config.ZONE_RELOAD_INTERVAL_MS, () => zoneSync.reloadAll(), log));
     },

@@ -37,7 +37,7 @@ describe('the OpenAPI document for client generators', () => {
     );
     expect(constUnions.map(([, at]) => at)).to.deep.equal([]);
     const status = (components['FlightRequestRecord']?.['properties'] as JsonObject)['status'];
-    expect(status).to.deep.equal({ type: 'string', enum: ['Pending', 'Approved', 'Rejected', 'Cancelled', 'Expired', 'Rescinded'] });
+    expect(status).to.deep.equal({ type: 'string', enum: ['Pending', 'Approved', 'Rejected', 'Cancelled', 'Expired', 'Rescinded', 'Suspended'] });
   });
 
   it('when a record combines schemas (IssuedApiKey, WebhookEndpointWithSecret), then it is one object that keeps its nulls', () => {

@@ -55,6 +55,13 @@ export const WebhookServiceConfig = Type.Object({
   WEBHOOK_LOST_AFTER_MS: positiveMs(30 * 60_000),
   /** How often the delivery log is swept for such deliveries. */
   WEBHOOK_LOST_SWEEP_INTERVAL_MS: positiveMs(5 * 60_000),
+  /**
+   * Days a delivery, with the body it sends, is kept after its last change (a TTL index; README: "Retention").
+   * A pending delivery changes at least once per retry delay, so it is never deleted while it still waits.
+   */
+  WEBHOOK_DELIVERY_TTL_DAYS: Type.Number({ exclusiveMinimum: 0, default: 30 }),
+  /** Days an attempt of the delivery log is kept after it was made (a TTL index). */
+  WEBHOOK_ATTEMPT_TTL_DAYS: Type.Number({ exclusiveMinimum: 0, default: 30 }),
   /** Endpoints one operator may hold: every one of them multiplies each of its events into a delivery. */
   WEBHOOK_MAX_ENDPOINTS_PER_OPERATOR: Type.Integer({ minimum: 1, default: 20 }),
   ALLOW_HTTP_WEBHOOKS: Type.Boolean({ default: false }),
@@ -80,8 +87,32 @@ export function loadWebhookConfig(env: NodeJS.ProcessEnv = process.env): Webhook
         'an attempt under way at SIGTERM would be cut off and sent again',
     ]);
   }
+  const longestWaitMs =
+    Math.max(config.WEBHOOK_MAX_RETRY_AFTER_MS, ...config.WEBHOOK_RETRY_SCHEDULE_MS.split(',').map(Number)) + config.WEBHOOK_LOST_AFTER_MS;
+  if (config.WEBHOOK_DELIVERY_TTL_DAYS * DAY_MS <= longestWaitMs) {
+    throw new ConfigError([
+      `WEBHOOK_DELIVERY_TTL_DAYS (${config.WEBHOOK_DELIVERY_TTL_DAYS}) must be longer than the longest wait of a pending delivery ` +
+        `(${Math.ceil(longestWaitMs / 60_000)} minutes): it would be deleted while it still waits`,
+    ]);
+  }
   return config;
 }
+
+/** The retention the TTL indexes are built with. */
+export interface Retention {
+  deliverySeconds: number;
+  attemptSeconds: number;
+}
+
+export function retentionOf(config: Pick<WebhookServiceConfig, 'WEBHOOK_DELIVERY_TTL_DAYS' | 'WEBHOOK_ATTEMPT_TTL_DAYS'>): Retention {
+  return {
+    deliverySeconds: Math.round(config.WEBHOOK_DELIVERY_TTL_DAYS * 86_400),
+    attemptSeconds: Math.round(config.WEBHOOK_ATTEMPT_TTL_DAYS * 86_400),
+  };
+}
+
+/** The config keys the index migration reads besides the database's. */
+export const RETENTION_SETTINGS = ['WEBHOOK_DELIVERY_TTL_DAYS', 'WEBHOOK_ATTEMPT_TTL_DAYS'] as const;
 
 /** The work queue of delivery attempts, shared by every replica. */
 export function attemptsQueueName(config: Pick<WebhookServiceConfig, 'AMQP_EXCHANGE'>): string {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { ConfigError } from '@dfc/kit/config';
-import { loadWebhookConfig } from '../src/config.js';
+import { loadWebhookConfig, retentionOf } from '../src/config.js';
 
 const base = { INTERNAL_TOKEN_PUBLIC_KEY: 'pem', WEBHOOK_SECRET_KEY: Buffer.alloc(32, 7).toString('base64') };
 
@@ -21,5 +21,18 @@ describe('webhook-service configuration: the shutdown grace period', () => {
 
   it('when the webhook timeout is shortened, then a grace period of timeout + 5 s is accepted', () => {
     expect(loadWebhookConfig({ ...base, WEBHOOK_TIMEOUT_MS: '2000', SHUTDOWN_GRACE_MS: '7000' })).to.include({ SHUTDOWN_GRACE_MS: 7_000 });
+  });
+});
+
+describe('webhook-service configuration: retention', () => {
+  it('when nothing is set, then deliveries and attempts are kept 30 days', () => {
+    expect(retentionOf(loadWebhookConfig(base))).to.deep.equal({ deliverySeconds: 30 * 86_400, attemptSeconds: 30 * 86_400 });
+  });
+
+  it('when deliveries would be deleted before the longest wait of a pending one, then a ConfigError says so', () => {
+    expect(() => loadWebhookConfig({ ...base, WEBHOOK_DELIVERY_TTL_DAYS: '1' }))
+      .to.throw(ConfigError)
+      .with.property('message')
+      .that.match(/WEBHOOK_DELIVERY_TTL_DAYS \(1\) must be longer than the longest wait of a pending delivery/);
   });
 });

@@ -4,7 +4,7 @@ import { query, type Api, type Page } from '../api';
 import { ErrorBanner, TableWrap, Field, Link, Loading, Pager, StatusBadge, when } from '../ui/components';
 import { useLoad } from '../ui/use-load';
 
-const STATUSES = ['Pending', 'Approved', 'Rejected', 'Cancelled', 'Expired', 'Rescinded'];
+const STATUSES = ['Pending', 'Approved', 'Suspended', 'Rejected', 'Cancelled', 'Expired', 'Rescinded'];
 const PER_PAGE = 10;
 
 interface Filters {

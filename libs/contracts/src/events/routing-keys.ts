@@ -13,6 +13,7 @@ export const RoutingKeys = {
   flightRequestStatusChanged: 'flight_request.status_changed',
   flightRequestCascadeRejection: 'flight_request.cascade_rejection',
   flightRequestReviewCompleted: 'flight_request.review_completed',
+  flightRequestRestrictionNotice: 'flight_request.restriction_notice',
 } as const;
 
 export type RoutingKey = (typeof RoutingKeys)[keyof typeof RoutingKeys];

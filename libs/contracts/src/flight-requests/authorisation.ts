@@ -61,7 +61,11 @@ export const AuthorisationRecord = Type.Object(
 );
 export type AuthorisationRecord = Static<typeof AuthorisationRecord>;
 
-export const AUTHORISATION_STATES = ['valid', 'revoked', 'expired'] as const;
+/**
+ * `suspended`: a new authorisation zone put the flight back under review; the approval that ends the review issues a
+ * new authorisation and this one is `revoked` from then on.
+ */
+export const AUTHORISATION_STATES = ['valid', 'suspended', 'revoked', 'expired'] as const;
 export type AuthorisationState = (typeof AUTHORISATION_STATES)[number];
 
 /**

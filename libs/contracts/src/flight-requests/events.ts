@@ -78,3 +78,40 @@ export const FlightRequestReviewCompleted = Type.Object({
   completed_at: Type.String({ format: 'date-time' }),
 });
 export type FlightRequestReviewCompleted = Static<typeof FlightRequestReviewCompleted>;
+
+/** What a restriction notice did to the request besides telling its operator. */
+export const RESTRICTION_NOTICE_EFFECTS = ['notice', 'review_added', 'suspended', 'reinstated', 'rescinded', 'rejected'] as const;
+export type RestrictionNoticeEffect = (typeof RESTRICTION_NOTICE_EFFECTS)[number];
+
+/** The zone a restriction notice is about, as it was at the version that was screened. */
+export const RestrictionNoticeZone = Type.Object({
+  id: Type.String(),
+  version: Type.Integer({ minimum: 0 }),
+  identifier: Nullable(Type.String({ description: 'the published ED-269 / ED-318 identifier' })),
+  country: Nullable(Type.String({ description: 'ISO 3166-1 alpha-3' })),
+  type: Type.String({ description: 'CTR, AIRPORT, MILITARY, NATURE, TEMPORARY or OTHER' }),
+  published_type: Nullable(Type.String({ description: 'the type as published (ED-318 `type`, ED-269 `restriction`), e.g. REQ_AUTHORIZATION' })),
+  restriction: Type.String({ description: 'PROHIBITED | REQ_AUTHORISATION | CONDITIONAL | USPACE | NO_RESTRICTION' }),
+  name: Type.String(),
+  authority: Type.String(),
+});
+export type RestrictionNoticeZone = Static<typeof RestrictionNoticeZone>;
+
+/**
+ * flight_request.restriction_notice: a zone created, changed or re-issued meets a live request with a finding the
+ * request did not have. Webhook kind `restriction_notice`.
+ */
+export const FlightRequestRestrictionNotice = Type.Object({
+  flight_request_uuid: Uuid,
+  operator_uuid: Uuid,
+  status: FlightRequestStatus,
+  zone: RestrictionNoticeZone,
+  message: Nullable(Type.String({ description: "the zone's published message (the first language published)" })),
+  messages: Type.Array(Type.Object({ text: Type.String(), lang: Type.String() })),
+  finding: Type.Object({ code: Type.String(), message: Type.String(), authority: Nullable(Type.String()) }),
+  volume: Type.Integer({ minimum: 0 }),
+  effect: Type.Union(RESTRICTION_NOTICE_EFFECTS.map((effect) => Type.Literal(effect))),
+  sequence: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()]),
+  occurred_at: Type.String({ format: 'date-time' }),
+});
+export type FlightRequestRestrictionNotice = Static<typeof FlightRequestRestrictionNotice>;

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Double, Int32, Line, Nullable, PageQuery, RequiredFreeText, RequiredLine, Timestamp, UtcTimestamp, Uuid } from '../schema-helpers.js';
+import { Double, Int32, LargeListQuery, Line, Nullable, RequiredFreeText, RequiredLine, Timestamp, UtcTimestamp, Uuid } from '../schema-helpers.js';
 import { FLIGHT_REQUEST_STATUSES, FlightRequestStatus } from './status.js';
 import { FlightArea, VolumeGeometry } from './geojson.js';
 import { ReviewItemRecord } from './reviews.js';
@@ -142,7 +142,7 @@ export type FlightAreaSummary = Static<typeof FlightAreaSummary>;
 export const FindingRecord = Type.Object({
   code: Type.String({
     description:
-      'ZONE_PROHIBITED | ZONE_REQUIRES_AUTHORISATION | CTR_EXEMPTION_APPLIED | ZONE_CONDITIONAL | ZONE_USPACE | ALTITUDE_ABOVE_LIMIT | DECONFLICTION_OVERLAP',
+      'ZONE_PROHIBITED | ZONE_REQUIRES_AUTHORISATION | CTR_EXEMPTION_APPLIED | ZONE_CONDITIONAL | ZONE_USPACE | ZONE_INFORMATION (an unrestricted zone with a published message) | ALTITUDE_ABOVE_LIMIT | DECONFLICTION_OVERLAP',
   }),
   message: Type.String(),
   zone_id: Nullable(Type.String()),
@@ -212,6 +212,18 @@ export const FlightRequestRecord = Type.Object(
       ),
       Type.Null(),
     ]),
+    suspension: Type.Optional(
+      Type.Union([
+        Type.Object(
+          { zone_ids: Type.Array(Type.String()), suspended_at: Timestamp },
+          {
+            description:
+              'Set while the request is Suspended: the authorisation zones created or changed after the approval whose authorities must approve it again. The airspace stays reserved meanwhile.',
+          },
+        ),
+        Type.Null(),
+      ]),
+    ),
     status_history: Type.Array(StatusHistoryRecord),
     created_at: Timestamp,
     updated_at: Timestamp,
@@ -253,7 +265,7 @@ export const FlightRequestListQuery = Type.Object({
     }),
   ),
   operator_uuid: Type.Optional(Type.String({ format: 'uuid', description: 'admins only' })),
-  ...PageQuery,
+  ...LargeListQuery,
 });
 export type FlightRequestListQuery = Static<typeof FlightRequestListQuery>;
 

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Double, Int32, Nullable, PageQuery, RequiredFreeText, Timestamp, UtcTimestamp, Uuid } from '../schema-helpers.js';
+import { Double, Int32, LargeListQuery, Nullable, RequiredFreeText, Timestamp, UtcTimestamp, Uuid } from '../schema-helpers.js';
 import { SharedVolume } from './shared-volume.js';
 import { FlightRequestStatus } from './status.js';
 import { FlightVolumeRecord } from './volumes.js';
@@ -56,7 +56,7 @@ export type ReviewQueueEntry = Static<typeof ReviewQueueEntry>;
 /** GET /api/reviews: reviewers see their own authority's pending items; admins may filter by authority. */
 export const ReviewListQuery = Type.Object({
   authority: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'admins only' })),
-  ...PageQuery,
+  ...LargeListQuery,
 });
 export type ReviewListQuery = Static<typeof ReviewListQuery>;
 

@@ -64,7 +64,7 @@ export const authorisationPaths: Record<string, PathItem> = {
       description: `${TOKEN_DESCRIPTION} Whoever may read the request may read its authorisation.`,
       responses: {
         '200': response('The token, its id and key, and its claims decoded.', DataEnvelope(AuthorisationRecord)),
-        '404': response('No such request, not yours, or not Approved (pending, rejected, cancelled, rescinded, expired).', ErrorBody),
+        '404': response('No such request, not yours, or not Approved (pending, suspended, rejected, cancelled, rescinded, expired).', ErrorBody),
       },
     },
   },
@@ -76,8 +76,10 @@ export const authorisationPaths: Record<string, PathItem> = {
       operationId: 'getAuthorisationStatus',
       summary: 'Whether an authorisation still stands (public)',
       description:
-        '`valid`; `revoked` when the request was cancelled or rescinded (a new restriction now prohibits the flight), ' +
-        'with the reason and, for a rescission, the zone; `expired` after the flight window. No API key; limited per client IP.',
+        '`valid`; `suspended` while a new authorisation zone has the flight back under its authority\'s review (do not fly); ' +
+        '`revoked` when the request was cancelled, rescinded (a new restriction now prohibits the flight) or rejected while ' +
+        'suspended, or when a later approval replaced it (the approval that ends a suspension issues a new authorisation); ' +
+        '`expired` after the flight window. Nothing else: no reason, time or zone. No API key; limited per client IP.',
       responses: { '200': response('The status.', DataEnvelope(AuthorisationStatusRecord)), '404': notFound },
     },
   },

@@ -3,7 +3,7 @@ import { CancelBody, FlightRequestCreateDocument, FlightRequestGetQuery, FlightR
 import { ReviewDecision, ReviewListQuery, ReviewQueueEntry } from '../flight-requests/reviews.js';
 import { ZoneImportResult, ZoneListQuery, ZoneQuery } from '../flight-requests/zone-admin.js';
 import { GeoZoneInput, GeoZoneRecord, ZONE_ID_PATTERN, ZoneImport } from '../flight-requests/zones.js';
-import { DataEnvelope, ErrorBody, Paginated, Uuid, ValidationErrorBody } from '../schema-helpers.js';
+import { DataEnvelope, ErrorBody, Paginated, PaginatedOrCursor, Uuid, ValidationErrorBody } from '../schema-helpers.js';
 import { cancelFlightRequestExample, submitFlightRequestExample } from './examples.js';
 
 /**
@@ -108,9 +108,14 @@ export const flightRequestPaths = (now: Date): Record<string, PathItem> => ({
         'Operators see their own; reviewers those with a review item of their authority; admins all (optionally one ' +
         '`operator_uuid`). `from_date`/`to_date` select requests whose window overlaps [from_date 00:00, to_date 24:00) ' +
         "in the operator's timezone (UTC when it has none, and for lists not limited to one operator). `status` is " +
-        'case-insensitive and may list several, comma-separated. The record leaves out `flight_area`.',
+        'case-insensitive and may list several, comma-separated. The record leaves out `flight_area`. `total` counts up ' +
+        'to 10,000; `page` goes up to 1,000, and `cursor` (`meta.next_cursor`) walks the list past that, each item once ' +
+        'however many are added meanwhile.',
       parameters: queryParameters(FlightRequestListQuery),
-      responses: { '200': response('A page of flight requests.', Paginated(FlightRequestRecord)), '422': invalid },
+      responses: {
+        '200': response('A page of flight requests (with `cursor`, the cursor page).', PaginatedOrCursor(FlightRequestRecord)),
+        '422': invalid,
+      },
     },
   },
   '/api/flight-requests/{uuid}': {
@@ -128,9 +133,15 @@ export const flightRequestPaths = (now: Date): Record<string, PathItem> => ({
       tags: ['Reviews'],
       operationId: 'listReviewItems',
       summary: 'The review queue: pending items, oldest request first',
-      description: "Reviewers see their own authority's items; admins every authority's, or one with `authority`.",
+      description:
+        "Reviewers see their own authority's items; admins every authority's, or one with `authority`. `total` counts up " +
+        'to 10,000; `page` goes up to 1,000, and `cursor` (`meta.next_cursor`) walks the queue past that.',
       parameters: queryParameters(ReviewListQuery),
-      responses: { '200': response('A page of pending review items.', Paginated(ReviewQueueEntry)), '403': forbidden, '422': invalid },
+      responses: {
+        '200': response('A page of pending review items (with `cursor`, the cursor page).', PaginatedOrCursor(ReviewQueueEntry)),
+        '403': forbidden,
+        '422': invalid,
+      },
     },
   },
   '/api/reviews/{id}/decision': {

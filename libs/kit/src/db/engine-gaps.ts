@@ -19,11 +19,16 @@
  *    returns, and one left by a crashed writer is taken over once stale.
  * 2. A unique index refusing an *update* is reported with its own error text
  *    rather than MongoDB's code 11000.
- * 3. It filters `$in` itself, over the whole collection (15 ids among 20,000
- *    documents: 1 s), while an equality is served by an index (15 of them in
- *    parallel: 40 ms). `findWhereIn` sends one or the other.
+ * 3. It filters `$in` itself, over the whole collection, while an equality is
+ *    served by an index. `findWhereIn` and `deleteWhereIn` send one or the other.
+ * 4. It refuses TTL indexes (`expireAfterSeconds`) and expires nothing:
+ *    `createDeclaredIndexes` builds them without the option and
+ *    `expireAsTtlWould` deletes what MongoDB's TTL monitor would.
  */
 import type { Connection, Model, ProjectionType, QueryFilter } from 'mongoose';
+
+/** A model of any documents, as a connection holds them. */
+type AnyModel = Connection['models'][string];
 
 const tails = new Map<string, Promise<void>>();
 
@@ -39,6 +44,22 @@ export function serialisedPerDocument<T>(collection: string, id: unknown, write:
   tails.set(key, tail);
   void tail.then(() => {
     if (tails.get(key) === tail) tails.delete(key);
+  });
+  return result;
+}
+
+/** serialisedPerDocument for one command that writes several documents (a bulk of conditional updates): after each one's earlier writes. */
+export function serialisedPerDocuments<T>(collection: string, ids: readonly unknown[], write: () => Promise<T>): Promise<T> {
+  const keys = [...new Set(ids.map((id) => `${collection}\u0000${String(id)}`))];
+  const previous = Promise.all(keys.map((key) => tails.get(key) ?? Promise.resolve()));
+  const result = previous.then(write);
+  const tail = result.then(
+    () => undefined,
+    () => undefined,
+  );
+  for (const key of keys) tails.set(key, tail);
+  void tail.then(() => {
+    for (const key of keys) if (tails.get(key) === tail) tails.delete(key);
   });
   return result;
 }
@@ -156,3 +177,90 @@ export async function findWhereIn<D, T = D>(
   const found = await Promise.all(distinct.map((value) => model.find(where(value), projection).lean<T[]>().exec()));
   return found.flat();
 }
+
+/** Deletes the documents whose `field` equals one of `values`: one `$in` on MongoDB, one equality per value on the local engine. */
+export async function deleteWhereIn<D>(model: Model<D>, field: string, values: readonly unknown[]): Promise<number> {
+  const distinct = [...new Set(values)];
+  if (distinct.length === 0) return 0;
+  const where = (condition: unknown) => ({ [field]: condition }) as QueryFilter<D>;
+  if (await servesInFromIndexes(model.db)) return (await model.deleteMany(where({ $in: distinct })).exec()).deletedCount;
+  const deleted = await Promise.all(distinct.map((value) => model.deleteMany(where(value)).exec()));
+  return deleted.reduce((sum, result) => sum + result.deletedCount, 0);
+}
+
+/**
+ * Builds the indexes `model` declares. The local engine refuses `expireAfterSeconds`: there a
+ * TTL index is built without it (its key still orders the sweep's reads), and `expireAsTtlWould`
+ * deletes what MongoDB's TTL monitor would.
+ */
+export async function createDeclaredIndexes(model: AnyModel): Promise<void> {
+  if (!(await isLocalEngine(model.db))) {
+    await model.createIndexes();
+    return;
+  }
+  for (const [keys, options] of model.schema.indexes()) {
+    const { expireAfterSeconds: _ttl, ...engineOptions } = options as Record<string, unknown>;
+    await model.collection.createIndex(keys as Record<string, 1 | -1>, engineOptions);
+  }
+}
+
+/** The declared indexes the database lacks, each as `<collection> <key>`. */
+export async function missingIndexes(model: AnyModel): Promise<string[]> {
+  const collection = model.collection.collectionName;
+  if (!(await isLocalEngine(model.db))) {
+    const { toCreate } = await model.diffIndexes();
+    return toCreate.map((index) => `${collection} ${JSON.stringify(index)}`);
+  }
+  const existing = await model.collection.listIndexes().toArray().catch(() => []);
+  const built = new Set(existing.map((index) => `${JSON.stringify(index['key'])}/${index['unique'] === true}`));
+  return model.schema
+    .indexes()
+    .filter(([keys, options]) => !built.has(`${JSON.stringify(keys)}/${(options as { unique?: boolean }).unique === true}`))
+    .map(([keys]) => `${collection} ${JSON.stringify(keys)}`);
+}
+
+/** The TTL indexes a model declares: the date field each expires documents by, and after how long. */
+export function ttlIndexes(model: AnyModel): Array<{ field: string; seconds: number }> {
+  return model.schema.indexes().flatMap(([keys, options]) => {
+    const seconds = (options as { expireAfterSeconds?: unknown }).expireAfterSeconds;
+    const fields = Object.keys(keys);
+    return typeof seconds === 'number' && fields.length === 1 ? [{ field: fields[0]!, seconds }] : [];
+  });
+}
+
+/**
+ * On MongoDB, sets a TTL index's `expireAfterSeconds` to the declared one where the index
+ * exists with another (collMod; createIndexes would refuse the change). Nothing on the local engine.
+ */
+export async function retimeTtlIndexes(model: AnyModel): Promise<void> {
+  const declared = ttlIndexes(model);
+  if (declared.length === 0 || (await isLocalEngine(model.db))) return;
+  const existing = await model.collection.listIndexes().toArray().catch(() => []);
+  for (const { field, seconds } of declared) {
+    const index = existing.find((candidate) => JSON.stringify(candidate['key']) === JSON.stringify({ [field]: 1 }));
+    if (index && typeof index['expireAfterSeconds'] === 'number' && index['expireAfterSeconds'] !== seconds) {
+      await model.db.db!.command({ collMod: model.collection.collectionName, index: { keyPattern: { [field]: 1 }, expireAfterSeconds: seconds } });
+    }
+  }
+}
+
+/**
+ * What MongoDB's TTL monitor does, done on the local engine (which has none): deletes the
+ * documents of every model on `connection` whose TTL field is older than its index allows. One
+ * `deleteMany` per index, safe from every replica at once. The number deleted; 0 on MongoDB, where
+ * the server expires documents itself.
+ */
+export async function expireAsTtlWould(connection: Connection, now: Date = new Date()): Promise<number> {
+  if (!(await isLocalEngine(connection))) return 0;
+  let deleted = 0;
+  for (const model of Object.values(connection.models)) {
+    for (const { field, seconds } of ttlIndexes(model)) {
+      const cutoff = new Date(now.getTime() - seconds * 1000);
+      deleted += (await model.deleteMany({ [field]: { $lt: cutoff } } as QueryFilter<unknown>).exec()).deletedCount;
+    }
+  }
+  return deleted;
+}
+
+/** How often MongoDB's TTL monitor runs, and so how often a service runs `expireAsTtlWould`. */
+export const TTL_MONITOR_INTERVAL_MS = 60_000;

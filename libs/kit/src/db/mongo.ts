@@ -1,5 +1,6 @@
 import mongoose, { type Connection, type Model, type QueryFilter } from 'mongoose';
 import type { Logger } from 'pino';
+import { createDeclaredIndexes, missingIndexes, retimeTtlIndexes } from './engine-gaps.js';
 
 /**
  * A mongoose connection of the service's own (one database per service).
@@ -35,9 +36,12 @@ function serviceName(log: Logger): string | undefined {
   return typeof service === 'string' ? service : undefined;
 }
 
-/** Builds the indexes the models declare. Run at start, idempotent. */
+/** Builds the indexes the models declare (a TTL index changed in the model gets its new time). Idempotent. */
 export async function syncIndexes(connection: Connection): Promise<void> {
-  for (const model of Object.values(connection.models)) await model.createIndexes();
+  for (const model of Object.values(connection.models)) {
+    await retimeTtlIndexes(model);
+    await createDeclaredIndexes(model);
+  }
 }
 
 /**
@@ -49,10 +53,7 @@ export async function syncIndexes(connection: Connection): Promise<void> {
  */
 export async function verifyIndexes(connection: Connection): Promise<void> {
   const missing: string[] = [];
-  for (const model of Object.values(connection.models)) {
-    const { toCreate } = await model.diffIndexes();
-    for (const index of toCreate) missing.push(`${model.collection.collectionName} ${JSON.stringify(index)}`);
-  }
+  for (const model of Object.values(connection.models)) missing.push(...(await missingIndexes(model)));
   if (missing.length > 0) {
     throw new Error(`indexes missing (run the index migration, npm run migrate): ${missing.join('; ')}`);
   }
@@ -64,4 +65,12 @@ export async function verifyIndexes(connection: Connection): Promise<void> {
  */
 export function countMatching<T>(model: Model<T>, filter: QueryFilter<T>): Promise<number> {
   return (Object.keys(filter).length === 0 ? model.estimatedDocumentCount() : model.countDocuments(filter)).exec();
+}
+
+/**
+ * How many documents match, counted up to `limit` (a list's total past it would cost a walk of
+ * the whole index for a figure no pager needs), within `maxTimeMS`.
+ */
+export function countUpTo<T>(model: Model<T>, filter: QueryFilter<T>, limit: number, maxTimeMS: number): Promise<number> {
+  return model.countDocuments(filter, { limit, maxTimeMS }).exec();
 }

@@ -4,7 +4,7 @@ import { AppError, ServiceUnavailableError, TooManyRequestsError } from '../erro
 
 /**
  * The single mapping from errors to HTTP. Typed errors render their documented
- * body; an unreachable database is a 503 (the client may retry); anything else is a 500 that tells the client nothing about internals
+ * body; an unreachable database, or a query past its time limit, is a 503 (the client may retry); anything else is a 500 that tells the client nothing about internals
  * (the cause goes to the log, with the request id the client also sees).
  */
 export function errorMiddleware(): Middleware {
@@ -36,8 +36,14 @@ const DATABASE_UNREACHABLE = new Set([
   'MongoTopologyClosedError',
 ]);
 
+/** MongoDB's code for a query stopped by its `maxTimeMS`. */
+const MAX_TIME_MS_EXPIRED = 50;
+
 function toAppError(caught: unknown): AppError {
   if (caught instanceof AppError) return caught;
+  if (caught instanceof Error && (caught as { code?: unknown }).code === MAX_TIME_MS_EXPIRED) {
+    return new ServiceUnavailableError('The list took too long to read; narrow its filters or walk it with cursor.', 1);
+  }
   if (caught instanceof Error && (DATABASE_UNREACHABLE.has(caught.name) || /buffering timed out/.test(caught.message))) {
     return new ServiceUnavailableError();
   }

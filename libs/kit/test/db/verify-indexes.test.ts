@@ -45,3 +45,44 @@ describe('verifyIndexes (real database): services check, the migration builds', 
     expect(refusal?.message).to.include('accounts {"created_at":-1}').and.not.include('email');
   });
 });
+
+describe('syncIndexes and verifyIndexes with a TTL index (real database)', () => {
+  let connection: Connection;
+
+  afterEach(async () => {
+    await connection.dropDatabase();
+    await connection.close();
+  });
+
+  async function withTtl(seconds: number, database: string): Promise<Connection> {
+    const { mongoUrl } = await testDependencies();
+    const opened = await connectMongo(mongoUrl, database, createLogger('test', 'silent'));
+    const schema = new Schema({ _id: String, at: Date }, { collection: 'attempts', versionKey: false });
+    schema.index({ at: 1 }, { expireAfterSeconds: seconds });
+    opened.model('Attempt', schema);
+    return opened;
+  }
+
+  it('when a model declares a TTL index, then the migration builds it (with its seconds where the engine has TTL) and the service accepts it', async () => {
+    connection = await withTtl(3600, uniqueName('kit_ttl'));
+    await syncIndexes(connection);
+    await verifyIndexes(connection);
+    const built = (await connection.collection('attempts').listIndexes().toArray()).find((index) => JSON.stringify(index['key']) === '{"at":1}');
+    expect(built).to.not.equal(undefined);
+    const local = 'ferretdbVersion' in (await connection.db!.admin().command({ buildInfo: 1 }));
+    if (!local) expect(built!['expireAfterSeconds']).to.equal(3600);
+  });
+
+  it('when the retention changes and the migration runs again, then the index takes the new seconds and the service accepts it', async () => {
+    const database = uniqueName('kit_ttl');
+    connection = await withTtl(3600, database);
+    await syncIndexes(connection);
+    await connection.close();
+    connection = await withTtl(7200, database);
+    await syncIndexes(connection);
+    await verifyIndexes(connection);
+    const built = (await connection.collection('attempts').listIndexes().toArray()).find((index) => JSON.stringify(index['key']) === '{"at":1}');
+    const local = 'ferretdbVersion' in (await connection.db!.admin().command({ buildInfo: 1 }));
+    if (!local) expect(built!['expireAfterSeconds']).to.equal(7200);
+  });
+});

@@ -26,6 +26,12 @@ describe('createServiceApp', () => {
     router.get('/api/database-down', () => {
       throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:27017'), { name: 'MongoServerSelectionError' });
     });
+    router.get('/api/list-too-slow', () => {
+      throw Object.assign(new Error('Executor error during find command :: caused by :: operation exceeded time limit'), {
+        name: 'MongoServerError',
+        code: 50,
+      });
+    });
     router.get('/api/conflict', () => {
       throw new ConflictError('A Rejected flight request cannot be cancelled.');
     });
@@ -182,6 +188,13 @@ describe('createServiceApp', () => {
     const response = await call('/api/database-down');
     expect(response.status).to.equal(503);
     expect(await response.json()).to.deep.equal({ message: 'Service Unavailable.' });
+  });
+
+  it('when a list query runs past its maxTimeMS, then 503 with Retry-After, not 500', async () => {
+    const response = await call('/api/list-too-slow');
+    expect(response.status).to.equal(503);
+    expect(response.headers.get('retry-after')).to.equal('1');
+    expect(await response.json()).to.deep.equal({ message: 'The list took too long to read; narrow its filters or walk it with cursor.' });
   });
 
   it('when the method is not routed, then 405 with Allow; when the path is unknown, then 404', async () => {

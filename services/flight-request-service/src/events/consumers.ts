@@ -1,6 +1,7 @@
 import { queueName, type Broker } from '@dfc/kit/broker';
 import { RoutingKeys, type EventEnvelope, type FlightRequestStatusChanged, type OperatorChanged } from '@dfc/contracts';
 import type { ReviewItemsChanged } from '../domain/events/review-item-events.js';
+import { holdsAirspace } from '../domain/deconfliction/reservation.js';
 import type { ZoneChanged } from '../domain/events/zone-events.js';
 import { InternalRoutingKeys, Queues } from '../messaging.js';
 
@@ -40,12 +41,16 @@ export function subscribeZoneChanges(broker: Broker, onChange: (zoneId: string) 
 }
 
 /**
- * zone.changed (created or updated) → screen the requests the zone may now
- * affect again, on one replica (competing consumers). A deleted zone restricts
- * nothing new. Redeliveries (a crash mid-way) are harmless: every request
- * records the zone version it was screened against.
+ * zone.changed → screen the requests the zone may now affect again, on one
+ * replica (competing consumers); a deleted (or retired) zone restricts nothing
+ * new, and only what it suspended is reinstated. Redeliveries (a crash
+ * mid-way) are harmless: every request records the zone version it was
+ * screened against.
  */
-export function subscribeZoneRescreening(broker: Broker, rescreen: (zoneId: string, requestId?: string) => Promise<unknown>): Promise<void> {
+export function subscribeZoneRescreening(
+  broker: Broker,
+  rescreen: (zoneId: string, action: ZoneChanged['action'], requestId?: string) => Promise<unknown>,
+): Promise<void> {
   return broker.subscribe({
     queue: queueName(broker.exchangeName, Queues.zoneRescreening),
     bindings: [InternalRoutingKeys.zoneChanged],
@@ -53,23 +58,24 @@ export function subscribeZoneRescreening(broker: Broker, rescreen: (zoneId: stri
     prefetch: 1,
     handler: async (event) => {
       const { zone_id: zoneId, action } = (event as EventEnvelope<ZoneChanged>).data;
-      if (action !== 'deleted') await rescreen(zoneId, event.request_id);
+      await rescreen(zoneId, action, event.request_id);
     },
   });
 }
 
 /**
- * An Approved request that became Cancelled or Rescinded gave its airspace
- * up: the requests waiting for deconfliction over it are examined again, on
- * one replica (competing consumers); redeliveries change nothing twice.
+ * A request that held airspace (Approved or Suspended) and became Cancelled,
+ * Rescinded or Rejected gave it up: the requests waiting for deconfliction
+ * over it are examined again, on one replica (competing consumers);
+ * redeliveries change nothing twice.
  */
 export function subscribeReexamination(broker: Broker, reexamine: (uuid: string, requestId?: string) => Promise<unknown>): Promise<void> {
   return broker.subscribe({
     queue: queueName(broker.exchangeName, Queues.reexamination),
     bindings: [RoutingKeys.flightRequestStatusChanged],
     handler: async (event) => {
-      const { flight_request_uuid: uuid, previous_status: previous } = (event as EventEnvelope<FlightRequestStatusChanged>).data;
-      if (previous === 'Approved') await reexamine(uuid, event.request_id);
+      const { flight_request_uuid: uuid, previous_status: previous, status } = (event as EventEnvelope<FlightRequestStatusChanged>).data;
+      if (previous !== null && holdsAirspace(previous) && !holdsAirspace(status)) await reexamine(uuid, event.request_id);
     },
   });
 }

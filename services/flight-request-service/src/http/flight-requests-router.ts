@@ -1,5 +1,5 @@
 import Router from '@koa/router';
-import { paginate } from '@dfc/kit/pagination';
+import { listRequest, renderList } from '@dfc/kit/pagination';
 import type { Middleware } from 'koa';
 import { methodRules, publicPath, requireRole, resourceLocation, type KitState } from '@dfc/kit/http';
 import { queryValidator } from '@dfc/kit/validation';
@@ -42,12 +42,13 @@ export function flightRequestsRouter(deps: UseCaseDeps): Router<KitState> {
 
   router.get('/', requireRole('operator', 'reviewer', 'admin'), async (ctx) => {
     const query = validateListQuery({ ...ctx.query });
-    const page = await listFlightRequests(deps, ctx.state.principal, query);
+    const request = listRequest(query, ctx.query['page'] !== undefined);
+    const page = await listFlightRequests(deps, ctx.state.principal, query, request);
     const filters = { from_date: query.from_date, to_date: query.to_date, status: query.status, operator_uuid: query.operator_uuid };
-    ctx.body = paginate(
+    ctx.body = renderList(
+      request,
       page.items.map((doc) => flightRequestRecord(doc)),
-      page.total,
-      page.page,
+      page,
       publicPath(ctx),
       filters,
     );

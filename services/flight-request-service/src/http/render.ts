@@ -41,6 +41,9 @@ export function flightRequestRecord(doc: FlightRequestSummary & { geometry?: Fli
           rescinded_at: toOffsetTimestamp(doc.rescission.rescinded_at),
         }
       : null,
+    suspension: doc.suspension
+      ? { zone_ids: [...doc.suspension.zone_ids], suspended_at: toOffsetTimestamp(doc.suspension.suspended_at) }
+      : null,
     status_history: doc.status_history.map((entry) => ({
       status: entry.status,
       at: toOffsetTimestamp(entry.at),

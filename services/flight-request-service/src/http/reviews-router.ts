@@ -1,5 +1,5 @@
 import Router from '@koa/router';
-import { paginate } from '@dfc/kit/pagination';
+import { listRequest, renderList } from '@dfc/kit/pagination';
 import { NotFoundError } from '@dfc/kit/errors';
 import { publicPath, requireRole, type KitState } from '@dfc/kit/http';
 import { queryValidator } from '@dfc/kit/validation';
@@ -16,13 +16,14 @@ export function reviewsRouter(deps: UseCaseDeps): Router<KitState> {
 
   router.get('/', requireRole('reviewer', 'admin'), async (ctx) => {
     const query = validateListQuery({ ...ctx.query });
-    const page = await listReviewItems(deps, ctx.state.principal, query);
+    const request = listRequest(query, ctx.query['page'] !== undefined);
+    const page = await listReviewItems(deps, ctx.state.principal, query, request);
     const entries = page.rows.flatMap((row) => {
       const entry = reviewQueueEntry(row.doc, row.itemId);
       return entry ? [{ ...entry, competing: row.competing }] : [];
     });
     const filters = ctx.state.principal.role === 'admin' ? { authority: query.authority } : {};
-    ctx.body = paginate(entries, page.total, page.page, publicPath(ctx), filters);
+    ctx.body = renderList(request, entries, page, publicPath(ctx), filters);
   });
 
   router.post('/:id/decision', requireRole('reviewer', 'admin'), async (ctx) => {

@@ -61,6 +61,7 @@ const flightRequestSchema = new Schema<StoredFlightRequest>(
     cancellation: { type: Schema.Types.Mixed, default: null },
     rescission: { type: Schema.Types.Mixed, default: null },
     deconfliction: { type: Schema.Types.Mixed, default: null },
+    suspension: { type: Schema.Types.Mixed, default: null },
     zone_screenings: { type: [Object], default: [] },
     status_history: { type: [Object], default: [] },
     idempotency: { type: Schema.Types.Mixed, default: null },
@@ -83,11 +84,15 @@ flightRequestSchema.index({ review_authorities: 1, created_at: -1, _id: -1, stat
 flightRequestSchema.index({ review_authorities: 1, status: 1, created_at: -1, _id: -1, start_time: 1, end_time: 1 });
 // Expiry sweep: Pending, start passed, oldest start first.
 flightRequestSchema.index({ status: 1, start_time: 1 });
+// Purge: requests of a final status last changed before the retention's cutoff.
+flightRequestSchema.index({ status: 1, updated_at: 1 });
 // Deconfliction and rescreening: live flights (not yet ended) whose window and bounding box meet
 // the area's; `end_time` first keeps the range small however long the history grows.
 flightRequestSchema.index({ status: 1, end_time: 1, start_time: 1, bbox_west: 1, bbox_east: 1, bbox_south: 1, bbox_north: 1, operator_uuid: 1 });
 // A review decision finds the request that owns the item.
 flightRequestSchema.index({ 'review.items.id': 1 });
+// A zone lifted finds the requests it suspended (only a Suspended request has a suspension).
+flightRequestSchema.index({ 'suspension.zone_ids': 1 });
 
 export function flightRequestModel(connection: Connection): FlightRequestModel {
   return connection.models['FlightRequest'] ?? connection.model<StoredFlightRequest>('FlightRequest', flightRequestSchema);

@@ -1,20 +1,41 @@
 import type { QueryFilter } from 'mongoose';
 import { AggregateStore, WITHOUT_OUTBOX, type OutboxRelay } from '@dfc/kit/outbox';
 import type { EventEnvelope, FlightRequestStatus } from '@dfc/contracts';
-import { countMatching, findWhereIn } from '@dfc/kit/db';
+import { countUpTo, deleteWhereIn, findWhereIn } from '@dfc/kit/db';
+import { afterPosition, COUNT_LIMIT, LIST_TIME_LIMIT_MS, pageOfFound, type ListPage, type ListPosition } from '@dfc/kit/pagination';
 import { NotFoundError } from '@dfc/kit/errors';
 import type { Deconfliction } from '../domain/deconfliction/reservation.js';
 import type { FlightRequest, FlightRequestChange, FlightRequestGeometry, FlightRequestSummary } from '../domain/flight-request/flight-request.js';
 import type { AreaSummary } from '../domain/geometry/flight-area.js';
 import type { ApprovedFlight } from '../domain/screening/screen.js';
 import { volumesOf, type StoredVolume } from '../domain/volumes/flight-volume.js';
+import { LIVE_STATUSES } from '../domain/state-machine/transitions.js';
 import { SCREENING, type FlightRequestModel, type StoredFlightRequest } from './flight-request-model.js';
 
 /** What rescreening reads of a live request: no stored FeatureCollection. */
 export type RescreeningCandidate = Pick<
   FlightRequest,
-  '_id' | 'operator_uuid' | 'status' | 'start_time' | 'end_time' | 'max_altitude' | 'area' | 'review' | 'zone_screenings'
+  '_id' | 'operator_uuid' | 'status' | 'start_time' | 'end_time' | 'max_altitude' | 'area' | 'review' | 'zone_screenings' | 'suspension'
 > & { geometry: Pick<FlightRequestGeometry, 'polygons'> };
+
+const CANDIDATE_FIELDS = {
+  operator_uuid: 1,
+  status: 1,
+  start_time: 1,
+  end_time: 1,
+  max_altitude: 1,
+  area: 1,
+  polygons_json: 1,
+  review: 1,
+  zone_screenings: 1,
+  suspension: 1,
+} as const;
+
+type StoredCandidate = Omit<RescreeningCandidate, 'geometry'> & Pick<StoredFlightRequest, 'polygons_json'>;
+
+function toCandidate({ polygons_json: polygons, ...candidate }: StoredCandidate): RescreeningCandidate {
+  return { ...candidate, geometry: { polygons: parsePolygons(polygons) } };
+}
 
 /** What a claim on the ledger asks of the request that made it: whether its reservation holds, and its exact area. */
 export interface ReservationHolder {
@@ -190,13 +211,27 @@ export class FlightRequestStore {
     return (await findWhereIn<StoredFlightRequest, StoredSummary>(this.model, '_id', uuids, WITHOUT_GEOMETRY)).map(toSummary);
   }
 
-  async list(criteria: ListCriteria, skip: number, limit: number): Promise<{ items: FlightRequestSummary[]; total: number }> {
+  /**
+   * A page of a list, newest first: by `skip` with its total counted up to COUNT_LIMIT, or after a
+   * cursor's position without one. One item more than the page is read, to know whether a next
+   * page exists; every query stops at LIST_TIME_LIMIT_MS.
+   */
+  async list(criteria: ListCriteria, at: ListPosition): Promise<ListPage<FlightRequestSummary>> {
     const filter = listFilter(criteria);
-    const [items, total] = await Promise.all([
-      this.model.find(filter, WITHOUT_GEOMETRY).sort({ created_at: -1, _id: -1 }).skip(skip).limit(limit).lean<StoredSummary[]>().exec(),
-      countMatching(this.model, filter),
+    const query = (at.after ? { $and: [filter, afterPosition('created_at', -1, at.after)] } : filter) as QueryFilter<StoredFlightRequest>;
+    const [found, total] = await Promise.all([
+      this.model
+        .find(query, WITHOUT_GEOMETRY)
+        .sort({ created_at: -1, _id: -1 })
+        .skip(at.skip ?? 0)
+        .limit(at.limit + 1)
+        .maxTimeMS(LIST_TIME_LIMIT_MS)
+        .lean<StoredSummary[]>()
+        .exec(),
+      at.after ? undefined : countUpTo(this.model, filter, COUNT_LIMIT, LIST_TIME_LIMIT_MS),
     ]);
-    return { items: items.map(toSummary), total };
+    const { items, nextCursor } = pageOfFound(found, at.limit, (item) => ({ at: item.created_at, id: item._id }));
+    return { items: items.map(toSummary), total, nextCursor };
   }
 
   /** Requests of other operators in `status` whose window and bounding box overlap (the exact areas are the caller's to compare). */
@@ -239,7 +274,7 @@ export class FlightRequestStore {
   }
 
   /**
-   * Approved and Pending requests whose window has not ended by `after` and
+   * Live requests (`LIVE_STATUSES`) whose window has not ended by `after` and
    * began before `before`, with a bounding box that meets `bbox`: what a zone
    * created or changed may now affect, with what screening needs of them (no
    * stored FeatureCollection). The `{ status, end_time }` index serves it.
@@ -249,7 +284,7 @@ export class FlightRequestStore {
     const candidates = await this.model
       .find(
         {
-          status: { $in: ['Approved', 'Pending'] },
+          status: { $in: [...LIVE_STATUSES] },
           end_time: { $gt: after },
           ...(before ? { start_time: { $lt: before } } : {}),
           bbox_west: { $lte: east },
@@ -257,11 +292,32 @@ export class FlightRequestStore {
           bbox_south: { $lte: north },
           bbox_north: { $gte: south },
         },
-        { operator_uuid: 1, status: 1, start_time: 1, end_time: 1, max_altitude: 1, area: 1, polygons_json: 1, review: 1, zone_screenings: 1 },
+        CANDIDATE_FIELDS,
       )
-      .lean<Array<Omit<RescreeningCandidate, 'geometry'> & Pick<StoredFlightRequest, 'polygons_json'>>>()
+      .lean<StoredCandidate[]>()
       .exec();
-    return candidates.map(({ polygons_json: polygons, ...candidate }) => ({ ...candidate, geometry: { polygons: parsePolygons(polygons) } }));
+    return candidates.map(toCandidate);
+  }
+
+  /** The requests a zone suspended (wherever the zone is now): what lifting it reinstates. */
+  async suspendedBy(zoneId: string): Promise<RescreeningCandidate[]> {
+    const suspended = await this.model.find({ 'suspension.zone_ids': zoneId }, CANDIDATE_FIELDS).lean<StoredCandidate[]>().exec();
+    return suspended.map(toCandidate);
+  }
+
+  /** Up to `limit` requests in `status` (a final one) last changed before `cutoff`: what the purge removes. */
+  async finalBefore(status: FlightRequestStatus, cutoff: Date, limit: number): Promise<string[]> {
+    const found = await this.model
+      .find({ status, updated_at: { $lt: cutoff } }, { _id: 1 })
+      .limit(limit)
+      .lean<Array<Pick<StoredFlightRequest, '_id'>>>()
+      .exec();
+    return found.map((request) => request._id);
+  }
+
+  /** Deletes requests the purge chose (of a final status, so no write can be racing it); how many were still there. */
+  purge(uuids: string[]): Promise<number> {
+    return deleteWhereIn(this.model, '_id', uuids);
   }
 
   /** Pending requests whose start has passed, oldest start first. */

@@ -1,5 +1,5 @@
 import { Schema, type Connection, type Model } from 'mongoose';
-import { driverCollection, isDuplicateKey } from '@dfc/kit/db';
+import { deleteWhereIn, driverCollection, isDuplicateKey } from '@dfc/kit/db';
 import type { IdempotencyClaim } from '../domain/idempotency/idempotency.js';
 
 /** One document per (operator, Idempotency-Key), under `_id` = their digest (`idempotencyRef`): never a public id. */
@@ -21,6 +21,8 @@ const claimSchema = new Schema<StoredClaim>(
   },
   { collection: 'idempotency_keys', versionKey: false },
 );
+// The purge of a request removes the claims that name it.
+claimSchema.index({ request_uuid: 1 });
 
 export function idempotencyKeyModel(connection: Connection): IdempotencyKeyModel {
   return connection.models['IdempotencyKey'] ?? connection.model<StoredClaim>('IdempotencyKey', claimSchema);
@@ -47,6 +49,11 @@ export class IdempotencyKeyStore {
       if (!winner) throw new Error(`idempotency key ${ref} collided but cannot be read`, { cause: error });
       return winner;
     }
+  }
+
+  /** Removes the claims naming purged requests: a key used again afterwards is a first use. */
+  async removeForRequests(requestUuids: string[]): Promise<void> {
+    await deleteWhereIn(this.model, 'request_uuid', requestUuids);
   }
 
   private async find(ref: string): Promise<IdempotencyClaim | null> {

@@ -35,6 +35,8 @@ const reviewQueueSchema = new Schema<QueuedReviewItem>(
 // A reviewer's queue (and an admin's filtered by authority), then an admin's whole queue: oldest first, `_id` for stable pages.
 reviewQueueSchema.index({ authority: 1, status: 1, created_at: 1, _id: 1 });
 reviewQueueSchema.index({ status: 1, created_at: 1, _id: 1 });
+// The purge of a request removes its rows.
+reviewQueueSchema.index({ flight_request_uuid: 1 });
 
 export function reviewQueueModel(connection: Connection): ReviewQueueModel {
   return connection.models['QueuedReviewItem'] ?? connection.model<QueuedReviewItem>('QueuedReviewItem', reviewQueueSchema);

@@ -1,5 +1,6 @@
 import type { QueryFilter } from 'mongoose';
-import { isDuplicateKey, serialisedPerDocument } from '@dfc/kit/db';
+import { countUpTo, deleteWhereIn, isDuplicateKey, serialisedPerDocument } from '@dfc/kit/db';
+import { afterPosition, COUNT_LIMIT, LIST_TIME_LIMIT_MS, pageOfFound, type ListPage, type ListPosition } from '@dfc/kit/pagination';
 import type { ReviewQueueModel, QueuedReviewItem } from './review-item-model.js';
 
 /** The review queue: pending items, oldest request first, read a page at a time from its index. */
@@ -29,13 +30,29 @@ export class ReviewQueueStore {
     });
   }
 
-  /** One page of pending items (of one authority, or of all) and how many there are. */
-  async pending(authority: string | null, skip: number, limit: number): Promise<{ rows: QueuedReviewItem[]; total: number }> {
+  /**
+   * One page of pending items (of one authority, or of all), oldest first: by `skip` with how many
+   * there are (counted up to COUNT_LIMIT), or after a cursor's position.
+   */
+  async pending(authority: string | null, at: ListPosition): Promise<ListPage<QueuedReviewItem>> {
     const filter: QueryFilter<QueuedReviewItem> = authority === null ? { status: 'pending' } : { authority, status: 'pending' };
-    const [rows, total] = await Promise.all([
-      this.model.find(filter).sort({ created_at: 1, _id: 1 }).skip(skip).limit(limit).lean<QueuedReviewItem[]>().exec(),
-      this.model.countDocuments(filter).exec(),
+    const query = (at.after ? { $and: [filter, afterPosition('created_at', 1, at.after)] } : filter) as QueryFilter<QueuedReviewItem>;
+    const [found, total] = await Promise.all([
+      this.model
+        .find(query)
+        .sort({ created_at: 1, _id: 1 })
+        .skip(at.skip ?? 0)
+        .limit(at.limit + 1)
+        .maxTimeMS(LIST_TIME_LIMIT_MS)
+        .lean<QueuedReviewItem[]>()
+        .exec(),
+      at.after ? undefined : countUpTo(this.model, filter, COUNT_LIMIT, LIST_TIME_LIMIT_MS),
     ]);
-    return { rows, total };
+    return { ...pageOfFound(found, at.limit, (row) => ({ at: row.created_at, id: row._id })), total };
+  }
+
+  /** Removes the rows of purged requests. */
+  async removeForRequests(flightRequestUuids: string[]): Promise<void> {
+    await deleteWhereIn(this.model, 'flight_request_uuid', flightRequestUuids);
   }
 }

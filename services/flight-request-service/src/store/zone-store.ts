@@ -123,10 +123,10 @@ export class ZoneStore {
     return stored && isLive(stored) ? toZone(stored) : null;
   }
 
-  /** A live zone with its version (what a rescreening is idempotent by), or null once deleted. */
-  async findLiveVersion(id: string): Promise<{ zone: GeoZone; version: number } | null> {
+  /** A zone, live or not, with its version: what a rescreening (or a lift) is idempotent by; null when there is no such zone. */
+  async findVersion(id: string): Promise<{ zone: GeoZone; version: number; live: boolean } | null> {
     const stored = await this.aggregates.find(id);
-    return stored && isLive(stored) ? { zone: toZone(stored), version: stored.version } : null;
+    return stored ? { zone: toZone(stored), version: stored.version, live: isLive(stored) } : null;
   }
 
   /** Every version of a zone, oldest first, the current one last; null when there is no such zone. */
@@ -190,8 +190,9 @@ export class ZoneStore {
   }
 
   /**
-   * New zones in one command, each with the events of its creation; those whose id exists already are left out
-   * (the caller replaces them one by one). Returns the ids inserted.
+   * New zones in one command, each with the events of its creation in its outbox, published when the caller
+   * says (`publishInserted`, after its last write); those whose id exists already are left out (the caller
+   * replaces them one by one). Returns the ids inserted.
    */
   async insertNew(zones: Array<{ zone: GeoZone; events: EventEnvelope[]; contentDigest: string | null }>, now: Date): Promise<Set<string>> {
     const entries = zones.map(({ zone, events, contentDigest }) => {
@@ -202,8 +203,13 @@ export class ZoneStore {
       >;
       return { doc, events };
     });
-    const inserted = await this.aggregates.insertEach(entries);
+    const inserted = await this.aggregates.insertEach(entries, { publish: 'later' });
     return new Set(inserted.map((stored) => stored._id));
+  }
+
+  /** Publishes the events of zones `insertNew` inserted, all together (the sweep does, should this never run). */
+  publishInserted(zones: ReadonlyArray<{ zone: Pick<GeoZone, 'id'>; events: EventEnvelope[] }>): Promise<void> {
+    return this.aggregates.publishInserted(zones.map(({ zone, events }) => ({ doc: { _id: zone.id }, events })));
   }
 
   /** Read → decide → one conditional write with the decision's events (null: nothing to change; 404 when there is no such zone, deleted or not). */

@@ -11,7 +11,7 @@ import type { UseCaseDeps } from './deps.js';
 const validateCancel = bodyValidator(CancelBody);
 
 /**
- * DELETE /api/flight-requests/{uuid}: Pending or Approved, while the window
+ * DELETE /api/flight-requests/{uuid}: Pending, Approved or Suspended, while the window
  * has not ended, becomes Cancelled; pending review items are withdrawn and
  * the airspace it held is given back to the ledger.
  */

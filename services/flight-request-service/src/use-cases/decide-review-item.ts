@@ -3,6 +3,7 @@ import { ForbiddenError, NotFoundError } from '@dfc/kit/errors';
 import { bodyValidator } from '@dfc/kit/validation';
 import { ReviewDecision, type Principal } from '@dfc/contracts';
 import { AirspaceTakenError } from '../domain/deconfliction/airspace-taken.js';
+import type { Deconfliction } from '../domain/deconfliction/reservation.js';
 import { decide } from '../domain/flight-request/changes.js';
 import type { FlightRequest, FlightRequestChange } from '../domain/flight-request/flight-request.js';
 import type { DecisionOutcome, ItemDecision } from '../domain/review/review-group.js';
@@ -24,8 +25,8 @@ class ApprovalNeedsAirspace extends Error {}
  * POST /api/reviews/{id}/decision: a reviewer of the item's authority (or an
  * admin) approves or rejects it. A rejection rejects the request and
  * cascade-rejects its other pending items; the last decision completes the
- * group, and approving every item approves the request — once its airspace is
- * reserved: when another operator's flight holds it (or is taking it) the
+ * group, and approving every item approves the request (a suspended one
+ * again, on the reservation it kept) — once its airspace is reserved: when another operator's flight holds it (or is taking it) the
  * decision answers 409 with the shared volume and the item stays pending.
  * The request that owns the item is found by the item id (indexed), then
  * changed as a whole.
@@ -53,15 +54,21 @@ export async function decideReviewItem(
 
 export type DecideOn = (current: FlightRequest) => { change: FlightRequestChange; settles: DecisionOutcome['settles'] };
 
-/** Writes a decision on one of the request's items; one that approves the request reserves its airspace first. */
+/**
+ * Writes a decision on one of the request's items; one that approves the request reserves its airspace first,
+ * unless the request still holds it (a suspended approval keeps its reservation). A rejection gives back what
+ * the request held.
+ */
 export async function applyDecision(deps: UseCaseDeps, uuid: string, decideOn: DecideOn): Promise<FlightRequest> {
   let settles: DecisionOutcome['settles'] = null;
+  let held: Deconfliction | null = null;
   let request: FlightRequest;
   try {
     request = await deps.requests.change(uuid, (current) => {
       const decided = decideOn(current);
-      if (decided.settles === 'Approved') throw new ApprovalNeedsAirspace();
+      if (decided.settles === 'Approved' && current.deconfliction?.state !== 'held') throw new ApprovalNeedsAirspace();
       settles = decided.settles;
+      held = current.deconfliction ?? null;
       return decided.change;
     });
   } catch (error) {
@@ -69,6 +76,8 @@ export async function applyDecision(deps: UseCaseDeps, uuid: string, decideOn: D
     request = await approveWithReservation(deps, uuid, decideOn);
     settles = request.status === 'Approved' ? 'Approved' : null;
   }
+  const freed = held as Deconfliction | null;
+  if (freed && !request.deconfliction) await releaseAirspace(deps, freed.claim);
   if (settles) deps.metrics.requestsByStatus.inc({ status: settles });
   return request;
 }

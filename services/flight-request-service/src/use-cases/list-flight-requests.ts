@@ -1,34 +1,32 @@
 import { ValidationError } from '@dfc/kit/errors';
-import { skipFor, type PageRequest } from '@dfc/kit/pagination';
+import { listPosition, type ListPage, type ListRequest } from '@dfc/kit/pagination';
 import type { FlightRequestListQuery, Principal } from '@dfc/contracts';
 import { parseListFilter } from '../domain/listing/list-filter.js';
 import type { FlightRequestSummary } from '../domain/flight-request/flight-request.js';
 import type { ListScope } from '../store/flight-request-store.js';
 import type { UseCaseDeps } from './deps.js';
 
-export interface FlightRequestPage {
-  items: FlightRequestSummary[];
-  total: number;
-  page: PageRequest;
-}
 
 /**
  * GET /api/flight-requests: operators see their own, reviewers the requests
  * with an item of their authority, admins all (or one operator's). Dates are
  * whole days in the listed operator's timezone; with no single operator in
- * view (reviewers, admins without operator_uuid) they are UTC days.
+ * view (reviewers, admins without operator_uuid) they are UTC days. A page is
+ * numbered (`page`) or follows a cursor; either way newest first.
  */
-export async function listFlightRequests(deps: UseCaseDeps, principal: Principal, query: FlightRequestListQuery): Promise<FlightRequestPage> {
+export async function listFlightRequests(
+  deps: UseCaseDeps,
+  principal: Principal,
+  query: FlightRequestListQuery,
+  request: ListRequest,
+): Promise<ListPage<FlightRequestSummary>> {
   const scope = scopeOf(principal, query);
   const parsed = parseListFilter(query, await listTimezone(deps, scope, query));
   if (!parsed.ok) throw new ValidationError(parsed.errors);
-  const page = { page: query.page, per_page: query.per_page };
-  const { items, total } = await deps.requests.list(
+  return deps.requests.list(
     { ...scope, statuses: parsed.filter.statuses, from: parsed.filter.window.from, until: parsed.filter.window.until },
-    skipFor(page),
-    page.per_page,
+    listPosition(request),
   );
-  return { items, total, page };
 }
 
 /** The listed operator's timezone, read only when a date filter needs it (one database read saved per plain list). */

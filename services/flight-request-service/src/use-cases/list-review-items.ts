@@ -1,5 +1,5 @@
 import type { Principal, ReviewListQuery, SharedVolume } from '@dfc/contracts';
-import { skipFor, type PageRequest } from '@dfc/kit/pagination';
+import { listPosition, type ListRequest } from '@dfc/kit/pagination';
 import type { FlightRequestSummary } from '../domain/flight-request/flight-request.js';
 import { sharedVolume, volumeConflicts } from '../domain/screening/deconfliction.js';
 import { volumesOf } from '../domain/volumes/flight-volume.js';
@@ -15,8 +15,8 @@ export interface ReviewQueueRow {
 
 export interface ReviewQueuePage {
   rows: ReviewQueueRow[];
-  total: number;
-  page: PageRequest;
+  total: number | undefined;
+  nextCursor: string | null;
 }
 
 /**
@@ -28,11 +28,10 @@ export interface ReviewQueuePage {
  * shows what its request shares with other operators' pending requests, so
  * that the desk knows when approving one denies another.
  */
-export async function listReviewItems(deps: UseCaseDeps, principal: Principal, query: ReviewListQuery): Promise<ReviewQueuePage> {
+export async function listReviewItems(deps: UseCaseDeps, principal: Principal, query: ReviewListQuery, request: ListRequest): Promise<ReviewQueuePage> {
   const authority = principal.role === 'reviewer' ? (principal.authority ?? '') : (query.authority ?? null);
-  const page = { page: query.page, per_page: query.per_page };
-  const { rows, total } = await deps.reviewQueue.pending(authority, skipFor(page), page.per_page);
-  return { rows: await withRequests(deps, rows), total, page };
+  const { items, total, nextCursor } = await deps.reviewQueue.pending(authority, listPosition(request));
+  return { rows: await withRequests(deps, items), total, nextCursor };
 }
 
 async function withRequests(deps: UseCaseDeps, queued: QueuedReviewItem[]): Promise<ReviewQueueRow[]> {

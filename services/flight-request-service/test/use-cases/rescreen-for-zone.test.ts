@@ -122,7 +122,7 @@ describe('rescreening when a zone is created or changed (zone.changed → rescre
     const zoneId = await zoneAt(44, { authority: 'PORT', name: 'Port' });
     await waitFor(async () => ((await read(pending.uuid)).review.items.length === 2 ? true : undefined), 20_000);
     const before = await t.service.deps.requests.find(pending.uuid);
-    const again = await rescreenForZone(t.service.deps, zoneId);
+    const again = await rescreenForZone(t.service.deps, zoneId, 'created');
     expect(again).to.deep.include({ candidates: 1, rescinded: 0, rejected: 0, reviewed: 0 });
     const after = await t.service.deps.requests.find(pending.uuid);
     expect(after?.version).to.equal(before?.version);

@@ -15,6 +15,8 @@ export interface ProxyRoute {
   /** Which per-IP budget a public route draws on: each has its own (PRODUCT.md, rate limits). */
   publicKind: PublicRouteKind | undefined;
   bodyLimitBytes: number;
+  /** How long the upstream may take to answer, when the route needs longer than every other (undefined: `UPSTREAM_TIMEOUT_MS`). */
+  timeoutMs: number | undefined;
   /** The only roles the route serves, checked before a body is read; undefined: the service decides. */
   roles: readonly Role[] | undefined;
 }
@@ -25,6 +27,11 @@ export type PublicRouteKind = 'registration' | 'api-keys' | 'authorisations';
 export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
 /** Bulk geo-zone imports carry whole FeatureCollections. */
 export const ZONE_IMPORT_BODY_LIMIT_BYTES = 16 * 1024 * 1024;
+/**
+ * A national dataset (thousands of zones, up to the body limit) is checked whole and written in bulk before the
+ * answer: on a busy database that can outlast the default upstream timeout meant for single requests.
+ */
+export const ZONE_IMPORT_UPSTREAM_TIMEOUT_MS = 120_000;
 
 /** The public keys of signed flight authorisations (the flight-request-service holds and rotates them). */
 export const JWKS_PATH = '/.well-known/jwks.json';
@@ -77,6 +84,7 @@ export function resolveProxyRoute(method: string, path: string): ProxyRoute | un
     public: publicKind !== undefined,
     publicKind,
     bodyLimitBytes: isZoneImport ? ZONE_IMPORT_BODY_LIMIT_BYTES : DEFAULT_BODY_LIMIT_BYTES,
+    timeoutMs: isZoneImport ? ZONE_IMPORT_UPSTREAM_TIMEOUT_MS : undefined,
     roles: isZoneImport ? ADMIN_ONLY : undefined,
   };
 }

@@ -41,7 +41,7 @@ export function proxyRoutes(deps: ProxyRouteDeps): Middleware<GatewayState> {
     if (login !== undefined) await deps.rateLimits.refuseBlockedLogin(ctx, login);
     const body = await readForwardedBody(ctx, route, deps.bodyReaders);
     const headers = upstreamHeaders(ctx, await deps.tokens.tokenFor(principal), body, deps.trustProxy);
-    await deps.upstreams.forward(ctx, { upstream: route.upstream, headers, body });
+    await deps.upstreams.forward(ctx, { upstream: route.upstream, headers, body, timeoutMs: route.timeoutMs });
     // The operator-service alone knows whether the password was right; its 401 is the failed login.
     if (login !== undefined && ctx.status === 401) {
       await deps.rateLimits.countFailedLogin(ctx, login).catch((error: unknown) => ctx.state.log?.warn({ err: error }, 'failed login not counted'));

@@ -18,6 +18,8 @@ export interface Forwarding {
   headers: Record<string, string>;
   /** The body already read (and checked) by the gateway, if any. */
   body: Buffer | undefined;
+  /** The route's own limit on the upstream's answer, over the upstreams' one. */
+  timeoutMs?: number | undefined;
 }
 
 /** A call of the gateway's own to a service (not a client's call passed on). */
@@ -129,7 +131,8 @@ export class Upstreams {
     });
     try {
       const headers = upstreamHeaders(ctx.req.headers, forwarding.headers);
-      await this.exchange(forwarding.upstream, { path: ctx.url, method: ctx.method, headers, body: forwarding.body ?? null }, answer);
+      const timeouts = forwarding.timeoutMs === undefined ? {} : { headersTimeout: forwarding.timeoutMs, bodyTimeout: forwarding.timeoutMs };
+      await this.exchange(forwarding.upstream, { path: ctx.url, method: ctx.method, headers, body: forwarding.body ?? null, ...timeouts }, answer);
       return answer;
     } catch (error) {
       if (answer.abandoned) throw new ClientClosedRequestError();

@@ -1,5 +1,12 @@
 import { expect } from 'chai';
-import { canonicalPath, DEFAULT_BODY_LIMIT_BYTES, isPublic, resolveProxyRoute, ZONE_IMPORT_BODY_LIMIT_BYTES } from '../../src/domain/routing.js';
+import {
+  canonicalPath,
+  DEFAULT_BODY_LIMIT_BYTES,
+  isPublic,
+  resolveProxyRoute,
+  ZONE_IMPORT_BODY_LIMIT_BYTES,
+  ZONE_IMPORT_UPSTREAM_TIMEOUT_MS,
+} from '../../src/domain/routing.js';
 
 describe('gateway routing table', () => {
   describe('canonicalPath', () => {
@@ -55,6 +62,8 @@ describe('gateway routing table', () => {
       expect(resolveProxyRoute('POST', '/api/zones/import')?.bodyLimitBytes).to.equal(ZONE_IMPORT_BODY_LIMIT_BYTES);
       expect(resolveProxyRoute('POST', '/api/zones')?.bodyLimitBytes).to.equal(DEFAULT_BODY_LIMIT_BYTES);
       expect(resolveProxyRoute('POST', '/api/flight-requests')?.bodyLimitBytes).to.equal(DEFAULT_BODY_LIMIT_BYTES);
+      expect(resolveProxyRoute('POST', '/api/zones/import')?.timeoutMs).to.equal(ZONE_IMPORT_UPSTREAM_TIMEOUT_MS);
+      expect(resolveProxyRoute('POST', '/api/zones')?.timeoutMs).to.equal(undefined);
     });
   });
 

@@ -1,18 +1,25 @@
 import {
   toOffsetTimestamp,
   type CascadeRejectionPayload,
+  type CredentialsChangedPayload,
   type EventEnvelope,
   type FlightRequestCascadeRejection,
+  type FlightRequestRestrictionNotice,
   type FlightRequestReviewCompleted,
   type FlightRequestStatusChanged,
+  type OperatorCredentialsChanged,
   type PingPayload,
   type PublicReviewItem,
   type ReviewCompletePayload,
+  type RestrictionNoticePayload,
   type ReviewItemSummary,
   type StatusChangePayload,
   type SubscribableWebhookKind,
   type WebhookPayload,
 } from '@dfc/contracts';
+
+/** The kinds the fan-out turns domain events into: every kind but the test ping. */
+export type FannedOutKind = SubscribableWebhookKind | 'credentials_changed';
 
 /**
  * The internal event → the public payload, field by field: nothing of the
@@ -20,10 +27,12 @@ import {
  * contract, libs/contracts/src/webhooks/payloads.ts). Every timestamp is
  * written as the API writes them (numeric offset, whole seconds).
  */
-export function publicPayload(event: EventEnvelope, kind: SubscribableWebhookKind): WebhookPayload {
+export function publicPayload(event: EventEnvelope, kind: FannedOutKind): WebhookPayload {
   const created_at = toOffsetTimestamp(new Date(event.occurred_at));
+  if (kind === 'credentials_changed') return credentialsChanged(event as EventEnvelope<OperatorCredentialsChanged>, created_at);
   if (kind === 'status_change') return statusChange(event as EventEnvelope<FlightRequestStatusChanged>, created_at);
   if (kind === 'cascade_rejection') return cascadeRejection(event as EventEnvelope<FlightRequestCascadeRejection>, created_at);
+  if (kind === 'restriction_notice') return restrictionNotice(event as EventEnvelope<FlightRequestRestrictionNotice>, created_at);
   return reviewComplete(event as EventEnvelope<FlightRequestReviewCompleted>, created_at);
 }
 
@@ -33,6 +42,16 @@ export function pingPayload(eventId: string, endpointId: string, now: Date): Pin
     event: 'ping',
     created_at: toOffsetTimestamp(now),
     data: { webhook_id: endpointId, message: 'Test event sent with POST /api/webhooks/{id}/test.' },
+  };
+}
+
+/** What changed and when; not the address the email notice goes to, and nothing secret (there is nothing secret in the event either). */
+function credentialsChanged({ id, data }: EventEnvelope<OperatorCredentialsChanged>, created_at: string): CredentialsChangedPayload {
+  return {
+    id,
+    event: 'credentials_changed',
+    created_at,
+    data: { operator_uuid: data.uuid, changes: [...data.changes], key_id: data.key_id, changed_at: created_at },
   };
 }
 
@@ -79,6 +98,36 @@ function reviewComplete({ id, data }: EventEnvelope<FlightRequestReviewCompleted
       items: data.items.map(reviewItem),
       counts: { total, approved, rejected, cascade_rejected, withdrawn },
       completed_at: timestamp(data.completed_at),
+    },
+  };
+}
+
+function restrictionNotice({ id, data }: EventEnvelope<FlightRequestRestrictionNotice>, created_at: string): RestrictionNoticePayload {
+  const { zone, finding } = data;
+  return {
+    id,
+    event: 'restriction_notice',
+    created_at,
+    data: {
+      ...aboutFlightRequest(data),
+      status: data.status,
+      zone: {
+        id: zone.id,
+        version: zone.version,
+        identifier: zone.identifier,
+        country: zone.country,
+        type: zone.type,
+        published_type: zone.published_type,
+        restriction: zone.restriction,
+        name: zone.name,
+        authority: zone.authority,
+      },
+      message: data.message,
+      messages: data.messages.map(({ text, lang }) => ({ text, lang })),
+      finding: { code: finding.code, message: finding.message, authority: finding.authority },
+      volume: data.volume,
+      effect: data.effect,
+      occurred_at: timestamp(data.occurred_at),
     },
   };
 }

@@ -6,6 +6,8 @@ export const WEBHOOK_SOURCE_EVENTS = [
   RoutingKeys.flightRequestStatusChanged,
   RoutingKeys.flightRequestCascadeRejection,
   RoutingKeys.flightRequestReviewCompleted,
+  RoutingKeys.operatorCredentialsChanged,
+  RoutingKeys.flightRequestRestrictionNotice,
 ];
 
 /** Domain events a replica fans out at once: its events queue's prefetch. */

@@ -1,5 +1,5 @@
 import Router from '@koa/router';
-import { paginate } from '@dfc/kit/pagination';
+import { listRequest, paginate, renderList } from '@dfc/kit/pagination';
 import type { Context } from 'koa';
 import { noBodyFields, publicPath, requireRole, resourceLocation, type KitState } from '@dfc/kit/http';
 import { queryValidator } from '@dfc/kit/validation';
@@ -67,8 +67,9 @@ export function webhooksRouter(deps: WebhookDeps): Router {
   router.get('/:id/deliveries', async (ctx: WebhookContext) => {
     const query = deliveryQuery({ ...ctx.query });
     const scope = ownerScope(ctx.state.principal, query.operator_uuid);
-    const { items, total } = await listDeliveries(deps, param(ctx, 'id'), scope, query, query.status);
-    ctx.body = paginate(items.map(renderDelivery), total, query, publicPath(ctx), {
+    const request = listRequest(query, ctx.query['page'] !== undefined);
+    const page = await listDeliveries(deps, param(ctx, 'id'), scope, request, query.status);
+    ctx.body = renderList(request, page.items.map(renderDelivery), page, publicPath(ctx), {
       operator_uuid: query.operator_uuid,
       status: query.status,
     });

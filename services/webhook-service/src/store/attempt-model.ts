@@ -32,6 +32,11 @@ attemptSchema.index({ endpoint_id: 1 });
 
 export type AttemptModel = Model<StoredAttempt>;
 
-export function attemptModel(connection: Connection): AttemptModel {
-  return connection.model<StoredAttempt>('DeliveryAttempt', attemptSchema);
+/** `ttlSeconds`: how long an attempt is kept after it was made (a TTL index on `at`). */
+export function attemptModel(connection: Connection, ttlSeconds: number): AttemptModel {
+  const existing = connection.models['DeliveryAttempt'] as AttemptModel | undefined;
+  if (existing) return existing;
+  const schema = attemptSchema.clone();
+  schema.index({ at: 1 }, { expireAfterSeconds: ttlSeconds });
+  return connection.model<StoredAttempt>('DeliveryAttempt', schema);
 }

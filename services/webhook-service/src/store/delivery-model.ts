@@ -66,6 +66,11 @@ deliverySchema.index({ endpoint_id: 1, status: 1, created_at: -1, _id: -1 });
 
 export type DeliveryModel = Model<Delivery>;
 
-export function deliveryModel(connection: Connection): DeliveryModel {
-  return connection.model<Delivery>('Delivery', deliverySchema as unknown as Schema<Delivery>);
+/** `ttlSeconds`: how long a delivery, its body with it, is kept after its last change (a TTL index on `updated_at`). */
+export function deliveryModel(connection: Connection, ttlSeconds: number): DeliveryModel {
+  const existing = connection.models['Delivery'] as DeliveryModel | undefined;
+  if (existing) return existing;
+  const schema = deliverySchema.clone();
+  schema.index({ updated_at: 1 }, { expireAfterSeconds: ttlSeconds });
+  return connection.model<Delivery>('Delivery', schema as unknown as Schema<Delivery>);
 }

@@ -1,7 +1,8 @@
+import type { QueryFilter } from 'mongoose';
 import { randomUUID } from 'node:crypto';
-import { type PageRequest, skipFor } from '@dfc/kit/pagination';
+import { afterPosition, COUNT_LIMIT, LIST_TIME_LIMIT_MS, pageOfFound, type ListPage, type ListPosition } from '@dfc/kit/pagination';
 import { AggregateStore, WITHOUT_OUTBOX, type Decide, type OutboxRelay } from '@dfc/kit/outbox';
-import { driverCollection, findWhereIn, GroupedWrites, isDuplicateKey } from '@dfc/kit/db';
+import { countUpTo, driverCollection, findWhereIn, GroupedWrites, isDuplicateKey } from '@dfc/kit/db';
 import type { DeliveryStatus, EventEnvelope } from '@dfc/contracts';
 import type { AttemptModel, StoredAttempt } from './attempt-model.js';
 import type { Delivery, DeliveryModel } from './delivery-model.js';
@@ -108,13 +109,22 @@ export class DeliveryStore {
     return delivery?.endpoint_id === endpointId ? delivery : null;
   }
 
-  async list(endpointId: string, page: PageRequest, status?: DeliveryStatus): Promise<{ items: Delivery[]; total: number }> {
+  /** A page of an endpoint's log, newest first: by `skip` with its total (counted up to COUNT_LIMIT), or after a cursor's position. */
+  async list(endpointId: string, at: ListPosition, status?: DeliveryStatus): Promise<ListPage<Delivery>> {
     const filter = { endpoint_id: endpointId, ...(status ? { status } : {}) };
-    const [items, total] = await Promise.all([
-      this.model.find(filter, WITHOUT_OUTBOX).sort({ created_at: -1, _id: -1 }).skip(skipFor(page)).limit(page.per_page).lean<Delivery[]>().exec(),
-      this.model.countDocuments(filter).exec(),
+    const query = (at.after ? { $and: [filter, afterPosition('created_at', -1, at.after)] } : filter) as QueryFilter<Delivery>;
+    const [found, total] = await Promise.all([
+      this.model
+        .find(query, WITHOUT_OUTBOX)
+        .sort({ created_at: -1, _id: -1 })
+        .skip(at.skip ?? 0)
+        .limit(at.limit + 1)
+        .maxTimeMS(LIST_TIME_LIMIT_MS)
+        .lean<Delivery[]>()
+        .exec(),
+      at.after ? undefined : countUpTo(this.model, filter, COUNT_LIMIT, LIST_TIME_LIMIT_MS),
     ]);
-    return { items, total };
+    return { ...pageOfFound(found, at.limit, (delivery) => ({ at: delivery.created_at, id: delivery._id })), total };
   }
 
   async removeForEndpoint(endpointId: string): Promise<void> {
@@ -130,6 +140,15 @@ export class DeliveryStore {
       .limit(limit)
       .lean<Array<Pick<Delivery, '_id'>>>()
       .exec();
+  }
+
+  /**
+   * Pending deliveries due by `now`, counted up to `cap`: the attempts waiting for a replica, wherever
+   * their message is (ready on the broker, in a replica's prefetch or memory, under way). One count of
+   * the index's keys; the cap bounds what a scrape costs when a backlog is large.
+   */
+  countDue(now: Date, cap: number): Promise<number> {
+    return this.model.countDocuments({ status: 'pending', next_attempt_at: { $lte: now } }, { limit: cap }).exec();
   }
 
   /** When the longest-waiting due delivery became due (null when none is due). */

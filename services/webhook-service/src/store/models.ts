@@ -1,11 +1,14 @@
 import type { Connection } from 'mongoose';
+import type { Retention } from '../config.js';
 import { attemptModel } from './attempt-model.js';
 import { deliveryModel } from './delivery-model.js';
 import { webhookEndpointModel } from './endpoint-model.js';
+import { endpointSlotModel } from './endpoint-slot-model.js';
 
 /** Registers every model of the service on its connection: what the index migration builds. */
-export function registerModels(connection: Connection): void {
+export function registerModels(connection: Connection, retention: Retention): void {
   webhookEndpointModel(connection);
-  deliveryModel(connection);
-  attemptModel(connection);
+  deliveryModel(connection, retention.deliverySeconds);
+  attemptModel(connection, retention.attemptSeconds);
+  endpointSlotModel(connection);
 }

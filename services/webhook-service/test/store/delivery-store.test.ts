@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
+import { retentionOf } from '../../src/config.js';
 import { newDelivery } from '../../src/use-cases/fan-out-event.js';
 import { attemptModel } from '../../src/store/attempt-model.js';
 import { deliveryModel } from '../../src/store/delivery-model.js';
@@ -21,7 +22,12 @@ describe('DeliveryStore: the deliveries of events fanned out at the same moment'
       if (event.commandName === 'insert' && event.command['insert'] === 'webhook_deliveries')
         inserts.push((event.command['documents'] as unknown[]).length);
     });
-    deliveries = new DeliveryStore(deliveryModel(monitored.connection), attemptModel(monitored.connection), monitored.relay);
+    const retention = retentionOf(running.config);
+    deliveries = new DeliveryStore(
+      deliveryModel(monitored.connection, retention.deliverySeconds),
+      attemptModel(monitored.connection, retention.attemptSeconds),
+      monitored.relay,
+    );
   });
 
   after(async () => {

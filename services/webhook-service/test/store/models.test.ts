@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import mongoose from 'mongoose';
+import { retentionOf } from '../../src/config.js';
 import { registerModels } from '../../src/store/models.js';
 import { cleanUp, freshNames, startService } from '../support.js';
 
@@ -9,7 +10,7 @@ describe('index migration models (npm run migrate)', () => {
     const running = await startService(names);
     try {
       const migration = mongoose.createConnection();
-      registerModels(migration);
+      registerModels(migration, retentionOf(running.config));
       expect(Object.keys(migration.models).sort()).to.deep.equal(Object.keys(running.connection.models).sort());
     } finally {
       await running.close();

@@ -33,11 +33,19 @@ export interface Approval {
   entry: StatusHistoryEntry;
 }
 
-/** The approval a request's history holds (a request is approved at most once), or null. */
+/**
+ * The latest approval in the request's history, or null. A suspension ends in a new approval (the authority's, or
+ * the reinstatement when its zone is lifted), and each approval is an authorisation of its own.
+ */
 export function approvalOf(request: Pick<AuthorisableRequest, 'status_history'>): Approval | null {
-  const position = request.status_history.findIndex((entry) => entry.status === 'Approved');
+  const position = request.status_history.findLastIndex((entry) => entry.status === 'Approved');
   const entry = request.status_history[position];
   return entry ? { position, entry } : null;
+}
+
+/** Whether the entry at `position` is an approval: the authorisations a request has issued, the current one and those before it. */
+export function isApprovalAt(request: Pick<AuthorisableRequest, 'status_history'>, position: number): boolean {
+  return request.status_history[position]?.status === 'Approved';
 }
 
 /** The approval an Approved request's authorisation rests on; null unless the request is Approved now. */

@@ -45,8 +45,11 @@ export interface Deconfliction {
 /** How long a claim may stay `claiming` before another claim may withdraw it (its writer is taken to have died). */
 export const CLAIM_LEASE_MS = 15_000;
 
-/** The statuses in which a flight holds its airspace: what deconfliction checks every approval against. */
-export const AIRSPACE_HOLDING_STATUSES: readonly FlightRequestStatus[] = ['Approved'];
+/**
+ * The statuses in which a flight holds its airspace: what deconfliction checks every approval against.
+ * A suspended approval keeps it, so reinstating it never conflicts.
+ */
+export const AIRSPACE_HOLDING_STATUSES: readonly FlightRequestStatus[] = ['Approved', 'Suspended'];
 
 export function holdsAirspace(status: string): boolean {
   return (AIRSPACE_HOLDING_STATUSES as readonly string[]).includes(status);

@@ -5,12 +5,16 @@ import {
   toOffsetTimestampOrNull,
   type EventEnvelope,
   type FlightRequestCascadeRejection,
+  type FlightRequestRestrictionNotice,
   type FlightRequestReviewCompleted,
   type FlightRequestStatus,
   type FlightRequestStatusChanged,
   type FlightRequestSubmitted,
+  type RestrictionNoticeEffect,
   type ReviewItemSummary,
 } from '@dfc/contracts';
+import type { Finding } from '../screening/screen.js';
+import type { GeoZone } from '../zones/geo-zone.js';
 import type { ReviewItem } from '../review/review-group.js';
 import type { StatusHistoryEntry } from '../state-machine/transitions.js';
 import { toUtcZ } from '../time-format.js';
@@ -117,6 +121,55 @@ export function reviewCompleted(
       completed_at: toOffsetTimestamp(at),
     },
     requestId,
+  );
+}
+
+/** The zone screened, at the version screened: what a restriction notice names. */
+export interface NoticeZone {
+  zone: GeoZone;
+  version: number;
+}
+
+/**
+ * flight_request.restriction_notice: `finding` is new to the request; `sequence` is the status-history entry the
+ * same change added (null when it changed no status).
+ */
+export function restrictionNotice(
+  subject: EventSubject,
+  { zone, version }: NoticeZone,
+  finding: Finding,
+  effect: RestrictionNoticeEffect,
+  context: { at: Date; sequence: number | null; requestId?: string },
+): EventEnvelope<FlightRequestRestrictionNotice> {
+  const messages = zone.published?.messages ?? [];
+  return newEvent(
+    RoutingKeys.flightRequestRestrictionNotice,
+    subject.operator_uuid,
+    {
+      flight_request_uuid: subject._id,
+      operator_uuid: subject.operator_uuid,
+      status: subject.status,
+      zone: {
+        id: zone.id,
+        version,
+        identifier: zone.identifier,
+        country: zone.country,
+        type: zone.type,
+        published_type: zone.published?.published_type ?? null,
+        restriction: zone.restriction,
+        name: zone.name,
+        authority: zone.authority,
+      },
+      message: messages[0]?.text ?? null,
+      messages: messages.map(({ text, lang }) => ({ text, lang })),
+      finding: { code: finding.code, message: finding.message, authority: finding.authority },
+      // A request without volumes is one volume, the first.
+      volume: 0,
+      effect,
+      sequence: context.sequence,
+      occurred_at: toOffsetTimestamp(context.at),
+    },
+    context.requestId,
   );
 }
 

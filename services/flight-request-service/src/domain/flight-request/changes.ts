@@ -1,5 +1,12 @@
-import type { EventEnvelope } from '@dfc/contracts';
-import { cascadeRejection, reviewCompleted, statusChanges, submitted } from '../events/flight-request-events.js';
+import type { EventEnvelope, RestrictionNoticeEffect } from '@dfc/contracts';
+import {
+  cascadeRejection,
+  restrictionNotice,
+  reviewCompleted,
+  statusChanges,
+  submitted,
+  type NoticeZone,
+} from '../events/flight-request-events.js';
 import { reviewItemsChanged } from '../events/review-item-events.js';
 import type { ZoneRescreening } from '../rescreening/zone-rescreening.js';
 import {
@@ -10,12 +17,13 @@ import {
   withdrawPending,
   type DecisionOutcome,
   type ItemDecision,
+  type ReviewItem,
 } from '../review/review-group.js';
 import type { Finding, ScreeningResult } from '../screening/screen.js';
-import { canTransition, cancellation, initialEntry, transition, type StatusHistoryEntry } from '../state-machine/transitions.js';
+import { canTransition, cancellation, initialEntry, LIVE_STATUSES, transition, type StatusHistoryEntry } from '../state-machine/transitions.js';
 import type { ValidSubmission } from '../submission/check-submission.js';
 import type { GeoZone } from '../zones/geo-zone.js';
-import type { FlightRequest, FlightRequestChange, ZoneScreening } from './flight-request.js';
+import type { FlightRequest, FlightRequestChange, Suspension, ZoneScreening } from './flight-request.js';
 
 /*
  * Every change of a flight request, each a pure function of the request as
@@ -87,7 +95,7 @@ function decisionReason(screening: ScreeningResult): string {
 
 const WITHDRAWN_BY_CANCELLATION = 'The flight request was cancelled.';
 
-/** DELETE: Pending or Approved, while the window has not ended, becomes Cancelled; pending items are withdrawn. */
+/** DELETE: Pending, Approved or Suspended, while the window has not ended, becomes Cancelled; pending items are withdrawn. */
 export function cancel(current: FlightRequest, reason: string, context: ChangeContext): FlightRequestChange {
   const entry = cancellation(current, { actor: context.actor, reason, at: context.at });
   const closed = close(current, entry, WITHDRAWN_BY_CANCELLATION, context.requestId);
@@ -120,6 +128,9 @@ export function decide(
       ...(outcome.settles ? { status: outcome.settles } : {}),
       status_history: [...current.status_history, ...history],
       review: { ...current.review, items: outcome.items, complete: outcome.completed },
+      ...(current.suspension ? { suspension: suspensionAfter(current.suspension, outcome) } : {}),
+      // A rejection frees the airspace a suspended approval kept (or a claim being taken) at once.
+      ...(outcome.settles === 'Rejected' && current.deconfliction ? { deconfliction: null } : {}),
       updated_at: decision.at,
     },
     events: [
@@ -128,6 +139,13 @@ export function decide(
     ],
   };
   return { change, settles: outcome.settles };
+}
+
+/** A decision that settles the request ends its suspension; otherwise the zones whose items are still pending suspend it. */
+function suspensionAfter(suspension: Suspension, outcome: DecisionOutcome): Suspension | null {
+  if (outcome.settles) return null;
+  const pending = new Set(outcome.items.flatMap((item) => (item.status === 'pending' && item.zone_id !== null ? [item.zone_id] : [])));
+  return { ...suspension, zone_ids: suspension.zone_ids.filter((id) => pending.has(id)) };
 }
 
 /** cascade_rejection (when other items fell with it), review_completed (when none is pending), then the status change. */
@@ -148,64 +166,162 @@ function decisionEvents(
 
 const RESCREENING_ACTOR = 'screening';
 
+/** What each rescreening effect did, as its restriction notice says. */
+const NOTICE_EFFECT: Record<Exclude<ZoneRescreening['effect'], 'none'>, RestrictionNoticeEffect> = {
+  rescind: 'rescinded',
+  reject: 'rejected',
+  review: 'review_added',
+  suspend: 'suspended',
+  notice: 'notice',
+  lift: 'reinstated',
+};
+
 /**
- * A zone created or changed, screened against a live request (`isLive`;
+ * A zone created, changed or lifted, screened against a live request (`isLive`;
  * `rescreenAgainstZone`'s outcome): an approval it prohibits is Rescinded, a
  * pending request it prohibits is Rejected, one it sends to another authority
- * gains that review item. Null when there is nothing to change: the request
- * was screened against this zone version already, or the zone changes nothing for it.
+ * gains that review item, an approval it sends to another authority is
+ * Suspended with that item, and a suspension whose zone no longer needs its
+ * authority is lifted. Every finding the request did not have is told to its
+ * operator (`restriction_notice`), in the same write. Null when there is
+ * nothing to change: the request was screened against this zone version
+ * already, or the zone changes nothing for it.
  */
 export function rescreen(
   current: FlightRequest,
   outcome: ZoneRescreening,
-  zone: GeoZone,
+  subject: NoticeZone,
   screening: ZoneScreening,
   context: Omit<ChangeContext, 'actor'> & { newItemId: () => string },
 ): FlightRequestChange | null {
-  if (screenedAlready(current, screening)) return null;
-  const screenings = [...(current.zone_screenings ?? []), screening];
+  if (screenedAlready(current, screening) || outcome.effect === 'none') return null;
+  const change = zoneChange(current, outcome, subject.zone, context);
+  const after: FlightRequest = { ...current, ...change.set };
+  const sequence = after.status_history.length > current.status_history.length ? after.status_history.length : null;
+  const effect = noticeEffect(outcome, after);
+  const notices = outcome.findings.map((finding) =>
+    restrictionNotice(after, subject, finding, effect, { at: context.at, sequence, requestId: context.requestId }),
+  );
+  return {
+    set: { ...change.set, zone_screenings: [...(current.zone_screenings ?? []), screening] },
+    events: [...(change.events ?? []), ...notices],
+  };
+}
+
+/** A lift reinstates only when no other zone still suspends the request; a review adds an item only when the zone needs one. */
+function noticeEffect(outcome: Exclude<ZoneRescreening, { effect: 'none' }>, after: FlightRequest): RestrictionNoticeEffect {
+  if (outcome.effect === 'lift' && after.status !== 'Approved') return 'notice';
+  if (outcome.effect === 'review' && outcome.items.length === 0) return 'notice';
+  return NOTICE_EFFECT[outcome.effect];
+}
+
+function zoneChange(
+  current: FlightRequest,
+  outcome: Exclude<ZoneRescreening, { effect: 'none' }>,
+  zone: GeoZone,
+  context: Omit<ChangeContext, 'actor'> & { newItemId: () => string },
+): FlightRequestChange {
+  const findings: Finding[] = [...current.review.findings, ...outcome.findings];
   switch (outcome.effect) {
-    case 'none':
-      return null;
     case 'rescind':
     case 'reject': {
       const target = outcome.effect === 'rescind' ? 'Rescinded' : 'Rejected';
       const entry = transition(current.status, target, { actor: RESCREENING_ACTOR, reason: outcome.finding.message, at: context.at });
       const closed = close(current, entry, `The flight request was ${target.toLowerCase()}: ${outcome.finding.message}`, context.requestId);
-      const findings = [...current.review.findings, outcome.finding];
       return {
         ...closed,
         set: {
           ...closed.set,
           review: { ...(closed.set.review ?? current.review), findings },
-          zone_screenings: screenings,
           ...(target === 'Rescinded' ? { rescission: rescission(zone, outcome.finding, context.at) } : {}),
         },
       };
     }
     case 'review': {
       const items = [...current.review.items, ...openItems(outcome.items, context.newItemId)];
-      const findings: Finding[] = [...current.review.findings, ...outcome.findings];
       return {
-        set: {
-          review: { findings, items, complete: isComplete(items) },
-          review_authorities: reviewAuthorities(items),
-          zone_screenings: screenings,
-          updated_at: context.at,
-        },
+        set: { review: { findings, items, complete: isComplete(items) }, review_authorities: reviewAuthorities(items), updated_at: context.at },
         events: outcome.items.length > 0 ? [reviewItemsChanged(current, versionAfter(current), items, context.requestId)] : [],
       };
     }
+    case 'suspend':
+      return suspend(current, findings, openItems(outcome.items, context.newItemId), context);
+    case 'notice':
+      return { set: { review: { ...current.review, findings }, updated_at: context.at } };
+    case 'lift':
+      return lift(current, findings, zone, context);
   }
+}
+
+/**
+ * An approval back under review: the new items pending, the request Suspended (it stays so when it was already),
+ * its airspace still reserved, so that the approval that ends the suspension never has to claim it again.
+ */
+function suspend(current: FlightRequest, findings: Finding[], opened: ReviewItem[], context: Omit<ChangeContext, 'actor'>): FlightRequestChange {
+  const items = [...current.review.items, ...opened];
+  const zoneIds = [...(current.suspension?.zone_ids ?? []), ...opened.flatMap((item) => (item.zone_id === null ? [] : [item.zone_id]))];
+  const history =
+    current.status === 'Suspended'
+      ? []
+      : [transition(current.status, 'Suspended', { actor: RESCREENING_ACTOR, reason: opened[0]?.message ?? null, at: context.at })];
+  const set: FlightRequestChange['set'] = {
+    status: 'Suspended',
+    status_history: [...current.status_history, ...history],
+    review: { findings, items, complete: isComplete(items) },
+    review_authorities: reviewAuthorities(items),
+    suspension: { zone_ids: [...new Set(zoneIds)], suspended_at: current.suspension?.suspended_at ?? context.at },
+    updated_at: context.at,
+  };
+  const subject = { ...current, status: 'Suspended' as const };
+  return {
+    set,
+    events: [
+      ...statusChanges(subject, current.status_history, history, context.requestId),
+      reviewItemsChanged(current, versionAfter(current), items, context.requestId),
+    ],
+  };
+}
+
+/**
+ * The zone no longer needs its authority's decision: its pending item is withdrawn, and when no other zone
+ * suspends the request any more it is Approved again on the reservation it kept.
+ */
+function lift(current: FlightRequest, findings: Finding[], zone: GeoZone, context: Omit<ChangeContext, 'actor'>): FlightRequestChange {
+  const reason = `Zone "${zone.name}" (${zone.id}) no longer needs authorisation for this flight.`;
+  const items = current.review.items.map((item) =>
+    item.status === 'pending' && item.kind === 'zone_authorisation' && item.zone_id === zone.id
+      ? { ...item, status: 'withdrawn' as const, reason, decided_at: context.at, decided_by: RESCREENING_ACTOR }
+      : item,
+  );
+  const zoneIds = (current.suspension?.zone_ids ?? []).filter((id) => id !== zone.id);
+  const reinstated = zoneIds.length === 0 && isComplete(items);
+  const history = reinstated
+    ? [transition(current.status, 'Approved', { actor: RESCREENING_ACTOR, reason: `${reason} The approval stands again.`, at: context.at })]
+    : [];
+  const withdrawn = items.some((item, index) => item.status !== current.review.items[index]?.status);
+  const subject = { ...current, status: reinstated ? ('Approved' as const) : current.status };
+  return {
+    set: {
+      ...(reinstated ? { status: 'Approved' as const } : {}),
+      status_history: [...current.status_history, ...history],
+      review: { findings, items, complete: isComplete(items) },
+      suspension: reinstated ? null : { zone_ids: zoneIds, suspended_at: current.suspension?.suspended_at ?? context.at },
+      updated_at: context.at,
+    },
+    events: [
+      ...statusChanges(subject, current.status_history, history, context.requestId),
+      ...(withdrawn ? [reviewItemsChanged(current, versionAfter(current), items, context.requestId)] : []),
+    ],
+  };
 }
 
 function rescission(zone: GeoZone, finding: Finding, at: Date) {
   return { zone_id: zone.id, zone_name: zone.name, reason: finding.message, rescinded_at: at };
 }
 
-/** Approved or Pending, and the flight window has not ended: what a new zone can still affect. */
+/** A live status (`LIVE_STATUSES`), and the flight window has not ended: what a new zone can still affect. */
 export function isLive(request: Pick<FlightRequest, 'status' | 'end_time'>, now: Date): boolean {
-  return (request.status === 'Approved' || request.status === 'Pending') && request.end_time.getTime() > now.getTime();
+  return LIVE_STATUSES.includes(request.status) && request.end_time.getTime() > now.getTime();
 }
 
 export function screenedAlready(request: Pick<FlightRequest, 'zone_screenings'>, screening: ZoneScreening): boolean {
@@ -226,6 +342,7 @@ function close(current: FlightRequest, entry: StatusHistoryEntry, withdrawReason
       review: { ...current.review, items, complete: isComplete(items) },
       // A final status frees the airspace the request held (or was claiming) at once.
       deconfliction: null,
+      ...(current.suspension ? { suspension: null } : {}),
       updated_at: entry.at,
     },
     events: [

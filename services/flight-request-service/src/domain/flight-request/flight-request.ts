@@ -25,6 +25,8 @@ export interface FlightRequest extends Omit<ValidSubmission, 'area'> {
   cancellation: { reason: string; cancelled_at: Date } | null;
   /** Set when a zone created or changed after the approval prohibits the flight (status Rescinded). */
   rescission?: Rescission | null;
+  /** Set while Suspended: the authorisation zones that put the approval back under review (none otherwise). */
+  suspension?: Suspension | null;
   /** The airspace reservation: being claimed for an approval, or held while Approved (none otherwise). */
   deconfliction?: Deconfliction | null;
   /** The zone versions this request was screened again against: a redelivered zone event changes nothing twice. */
@@ -58,6 +60,12 @@ export interface Rescission {
   zone_name: string;
   reason: string;
   rescinded_at: Date;
+}
+
+export interface Suspension {
+  /** The zones whose authorities must approve again: each has a pending zone_authorisation item on the request. */
+  zone_ids: string[];
+  suspended_at: Date;
 }
 
 export interface ZoneScreening {

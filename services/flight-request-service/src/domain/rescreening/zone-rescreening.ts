@@ -1,4 +1,4 @@
-import type { FlightRequestGeometry } from '../flight-request/flight-request.js';
+import type { FlightRequestGeometry, Suspension } from '../flight-request/flight-request.js';
 import type { BBox } from '../geometry/flight-area.js';
 import type { ReviewItem } from '../review/review-group.js';
 import { screen, type Finding, type ReviewItemDraft, type ScreeningRules } from '../screening/screen.js';
@@ -21,17 +21,25 @@ export interface ScreenedRequest {
   area: { bbox: number[] };
   geometry: Pick<FlightRequestGeometry, 'polygons'>;
   review: { findings: Finding[]; items: ReviewItem[] };
+  suspension?: Pick<Suspension, 'zone_ids'> | null;
 }
 
+/** Every effect but `none` names the findings the request did not have: each is the subject of a restriction notice. */
 export type ZoneRescreening =
   /** The zone does not touch the flight, or adds nothing new. */
   | { effect: 'none' }
-  /** An Approved flight now enters a prohibited zone: its approval is withdrawn. */
-  | { effect: 'rescind'; finding: Finding }
+  /** An Approved (or Suspended) flight now enters a prohibited zone: its approval is withdrawn. */
+  | { effect: 'rescind'; finding: Finding; findings: Finding[] }
   /** A Pending flight now enters a prohibited zone: nothing is left to review. */
-  | { effect: 'reject'; finding: Finding }
+  | { effect: 'reject'; finding: Finding; findings: Finding[] }
   /** A Pending flight now needs the zone's authority too (or has a new finding to show). */
-  | { effect: 'review'; findings: Finding[]; items: ReviewItemDraft[] };
+  | { effect: 'review'; findings: Finding[]; items: ReviewItemDraft[] }
+  /** An Approved (or Suspended) flight now needs the zone's authority: back under its review until it decides. */
+  | { effect: 'suspend'; findings: Finding[]; items: ReviewItemDraft[] }
+  /** An Approved (or Suspended) flight meets a new condition that needs nobody's decision: its operator is told. */
+  | { effect: 'notice'; findings: Finding[] }
+  /** The zone that suspended the flight no longer needs its authority's decision (deleted, retired or changed). */
+  | { effect: 'lift'; findings: Finding[] };
 
 export function rescreenAgainstZone(
   request: ScreenedRequest,
@@ -54,10 +62,22 @@ export function rescreenAgainstZone(
   });
   const findings = result.findings.filter((finding) => finding.zone_id === zone.id && !known(request.review.findings, finding));
   const prohibited = findings.find((finding) => finding.code === 'ZONE_PROHIBITED');
-  if (prohibited) return { effect: request.status === 'Approved' ? 'rescind' : 'reject', finding: prohibited };
-  if (request.status !== 'Pending') return { effect: 'none' };
+  if (prohibited) return { effect: request.status === 'Pending' ? 'reject' : 'rescind', finding: prohibited, findings };
   const items = result.items.filter((item) => item.zone_id === zone.id && !opened(request.review.items, item));
-  return findings.length > 0 || items.length > 0 ? { effect: 'review', findings, items } : { effect: 'none' };
+  if (request.status === 'Pending') return findings.length > 0 || items.length > 0 ? { effect: 'review', findings, items } : { effect: 'none' };
+  if (items.length > 0) return { effect: 'suspend', findings, items };
+  const stillNeeded = result.items.some((item) => item.zone_id === zone.id);
+  if (suspendedBy(request, zone.id) && !stillNeeded) return { effect: 'lift', findings };
+  return findings.length > 0 ? { effect: 'notice', findings } : { effect: 'none' };
+}
+
+/** A zone deleted or retired: it restricts nothing any more, so what it suspended is lifted. */
+export function liftAgainstZone(request: ScreenedRequest, zone: Pick<GeoZone, 'id'>): ZoneRescreening {
+  return suspendedBy(request, zone.id) ? { effect: 'lift', findings: [] } : { effect: 'none' };
+}
+
+function suspendedBy(request: ScreenedRequest, zoneId: string): boolean {
+  return request.status === 'Suspended' && (request.suspension?.zone_ids ?? []).includes(zoneId);
 }
 
 function known(findings: Finding[], candidate: Finding): boolean {

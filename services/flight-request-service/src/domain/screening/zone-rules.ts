@@ -73,7 +73,10 @@ export function zoneOutcome(zone: GeoZone, flight: FlightFacts, meeting: ZoneMee
         item: null,
       };
     case 'NO_RESTRICTION':
-      return { finding: null, item: null };
+      // Nothing to decide, but a published message is what the authority wants a pilot there to read.
+      return (zone.published?.messages.length ?? 0) > 0
+        ? { finding: finding(zone, 'ZONE_INFORMATION', `The flight enters ${where}, which restricts nothing: its published message applies.`, meeting), item: null }
+        : { finding: null, item: null };
   }
 }
 

@@ -4,16 +4,25 @@ import type { FlightRequestStatus } from '@dfc/contracts';
 /**
  * PRODUCT.md "States": where each status may go. Rejected, Cancelled, Expired
  * and Rescinded lead nowhere; an approval is rescinded when a zone created or
- * changed after it prohibits the flight.
+ * changed after it prohibits the flight, and suspended when a new
+ * authorisation zone puts it back under that authority's review: the
+ * authority's decision (or the zone being lifted) ends the suspension.
  */
 const ALLOWED: Record<FlightRequestStatus, readonly FlightRequestStatus[]> = {
   Pending: ['Approved', 'Rejected', 'Cancelled', 'Expired'],
-  Approved: ['Cancelled', 'Rescinded'],
+  Approved: ['Cancelled', 'Rescinded', 'Suspended'],
+  Suspended: ['Approved', 'Rejected', 'Cancelled', 'Rescinded'],
   Rejected: [],
   Cancelled: [],
   Expired: [],
   Rescinded: [],
 };
+
+/**
+ * The statuses a zone created or changed can still affect while the flight window has not ended: one list, so
+ * that every status added later (an activated flight) is screened again by naming it here.
+ */
+export const LIVE_STATUSES: readonly FlightRequestStatus[] = ['Pending', 'Approved', 'Suspended'];
 
 /** The verb a 409 uses for the refused target ("cannot be cancelled"). */
 const VERB: Record<FlightRequestStatus, string> = {
@@ -23,6 +32,7 @@ const VERB: Record<FlightRequestStatus, string> = {
   Cancelled: 'cancelled',
   Expired: 'expired',
   Rescinded: 'rescinded',
+  Suspended: 'suspended',
 };
 
 export interface StatusHistoryEntry {
@@ -43,6 +53,9 @@ export function isFinal(status: FlightRequestStatus): boolean {
   return ALLOWED[status].length === 0;
 }
 
+/** The statuses a request never leaves. */
+export const FINAL_STATUSES = (Object.keys(ALLOWED) as FlightRequestStatus[]).filter(isFinal);
+
 export function canTransition(current: FlightRequestStatus, target: FlightRequestStatus): boolean {
   return ALLOWED[current].includes(target);
 }
@@ -60,7 +73,7 @@ export function initialEntry(context: TransitionContext): StatusHistoryEntry {
   return { status: 'Pending', at: context.at, actor: context.actor, reason: context.reason };
 }
 
-/** PRODUCT.md "Cancel": from Pending or Approved, and only while the flight window has not ended. */
+/** PRODUCT.md "Cancel": from Pending, Approved or Suspended, and only while the flight window has not ended. */
 export function cancellation(request: { status: FlightRequestStatus; end_time: Date }, context: TransitionContext): StatusHistoryEntry {
   const entry = transition(request.status, 'Cancelled', context);
   if (context.at.getTime() >= request.end_time.getTime()) {

@@ -136,6 +136,19 @@ describe('signed authorisations (domain)', () => {
       expect(authorisationStatus(request, 1, before)).to.deep.equal({ jti: `${request._id}.1`, status: 'revoked' });
     });
 
+    it('when a new authorisation zone suspended the request, then suspended; the approval that ends it is a new authorisation and the suspended one revoked', () => {
+      const suspension = { status: 'Suspended' as const, at: before, actor: 'screening', reason: 'Needs HARBOUR.' };
+      const suspended = approvedRequest([suspension]);
+      expect(authorisationStatus(suspended, 1, before)).to.deep.equal({ jti: `${suspended._id}.1`, status: 'suspended' });
+      expect(currentApproval(suspended)).to.equal(null);
+      const reapproved = approvedRequest([suspension, { status: 'Approved', at: before, actor: 'reviewer:HARBOUR', reason: 'ok' }]);
+      expect(authorisationStatus(reapproved, 1, before)?.status).to.equal('revoked');
+      expect(authorisationStatus(reapproved, 3, before)?.status).to.equal('valid');
+      expect(currentApproval(reapproved)?.position).to.equal(3);
+      const rejected = approvedRequest([suspension, { status: 'Rejected', at: before, actor: 'reviewer:HARBOUR', reason: 'no' }]);
+      expect(authorisationStatus(rejected, 1, before)?.status).to.equal('revoked');
+    });
+
     it('when the position names no approval of the request, then null', () => {
       const request = approvedRequest();
       expect(authorisationStatus(request, 0, before)).to.equal(null);

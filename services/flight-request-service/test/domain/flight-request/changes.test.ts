@@ -130,16 +130,97 @@ describe('FlightRequest changes (pure: the fields to set and the events)', () =>
     };
     const screening = { zone_id: 'zone-1', version: 2 };
     const context = { at: later, newItemId: randomUUID };
-    expect(
-      rescreen(request({ status: 'Approved', zone_screenings: [screening] }), { effect: 'rescind', finding }, zone, screening, context),
-    ).to.equal(null);
-    const change = rescreen(request({ status: 'Approved' }), { effect: 'rescind', finding }, zone, screening, context);
+    const outcome = { effect: 'rescind' as const, finding, findings: [finding] };
+    expect(rescreen(request({ status: 'Approved', zone_screenings: [screening] }), outcome, { zone, version: 2 }, screening, context)).to.equal(null);
+    const change = rescreen(request({ status: 'Approved' }), outcome, { zone, version: 2 }, screening, context);
     expect(change?.set).to.deep.include({ status: 'Rescinded', zone_screenings: [screening] });
+    expect(change?.events?.map((event) => event.type)).to.deep.equal([
+      RoutingKeys.flightRequestStatusChanged,
+      InternalRoutingKeys.reviewItemsChanged,
+      RoutingKeys.flightRequestRestrictionNotice,
+    ]);
+    expect(change?.events?.at(-1)?.data).to.deep.include({ effect: 'rescinded', sequence: 2, volume: 0 });
     expect(change?.set.rescission).to.deep.equal({
       zone_id: 'zone-1',
       zone_name: 'Wildfire',
       reason: 'Prohibited zone Wildfire.',
       rescinded_at: later,
+    });
+  });
+
+  describe('suspension by a new authorisation zone', () => {
+    const zone = { id: 'zone-h', name: 'Harbour', type: 'OTHER', restriction: 'REQ_AUTHORISATION', authority: 'HARBOUR', identifier: null, country: null, published: null } as GeoZone;
+    const finding: Finding = { code: 'ZONE_REQUIRES_AUTHORISATION', message: 'Needs HARBOUR.', zone_id: 'zone-h', zone_name: 'Harbour', authority: 'HARBOUR' };
+    const draft = { kind: 'zone_authorisation' as const, authority: 'HARBOUR', zone_id: 'zone-h', finding_codes: ['ZONE_REQUIRES_AUTHORISATION' as const], message: 'Needs HARBOUR.' };
+    const approvedItem: ReviewItem = { ...pendingItem('LVNL'), status: 'approved', decided_at: submittedAt, decided_by: 'reviewer:LVNL' };
+    const approved = () =>
+      request({
+        status: 'Approved',
+        review: { findings: [], items: [approvedItem], complete: true },
+        review_authorities: ['LVNL'],
+        deconfliction: { claim: 'c-1', state: 'held', at: submittedAt, cells: ['u173:1'] },
+        status_history: [
+          { status: 'Pending', at: submittedAt, actor: 'operator', reason: null },
+          { status: 'Approved', at: submittedAt, actor: 'reviewer:LVNL', reason: 'ok' },
+        ],
+      });
+    const context = { at: later, newItemId: randomUUID };
+    const suspendedFrom = (current: FlightRequest): FlightRequest => {
+      const change = rescreen(current, { effect: 'suspend', findings: [finding], items: [draft] }, { zone, version: 0 }, { zone_id: 'zone-h', version: 0 }, context);
+      return { ...current, ...change!.set, version: current.version + 1 };
+    };
+
+    it('when a new authorisation zone meets an Approved request, then it is Suspended with the item pending, the claim still held, a status change and a notice', () => {
+      const current = approved();
+      const change = rescreen(current, { effect: 'suspend', findings: [finding], items: [draft] }, { zone, version: 0 }, { zone_id: 'zone-h', version: 0 }, context);
+      expect(change?.set).to.deep.include({ status: 'Suspended', suspension: { zone_ids: ['zone-h'], suspended_at: later } });
+      expect(change?.set.deconfliction).to.equal(undefined);
+      expect(change?.set.review?.items.at(-1)).to.include({ authority: 'HARBOUR', zone_id: 'zone-h', status: 'pending' });
+      expect(change?.events?.map((event) => event.type)).to.deep.equal([
+        RoutingKeys.flightRequestStatusChanged,
+        InternalRoutingKeys.reviewItemsChanged,
+        RoutingKeys.flightRequestRestrictionNotice,
+      ]);
+      expect(change?.events?.at(-1)?.data).to.deep.include({ status: 'Suspended', effect: 'suspended', sequence: 3 });
+    });
+
+    it('when the authority approves its item, then the request is Approved again and the suspension ends', () => {
+      const suspended = suspendedFrom(approved());
+      const item = suspended.review.items.find((candidate) => candidate.zone_id === 'zone-h')!;
+      const { change, settles } = decide(suspended, item.id, { decision: 'approve', reason: 'fine', actor: 'reviewer:HARBOUR', at: later });
+      expect(settles).to.equal('Approved');
+      expect(change.set).to.deep.include({ status: 'Approved', suspension: null });
+      expect(change.set.status_history?.map((entry) => entry.status)).to.deep.equal(['Pending', 'Approved', 'Suspended', 'Approved']);
+    });
+
+    it('when the authority rejects its item, then the request is Rejected and its airspace freed', () => {
+      const suspended = suspendedFrom(approved());
+      const item = suspended.review.items.find((candidate) => candidate.zone_id === 'zone-h')!;
+      const { change } = decide(suspended, item.id, { decision: 'reject', reason: 'no', actor: 'reviewer:HARBOUR', at: later });
+      expect(change.set).to.deep.include({ status: 'Rejected', suspension: null, deconfliction: null });
+    });
+
+    it('when the zone is lifted, then its item is withdrawn and the request reinstated; a second zone still suspending keeps it Suspended', () => {
+      const suspended = suspendedFrom(approved());
+      const lifted = rescreen(suspended, { effect: 'lift', findings: [] }, { zone, version: 1 }, { zone_id: 'zone-h', version: 1 }, context);
+      expect(lifted?.set).to.deep.include({ status: 'Approved', suspension: null });
+      expect(lifted?.set.review?.items.find((item) => item.zone_id === 'zone-h')).to.include({ status: 'withdrawn' });
+      expect(lifted?.set.status_history?.at(-1)).to.include({ status: 'Approved', actor: 'screening' });
+
+      const second = { ...zone, id: 'zone-k', authority: 'KEEP' } as GeoZone;
+      const twice = rescreen(
+        suspended,
+        { effect: 'suspend', findings: [], items: [{ ...draft, authority: 'KEEP', zone_id: 'zone-k' }] },
+        { zone: second, version: 0 },
+        { zone_id: 'zone-k', version: 0 },
+        context,
+      );
+      const both: FlightRequest = { ...suspended, ...twice!.set };
+      expect(both.suspension?.zone_ids).to.deep.equal(['zone-h', 'zone-k']);
+      expect(twice?.set.status_history).to.have.length(3);
+      const one = rescreen(both, { effect: 'lift', findings: [] }, { zone, version: 1 }, { zone_id: 'zone-h', version: 1 }, context);
+      expect(one?.set.status).to.equal(undefined);
+      expect(one?.set.suspension?.zone_ids).to.deep.equal(['zone-k']);
     });
   });
 });

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import type { FlightRequestStatus } from '@dfc/contracts';
-import { rescreenAgainstZone, type ScreenedRequest } from '../../../src/domain/rescreening/zone-rescreening.js';
+import { liftAgainstZone, rescreenAgainstZone, type ScreenedRequest } from '../../../src/domain/rescreening/zone-rescreening.js';
 import { DEFAULT_SCREENING_RULES } from '../../../src/domain/screening/screen.js';
 import { ownFormatParts, type GeoZone } from '../../../src/domain/zones/geo-zone.js';
 import { square } from '../../support/fixtures.js';
@@ -80,10 +80,29 @@ describe('rescreenAgainstZone', () => {
     expect(rescreenAgainstZone(withItem, authorisation, operator, DEFAULT_SCREENING_RULES).effect).to.equal('none');
   });
 
-  it('when a zone needing authorisation covers an approved flight, then the approval stands', () => {
-    expect(rescreenAgainstZone(request('Approved'), zone({ restriction: 'REQ_AUTHORISATION' }), operator, DEFAULT_SCREENING_RULES).effect).to.equal(
-      'none',
-    );
+  it('when a zone needing authorisation covers an approved flight, then the approval is suspended with an item for its authority', () => {
+    const outcome = rescreenAgainstZone(request('Approved'), zone({ restriction: 'REQ_AUTHORISATION', authority: 'LVNL' }), operator, DEFAULT_SCREENING_RULES);
+    expect(outcome.effect).to.equal('suspend');
+    if (outcome.effect !== 'suspend') return;
+    expect(outcome.items.map((item) => [item.kind, item.authority, item.zone_id])).to.deep.equal([['zone_authorisation', 'LVNL', 'zone-1']]);
+    expect(outcome.findings.map((finding) => finding.code)).to.deep.equal(['ZONE_REQUIRES_AUTHORISATION']);
+  });
+
+  it('when a conditional zone covers an approved flight, then the operator gets a notice and the approval stands', () => {
+    const outcome = rescreenAgainstZone(request('Approved'), zone({ restriction: 'CONDITIONAL' }), operator, DEFAULT_SCREENING_RULES);
+    expect(outcome.effect).to.equal('notice');
+    expect(outcome.effect === 'notice' && outcome.findings.map((finding) => finding.code)).to.deep.equal(['ZONE_CONDITIONAL']);
+  });
+
+  it('when the zone that suspended a flight now allows it, or is deleted, then the suspension is lifted', () => {
+    const suspended = request('Suspended', { suspension: { zone_ids: ['zone-1'] } });
+    expect(rescreenAgainstZone(suspended, zone({ restriction: 'NO_RESTRICTION' }), operator, DEFAULT_SCREENING_RULES)).to.deep.equal({
+      effect: 'lift',
+      findings: [],
+    });
+    expect(liftAgainstZone(suspended, { id: 'zone-1' })).to.deep.equal({ effect: 'lift', findings: [] });
+    expect(liftAgainstZone(request('Approved'), { id: 'zone-1' })).to.deep.equal({ effect: 'none' });
+    expect(rescreenAgainstZone(suspended, zone({ restriction: 'REQ_AUTHORISATION' }), operator, DEFAULT_SCREENING_RULES).effect).to.not.equal('lift');
   });
 
   it('when the zone is above the flight, outside its window, or elsewhere, then nothing changes', () => {
