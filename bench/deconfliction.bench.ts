@@ -1,9 +1,7 @@
-import { randomUUID } from 'node:crypto';
-import mongoose from 'mongoose';
 import { flightRequestExample } from '@dfc/contracts';
-import { startSystem, type System } from '../e2e/src/system.js';
+import type { System } from '../e2e/src/system.js';
 import type { BenchSummary } from './run.js';
-import { measure, round } from './support.js';
+import { measure, registerWithKey, round, withSystem, type BenchClient } from './support.js';
 
 /**
  * Deconfliction's cost: submission throughput through the gateway with
@@ -12,6 +10,12 @@ import { measure, round } from './support.js';
  * in the same ledger cells — ÷ the same in an empty neighbourhood, each on a
  * fresh system in one run (goal >= 0.8). Every submission is approved, so each
  * reserves its airspace on the ledger among the neighbours' claims.
+ *
+ * Two figures: flights of the spec's fields (one area from the ground up; the
+ * neighbours surround the submissions' square), and flights of 2–3 volumes at
+ * different bands and windows, half of the neighbours over the submissions'
+ * very square at bands between theirs, so that every claim in the shared cells
+ * is judged in all four dimensions.
  */
 const FLIGHTS = Number(process.env['BENCH_DECONFLICTION_FLIGHTS'] ?? 10_000);
 const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 10);
@@ -19,73 +23,57 @@ const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 10);
 const SEED_CONCURRENCY = 8;
 const GOAL_RATIO = 0.8;
 const HOUR = 3_600_000;
-/** The submissions' square: a neighbourhood of Amsterdam; the seeded flights surround it without touching it. */
+/** The submissions' square: a neighbourhood of Amsterdam. */
 const CORNER: [number, number] = [4.89, 52.37];
 const SIDE = 0.002;
 const LOG = (line: string) => process.stdout.write(`deconfliction: ${line}\n`);
 
-interface Client {
-  uuid: string;
-  email: string;
-  key: string;
+/** One flight's body: what a neighbour (by its index) or a submission sends. */
+interface Scenario {
+  name: string;
+  neighbour(client: BenchClient, index: number, start: Date): Record<string, unknown>;
+  submission(client: BenchClient, start: Date): Record<string, unknown>;
+}
+
+interface Band {
+  lower: number;
+  upper: number;
 }
 
 export default async function deconflictionBench(): Promise<BenchSummary> {
   // Half a day ahead, so that the neighbours' windows over the 24 hours around it are all still to come.
   const start = new Date(Math.ceil((Date.now() + 14 * HOUR) / HOUR) * HOUR);
-  const empty = await withSystem(async (system) => measureSubmissions('empty neighbourhood', system, await registerWithKey(system), start));
+  const figures = [await figure(SPEC_FIELDS, start), await figure(SEVERAL_BANDS, start)];
+  return { lines: figures.map((one) => one.line), goalsMet: figures.every((one) => one.met) };
+}
+
+async function figure(scenario: Scenario, start: Date): Promise<{ line: string; met: boolean }> {
+  const empty = await withSystem(async (system) => measureSubmissions(`${scenario.name}, empty neighbourhood`, system, scenario, start));
   const crowded = await withSystem(async (system) => {
-    await seedNeighbours(system, await registerWithKey(system), start);
-    return measureSubmissions(`${FLIGHTS} approved neighbours`, system, await registerWithKey(system), start);
+    await seedNeighbours(system, scenario, await registerWithKey(system), start);
+    return measureSubmissions(`${scenario.name}, ${FLIGHTS} approved neighbours`, system, scenario, start);
   });
   const ratio = crowded.requestsPerSecond / empty.requestsPerSecond;
   const line =
-    `submissions with ${FLIGHTS} approved flights around ÷ none = ${round(ratio)} (goal >= ${GOAL_RATIO}) ${ratio >= GOAL_RATIO ? 'OK' : 'MISSED'}` +
-    ` [${round(crowded.requestsPerSecond, 0)} vs ${round(empty.requestsPerSecond, 0)} req/s]`;
+    `${scenario.name}: submissions with ${FLIGHTS} approved flights around ÷ none = ${round(ratio)} (goal >= ${GOAL_RATIO}) ` +
+    `${ratio >= GOAL_RATIO ? 'OK' : 'MISSED'} [${round(crowded.requestsPerSecond, 0)} vs ${round(empty.requestsPerSecond, 0)} req/s]`;
   LOG(line);
-  return { lines: [line], goalsMet: ratio >= GOAL_RATIO };
+  return { line, met: ratio >= GOAL_RATIO };
 }
 
-async function withSystem<T>(work: (system: System) => Promise<T>): Promise<T> {
-  const system = await startSystem({
-    compiled: true,
-    services: ['operator-service', 'flight-request-service', 'gateway'],
-    env: { RATE_LIMIT_PER_KEY_PER_MINUTE: '1000000000', LOG_LEVEL: process.env['BENCH_LOG_LEVEL'] ?? 'warn' },
-  });
-  try {
-    return await work(system);
-  } finally {
-    await system.stop();
-    for (const service of ['operator-service', 'flight-request-service'] as const) {
-      const connection = await mongoose.createConnection(system.mongoUrl, { dbName: system.database(service) }).asPromise();
-      await connection.dropDatabase().catch(() => undefined);
-      await connection.close();
-    }
-  }
+/** Squares on a grid around the submissions' square (never on it), the `index`-th of them. */
+function around(index: number): [number, number] {
+  const ring = 2 + (index % 20);
+  const angle = (index * 2.399963) % (2 * Math.PI);
+  return [CORNER[0] + Math.cos(angle) * ring * 0.003, CORNER[1] + Math.sin(angle) * ring * 0.002];
 }
 
-async function registerWithKey(system: System): Promise<Client> {
-  const email = `bench-${randomUUID()}@example.com`;
-  const password = 'benchmark-password';
-  const registered = await post(system, '/api/operators', { company_name: 'Bench Aerial', email, password, phone: '+1 555 0100' });
-  const { uuid } = ((await registered.json()) as { data: { uuid: string } }).data;
-  const issued = await fetch(`${system.gatewayUrl}/api/operators/${uuid}/api-keys`, {
-    method: 'POST',
-    headers: { authorization: `Basic ${Buffer.from(`${email}:${password}`).toString('base64')}` },
-  });
-  if (issued.status !== 201) throw new Error(`key issuance failed: ${issued.status} ${await issued.text()}`);
-  return { uuid, email, key: ((await issued.json()) as { data: { key: string } }).data.key };
+/** A window within the 24 hours around the submissions' window. */
+function hourAround(start: Date, index: number): Date {
+  return new Date(start.getTime() + (((index * 7) % 24) - 12) * HOUR);
 }
 
-function post(system: System, path: string, body: unknown, key?: string): Promise<Response> {
-  return fetch(`${system.gatewayUrl}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(key ? { 'x-api-key': key } : {}) },
-    body: JSON.stringify(body),
-  });
-}
-
-function body(client: Client, corner: [number, number], start: Date, hours: number): Record<string, unknown> {
+function plainBody(client: BenchClient, corner: [number, number], start: Date, hours: number): Record<string, unknown> {
   return flightRequestExample({
     operatorUuid: client.uuid,
     operatorEmail: client.email,
@@ -96,30 +84,109 @@ function body(client: Client, corner: [number, number], start: Date, hours: numb
   });
 }
 
-/**
- * The neighbours: squares on a grid around the submissions' square (never on
- * it), one or two hours long, over the 24 hours around the submissions' window.
- */
-async function seedNeighbours(system: System, neighbour: Client, start: Date): Promise<void> {
+/** A body of volumes, each a square, a band in metres above the ground and an hour from its start. */
+function volumesBody(client: BenchClient, volumes: Array<{ corner: [number, number]; band: Band; start: Date }>): Record<string, unknown> {
+  const { flight_area: _area, start_time: _start, end_time: _end, max_altitude: _ceiling, ...fields } = plainBody(client, CORNER, new Date(), 1);
+  return {
+    ...fields,
+    volumes: volumes.map(({ corner: [west, south], band, start }) => {
+      const [east, north] = [west + SIDE, south + SIDE].map((value) => Number(value.toFixed(6))) as [number, number];
+      return {
+        geometry: {
+          type: 'Polygon',
+          coordinates: [
+            [
+              [west, south],
+              [east, south],
+              [east, north],
+              [west, north],
+              [west, south],
+            ],
+          ],
+        },
+        altitude_lower: { value: band.lower, reference: 'AGL', units: 'm' },
+        altitude_upper: { value: band.upper, reference: 'AGL', units: 'm' },
+        start_time: utcSeconds(start),
+        end_time: utcSeconds(new Date(start.getTime() + HOUR)),
+      };
+    }),
+  };
+}
+
+function utcSeconds(date: Date): string {
+  return `${date.toISOString().slice(0, 19)}Z`;
+}
+
+const SPEC_FIELDS: Scenario = {
+  name: 'one area from the ground',
+  neighbour: (client, index, start) => plainBody(client, around(index), hourAround(start, index), 1 + (index % 2)),
+  submission: (client, start) => plainBody(client, CORNER, start, 2),
+};
+
+/** The submissions fly 0–40 m in their first hour and 60–100 m in their second; neighbours over them keep between and above. */
+const SUBMISSION_BANDS: Band[] = [
+  { lower: 0, upper: 40 },
+  { lower: 60, upper: 100 },
+];
+const BETWEEN_BANDS: Band[] = [
+  { lower: 40, upper: 60 },
+  { lower: 100, upper: 120 },
+];
+
+const SEVERAL_BANDS: Scenario = {
+  name: 'volumes of several bands',
+  neighbour: (client, index, start) => {
+    const count = 2 + (index % 2);
+    const first = hourAround(start, index);
+    return volumesBody(
+      client,
+      Array.from({ length: count }, (_, volume) => ({
+        // Even neighbours over the submissions' square between their bands, odd ones around it at any band.
+        corner: index % 2 === 0 ? CORNER : around(index + volume),
+        band: index % 2 === 0 ? (BETWEEN_BANDS[volume % 2] as Band) : { lower: 20 * volume, upper: 20 * volume + 50 },
+        start: new Date(first.getTime() + volume * HOUR),
+      })),
+    );
+  },
+  submission: (client, start) =>
+    volumesBody(
+      client,
+      SUBMISSION_BANDS.map((band, volume) => ({ corner: CORNER, band, start: new Date(start.getTime() + volume * HOUR) })),
+    ),
+};
+
+async function seedNeighbours(system: System, scenario: Scenario, neighbour: BenchClient, start: Date): Promise<void> {
   const started = performance.now();
   let next = 0;
   const seedOne = async (index: number) => {
-    const ring = 1 + (index % 20);
-    const angle = (index * 2.399963) % (2 * Math.PI);
-    const corner: [number, number] = [CORNER[0] + Math.cos(angle) * ring * 0.003, CORNER[1] + Math.sin(angle) * ring * 0.002];
-    const when = new Date(start.getTime() + (((index * 7) % 24) - 12) * HOUR);
-    const answer = await post(system, '/api/flight-requests', body(neighbour, corner, when, 1 + (index % 2)), neighbour.key);
-    if (answer.status !== 201) throw new Error(`seeding failed: ${answer.status} ${(await answer.text()).slice(0, 300)}`);
+    const answer = await post(system, '/api/flight-requests', scenario.neighbour(neighbour, index, start), neighbour.key);
+    const text = await answer.text();
+    if (answer.status !== 201) throw new Error(`seeding failed: ${answer.status} ${text.slice(0, 300)}`);
+    const status = (JSON.parse(text) as { data: { status: string } }).data.status;
+    if (status !== 'Approved') throw new Error(`a neighbour was not approved (${status}): ${text.slice(0, 300)}`);
   };
   await Promise.all(
     Array.from({ length: SEED_CONCURRENCY }, async () => {
       while (next < FLIGHTS) await seedOne(next++);
     }),
   );
-  LOG(`seeded ${FLIGHTS} approved neighbours in ${round((performance.now() - started) / 1000, 1)} s`);
+  LOG(`${scenario.name}: seeded ${FLIGHTS} approved neighbours in ${round((performance.now() - started) / 1000, 1)} s`);
 }
 
-function measureSubmissions(label: string, system: System, client: Client, start: Date) {
+function post(system: System, path: string, body: unknown, key: string): Promise<Response> {
+  return fetch(`${system.gatewayUrl}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': key },
+    body: JSON.stringify(body),
+  });
+}
+
+async function measureSubmissions(label: string, system: System, scenario: Scenario, start: Date) {
+  const client = await registerWithKey(system);
+  const body = scenario.submission(client, start);
+  const first = await post(system, '/api/flight-requests', body, client.key);
+  const status = first.status === 201 ? (JSON.parse(await first.text()) as { data: { status: string } }).data.status : String(first.status);
+  if (status !== 'Approved') throw new Error(`${label}: the submission is not approved (${status})`);
   return measure(
     'deconfliction',
     label,
@@ -127,7 +194,7 @@ function measureSubmissions(label: string, system: System, client: Client, start
       url: `${system.gatewayUrl}/api/flight-requests`,
       method: 'POST',
       headers: { 'x-api-key': client.key, 'content-type': 'application/json' },
-      body: JSON.stringify(body(client, CORNER, start, 2)),
+      body: JSON.stringify(body),
     },
     CONNECTIONS,
     SECONDS,

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import mongoose, { type mongo } from 'mongoose';
+import type { mongo } from 'mongoose';
 import { flightRequestExample, INTERNAL_TOKEN_HEADER, type Principal } from '@dfc/contracts';
 import { InternalTokenSigner } from '@dfc/kit/http';
 import { createLogger } from '@dfc/kit/logging';
@@ -15,14 +15,17 @@ import type { BenchSummary } from './run.js';
 import {
   COUNTED_REQUEST_HEADER,
   CommandsPerRequest,
+  dropDatabases,
   insertCopies,
   isOutboxRelayCommand,
   type Measured,
   measure,
   percentile,
+  registerWithKey,
   replayCommands,
   round,
   type SentCommand,
+  withSystem,
 } from './support.js';
 import { generateTokenKeys, describeUnserved, findUnservedQueries, parseCommandLog, unrecorded } from '@dfc/kit/testing';
 
@@ -79,12 +82,12 @@ function logged(figures: Figures): Figures {
 }
 
 async function throughputFigures(): Promise<Figures> {
-  const none = await withSystem({}, async (system, client) => measureSubmissions('zones0, publishing on', system, client));
-  const zoned = await withSystem({}, async (system, client) => {
+  const none = await withClient({}, async (system, client) => measureSubmissions('zones0, publishing on', system, client));
+  const zoned = await withClient({}, async (system, client) => {
     await importZones(system);
     return measureSubmissions(`zones${ZONES}, publishing on`, system, client);
   });
-  const unpublished = await withSystem({ OUTBOX_PUBLISH: 'false' }, async (system, client) =>
+  const unpublished = await withClient({ OUTBOX_PUBLISH: 'false' }, async (system, client) =>
     measureSubmissions('zones0, publishing off', system, client),
   );
   const zonesRatio = zoned.requestsPerSecond / none.requestsPerSecond;
@@ -98,49 +101,13 @@ async function throughputFigures(): Promise<Figures> {
   return logged({ lines, goalsMet: zonesRatio >= GOAL_RATIO && publishRatio >= GOAL_RATIO });
 }
 
-const SERVICES = ['operator-service', 'flight-request-service', 'gateway'] as const;
-
-async function withSystem<T>(serviceEnv: Record<string, string>, work: (system: System, client: Client) => Promise<T>): Promise<T> {
-  const system = await startSystem({
-    compiled: true,
-    services: [...SERVICES],
-    env: { RATE_LIMIT_PER_KEY_PER_MINUTE: '1000000000', LOG_LEVEL: process.env['BENCH_LOG_LEVEL'] ?? 'warn' },
-    serviceEnv: { 'flight-request-service': serviceEnv },
-  });
-  try {
-    return await work(system, await registerWithKey(system));
-  } finally {
-    await system.stop();
-    await dropDatabases(system);
-  }
+/** A fresh system (support.ts) with an operator the flight-request-service already knows. */
+function withClient<T>(serviceEnv: Record<string, string>, work: (system: System, client: Client) => Promise<T>): Promise<T> {
+  return withSystem(async (system) => work(system, await knownClient(system)), serviceEnv);
 }
 
-/** A run leaves nothing behind: 100,000 seeded requests would slow every later user of the shared database server. */
-async function dropDatabases(system: System): Promise<void> {
-  for (const service of SERVICES) {
-    if (service === 'gateway') continue;
-    const connection = await mongoose.createConnection(system.mongoUrl, { dbName: system.database(service) }).asPromise();
-    await connection.dropDatabase().catch(() => undefined);
-    await connection.close();
-  }
-}
-
-export async function registerWithKey(system: System): Promise<Client> {
-  const email = `bench-${randomUUID()}@example.com`;
-  const password = 'benchmark-password';
-  const registered = await fetch(`${system.gatewayUrl}/api/operators`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ company_name: 'Bench Aerial', email, password, phone: '+1 555 0100', timezone: 'Europe/Amsterdam' }),
-  });
-  if (registered.status !== 201) throw new Error(`registration failed: ${registered.status} ${await registered.text()}`);
-  const { data } = (await registered.json()) as { data: { uuid: string } };
-  const issued = await fetch(`${system.gatewayUrl}/api/operators/${data.uuid}/api-keys`, {
-    method: 'POST',
-    headers: { authorization: `Basic ${Buffer.from(`${email}:${password}`).toString('base64')}` },
-  });
-  if (issued.status !== 201) throw new Error(`key issuance failed: ${issued.status} ${await issued.text()}`);
-  const client = { uuid: data.uuid, key: ((await issued.json()) as { data: { key: string } }).data.key };
+async function knownClient(system: System): Promise<Client> {
+  const client = await registerWithKey(system);
   await waitUntilKnown(system, client);
   return client;
 }
@@ -257,7 +224,7 @@ async function persistenceFigures(): Promise<Figures> {
   try {
     hosted = await hostFlightRequestService(system);
     await system.start('gateway');
-    const client = await registerWithKey(system);
+    const client = await knownClient(system);
     const operator: Principal = { sub: client.uuid, role: 'operator', operator_uuid: client.uuid, key_id: client.key.split('_')[1] ?? '' };
     const counted = await countCommands(hosted, operator, client.uuid);
     const lists: Figures[] = [];

@@ -1,9 +1,8 @@
 import mongoose, { type mongo } from 'mongoose';
 import { COUNT_LIMIT, LIST_TIME_LIMIT_MS } from '@dfc/kit/pagination';
 import { startSystem, type System } from '../e2e/src/system.js';
-import { registerWithKey, type Client } from './flight-requests.bench.js';
 import type { BenchSummary } from './run.js';
-import { insertCopies, percentile, round } from './support.js';
+import { insertCopies, percentile, registerWithKey, round, type BenchClient as Client } from './support.js';
 
 /**
  * An operator's first list page with 50,000 requests stored (goal: p50 <= 200 ms through the

@@ -4,7 +4,8 @@ import { createServer, type RequestListener, type Server } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import type { FlightRequestStatusChanged } from '@dfc/contracts';
 import autocannon from 'autocannon';
-import { mongo } from 'mongoose';
+import mongoose, { mongo } from 'mongoose';
+import { startSystem, type System } from '../e2e/src/system.js';
 
 /**
  * Runs autocannon against `target` for `seconds` with `connections`; each
@@ -330,4 +331,62 @@ export async function freePort(): Promise<number> {
   await new Promise<void>((resolve) => server.close(() => resolve()));
   if (address === null || typeof address === 'string') throw new Error('no port');
   return address.port;
+}
+
+/** The services a submission passes through. */
+export const SUBMISSION_SERVICES = ['operator-service', 'flight-request-service', 'gateway'] as const;
+
+/** An operator registered for a bench, with its API key. */
+export interface BenchClient {
+  uuid: string;
+  email: string;
+  key: string;
+}
+
+/**
+ * Runs `work` on a fresh system of SUBMISSION_SERVICES (compiled, as the image
+ * runs them; no rate limit in the way), then stops it and drops its databases.
+ */
+export async function withSystem<T>(work: (system: System) => Promise<T>, flightRequestServiceEnv: Record<string, string> = {}): Promise<T> {
+  const system = await startSystem({
+    compiled: true,
+    services: [...SUBMISSION_SERVICES],
+    env: { RATE_LIMIT_PER_KEY_PER_MINUTE: '1000000000', LOG_LEVEL: process.env['BENCH_LOG_LEVEL'] ?? 'warn' },
+    serviceEnv: { 'flight-request-service': flightRequestServiceEnv },
+  });
+  try {
+    return await work(system);
+  } finally {
+    await system.stop();
+    await dropDatabases(system);
+  }
+}
+
+/** A run leaves nothing behind: 100,000 seeded requests would slow every later user of the shared database server. */
+export async function dropDatabases(system: System): Promise<void> {
+  for (const service of SUBMISSION_SERVICES) {
+    if (service === 'gateway') continue;
+    const connection = await mongoose.createConnection(system.mongoUrl, { dbName: system.database(service) }).asPromise();
+    await connection.dropDatabase().catch(() => undefined);
+    await connection.close();
+  }
+}
+
+/** Registers an operator through the gateway and issues it a key (HTTP Basic with its email and password). */
+export async function registerWithKey(system: System): Promise<BenchClient> {
+  const email = `bench-${randomUUID()}@example.com`;
+  const password = 'benchmark-password';
+  const registered = await fetch(`${system.gatewayUrl}/api/operators`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ company_name: 'Bench Aerial', email, password, phone: '+1 555 0100', timezone: 'Europe/Amsterdam' }),
+  });
+  if (registered.status !== 201) throw new Error(`registration failed: ${registered.status} ${await registered.text()}`);
+  const { data } = (await registered.json()) as { data: { uuid: string } };
+  const issued = await fetch(`${system.gatewayUrl}/api/operators/${data.uuid}/api-keys`, {
+    method: 'POST',
+    headers: { authorization: `Basic ${Buffer.from(`${email}:${password}`).toString('base64')}` },
+  });
+  if (issued.status !== 201) throw new Error(`key issuance failed: ${issued.status} ${await issued.text()}`);
+  return { uuid: data.uuid, email, key: ((await issued.json()) as { data: { key: string } }).data.key };
 }

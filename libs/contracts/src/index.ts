@@ -13,6 +13,7 @@ export * from './webhooks/schemas.js';
 export * from './webhooks/payloads.js';
 export * from './webhooks/standard-webhooks.js';
 export * from './webhooks/verify.js';
+export * from './flight-requests/volumes.js';
 export * from './flight-requests/requests.js';
 export * from './flight-requests/reviews.js';
 export * from './flight-requests/shared-volume.js';

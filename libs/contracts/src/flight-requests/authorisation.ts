@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Double, Int32, Int64, Nullable, UtcTimestamp, Uuid } from '../schema-helpers.js';
 import { FindingRecord, FlightAreaSummary } from './requests.js';
+import { FlightVolumeRecord } from './volumes.js';
 
 /**
  * The signed authorisation of an Approved flight request: a compact JWS
@@ -35,6 +36,11 @@ export const AuthorisationClaims = Type.Object(
     }),
     flight_area_canonicalisation: Type.Literal(FLIGHT_AREA_CANONICALISATION),
     flight_area_bbox: Bbox,
+    volumes: Type.Optional(
+      Type.Array(Type.Object(FlightVolumeRecord.properties), {
+        description: 'A request submitted with volumes: the approved volumes (band, window, and which features of the flight area)',
+      }),
+    ),
     decision: Type.Literal('Approved'),
     decided_by: Type.String({ description: 'screening, reviewer:<authority>, admin' }),
   },
@@ -107,6 +113,7 @@ export const FlightRequestPreview = Type.Object(
     findings: Type.Array(FindingRecord),
     review_items: Type.Array(ReviewItemDraftRecord),
     area: FlightAreaSummary,
+    volumes: Type.Array(Type.Object(FlightVolumeRecord.properties), { description: 'the volumes as the record would show them' }),
   },
   { $id: 'FlightRequestPreview' },
 );

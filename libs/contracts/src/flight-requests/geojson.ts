@@ -70,6 +70,9 @@ function geometryUnion<T extends TSchema[]>(members: [...T]) {
 export const ZoneGeometry = geometryUnion([GeoJsonPolygon, GeoJsonMultiPolygon]);
 export type ZoneGeometry = Static<typeof ZoneGeometry>;
 
+/** A volume's geometry: a Polygon, a MultiPolygon, or a Point (the centre of a circle of the volume's `radius_m`). */
+export const VolumeGeometry = geometryUnion([GeoJsonPolygon, GeoJsonMultiPolygon, GeoJsonPoint]);
+
 /** radius_m of a Point feature: a circle of 1..5000 m (PRODUCT.md defaults). */
 const CircleProperties = Type.Object({ radius_m: Double({ minimum: 1, maximum: 5000 }) });
 

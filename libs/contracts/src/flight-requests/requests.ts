@@ -1,9 +1,10 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Double, Int32, LargeListQuery, Line, Nullable, RequiredFreeText, RequiredLine, Timestamp, UtcTimestamp, Uuid } from '../schema-helpers.js';
 import { FLIGHT_REQUEST_STATUSES, FlightRequestStatus } from './status.js';
-import { FlightArea } from './geojson.js';
+import { FlightArea, VolumeGeometry } from './geojson.js';
 import { ReviewItemRecord } from './reviews.js';
 import { SharedVolume } from './shared-volume.js';
+import { Altitude, FlightVolumeRecord } from './volumes.js';
 
 /** PRODUCT.md "Rules": the category screening derives from the free-text `aircraft_type`. */
 export const AIRCRAFT_CATEGORIES = ['multirotor', 'fixed_wing', 'vtol', 'helicopter', 'airship', 'other'] as const;
@@ -31,6 +32,49 @@ function utcTimestamp(attribute: string) {
 
 const optionalText = Type.Optional(Nullable(Line({ maxLength: 255 })));
 
+/** PRODUCT-style limits of `volumes` (README, "Volumes"); the time and height rules are the spec fields' own. */
+export const VOLUME_LIMITS = { maxVolumes: 20, maxPositionsPerVolume: 2000 } as const;
+
+/** A Point is a circle: its radius is required, and only a Point has one (generators read no `if`, validators and fuzzers do). */
+const CIRCLE_RULE = {
+  if: { properties: { geometry: { properties: { type: { const: 'Point' } }, required: ['type'] } }, required: ['geometry'] },
+  then: { required: ['radius_m'] },
+  else: { properties: { radius_m: false } },
+};
+
+/**
+ * One 4-D volume of a submission (F3548's `Volume4D`): an area, a band between two
+ * altitudes of one reference, and a window of its own. The geometry is checked by
+ * the geometry rules (as flight_area's features are), so it is `Unknown` here.
+ */
+export const FlightVolumeInput = Type.Object(
+  {
+    geometry: Type.Unknown({
+      description: `a GeoJSON Polygon or MultiPolygon, or a Point with radius_m (a circle); at most ${VOLUME_LIMITS.maxPositionsPerVolume} positions`,
+    }),
+    radius_m: Type.Optional(Double({ minimum: 1, maximum: 5000, description: 'with a Point geometry (and only then): the circle radius, 1..5000 metres' })),
+    altitude_lower: Altitude,
+    altitude_upper: Altitude,
+    start_time: utcTimestamp('start time'),
+    end_time: utcTimestamp('end time'),
+  },
+  { $id: 'FlightVolumeInput', additionalProperties: false, ...CIRCLE_RULE },
+);
+export type FlightVolumeInput = Static<typeof FlightVolumeInput>;
+
+const VOLUMES_OPTIONS = {
+  minItems: 1,
+  maxItems: VOLUME_LIMITS.maxVolumes,
+  description:
+    `1..${VOLUME_LIMITS.maxVolumes} 4-D volumes (area, band, window). Without them, flight_area, start_time, end_time and ` +
+    'max_altitude are required and form one volume from 0 to max_altitude m AGL. With them, flight_area must be left out ' +
+    "(the volumes' areas form it) and start_time, end_time and max_altitude may be: when sent they must equal the " +
+    "volumes' earliest start, latest end and highest upper limit in metres above ground (rounded up).",
+};
+
+/** The spec's fields: required without `volumes`; with them each may be left out (it is derived) or must agree. */
+export const SPEC_VOLUME_FIELDS = ['start_time', 'end_time', 'max_altitude', 'flight_area'] as const;
+
 /**
  * POST /api/flight-requests. Bounds that come from configuration (max_altitude,
  * the time rules) are checked in the domain, so this schema fixes the shape and
@@ -45,33 +89,58 @@ export const FlightRequestCreate = Type.Object(
     operator_phone: RequiredLine({ maxLength: 50 }),
     operator_company: optionalText,
     operational_authorisation_number: optionalText,
-    start_time: utcTimestamp('start time'),
-    end_time: utcTimestamp('end time'),
-    max_altitude: Int32({ minimum: 1, description: 'metres above ground, 1..500 by default (configurable)', examples: [120] }),
+    start_time: Type.Optional(utcTimestamp('start time')),
+    end_time: Type.Optional(utcTimestamp('end time')),
+    max_altitude: Type.Optional(Int32({ minimum: 1, description: 'metres above ground, 1..500 by default (configurable)', examples: [120] })),
     aircraft_type: RequiredLine({
       maxLength: 100,
       description: 'a kind of aircraft, free text (not blank); stored as sent, its category is derived for screening',
       examples: ['DJI Matrice 300'],
     }),
     purpose: RequiredFreeText({ maxLength: 1000, description: 'free text, not blank; tabs and line breaks allowed', examples: ['Roof inspection'] }),
-    flight_area: Type.Unknown({
-      description:
-        'GeoJSON FeatureCollection of 1..50 Polygon/MultiPolygon features (or Point with properties.radius_m 1..5000), at most 10,000 positions and 1,000 km² in all',
-    }),
+    flight_area: Type.Optional(
+      Type.Unknown({
+        description:
+          'GeoJSON FeatureCollection of 1..50 Polygon/MultiPolygon features (or Point with properties.radius_m 1..5000), at most 10,000 positions and 1,000 km² in all',
+      }),
+    ),
+    volumes: Type.Optional(Type.Array(FlightVolumeInput, VOLUMES_OPTIONS)),
   },
-  { $id: 'FlightRequestCreate', additionalProperties: false },
+  {
+    $id: 'FlightRequestCreate',
+    additionalProperties: false,
+    // Generators read no `if`; validators and fuzzers do: without volumes, the spec's fields are required.
+    if: { required: ['volumes'] },
+    else: { required: [...SPEC_VOLUME_FIELDS] },
+  },
 );
 export type FlightRequestCreate = Static<typeof FlightRequestCreate>;
 
+/** The submission as the OpenAPI document shows it: the geometries with their GeoJSON schemas (the service checks them in code). */
+export const FlightRequestCreateDocument = {
+  ...FlightRequestCreate,
+  properties: {
+    ...FlightRequestCreate.properties,
+    flight_area: FlightArea,
+    volumes: Type.Optional(
+      Type.Array(
+        Type.Object({ ...FlightVolumeInput.properties, geometry: VolumeGeometry }, { $id: 'FlightVolumeInput', additionalProperties: false, ...CIRCLE_RULE }),
+        VOLUMES_OPTIONS,
+      ),
+    ),
+  },
+};
+
 /** What an amendment may change; every other field of a request is fixed once it is submitted. */
-export const AMENDABLE_FIELDS = ['start_time', 'end_time', 'max_altitude', 'purpose', 'flight_area'] as const;
+export const AMENDABLE_FIELDS = ['start_time', 'end_time', 'max_altitude', 'purpose', 'flight_area', 'volumes'] as const;
 export type AmendableField = (typeof AMENDABLE_FIELDS)[number];
 
 /**
  * PATCH /api/flight-requests/{uuid}: at least one amendable field, each under the submission's own
  * schema (picked from FlightRequestCreate, never restated), and nothing else.
  */
-export const FlightRequestAmendment = Type.Partial(Type.Pick(FlightRequestCreate, AMENDABLE_FIELDS), {
+// A fresh object of the picked properties: the submission's rule that the spec's fields are required without volumes is not an amendment's.
+export const FlightRequestAmendment = Type.Partial(Type.Object(Type.Pick(FlightRequestCreate, AMENDABLE_FIELDS).properties), {
   $id: 'FlightRequestAmendment',
   additionalProperties: false,
   minProperties: 1,
@@ -103,6 +172,9 @@ export const FindingRecord = Type.Object({
   zone_country: Type.Optional(Nullable(Type.String({ description: 'and their country (ISO 3166-1 alpha-3)' }))),
   terrain_unknown: Type.Optional(
     Type.Literal(true, { description: 'a zone limit not above ground counted as met: no terrain model covers the flight area' }),
+  ),
+  volume: Type.Optional(
+    Int32({ minimum: 0, description: 'A request submitted with volumes: the index in `volumes` of the volume this finding is about.' }),
   ),
   conflict: Type.Optional(
     Type.Object(SharedVolume.properties, {
@@ -141,6 +213,12 @@ export const FlightRequestRecord = Type.Object(
     purpose: Type.String(),
     area: FlightAreaSummary,
     flight_area: Type.Optional(FlightArea),
+    volumes: Type.Array(FlightVolumeRecord, {
+      minItems: 1,
+      description:
+        'The 4-D volumes: as submitted, or the one the spec fields form (flight_area from 0 to max_altitude m AGL over the window). ' +
+        "start_time/end_time are the volumes' envelope, max_altitude their highest upper limit in metres above ground.",
+    }),
     review: Type.Object({
       findings: Type.Array(FindingRecord),
       items: Type.Array(ReviewItemRecord),

@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Double, Int32, LargeListQuery, Nullable, RequiredFreeText, Timestamp, UtcTimestamp, Uuid } from '../schema-helpers.js';
 import { SharedVolume } from './shared-volume.js';
 import { FlightRequestStatus } from './status.js';
+import { FlightVolumeRecord } from './volumes.js';
 
 export const REVIEW_ITEM_KINDS = ['zone_authorisation', 'altitude', 'deconfliction'] as const;
 export type ReviewItemKind = (typeof REVIEW_ITEM_KINDS)[number];
@@ -38,6 +39,7 @@ export const ReviewQueueEntry = Type.Object(
       aircraft_type: Type.String(),
       purpose: Type.String(),
       bbox: Type.Array(Double(), { minItems: 4, maxItems: 4, description: '[west, south, east, north]' }),
+      volumes: Type.Array(Type.Object(FlightVolumeRecord.properties), { description: 'the request’s 4-D volumes, as its record shows them' }),
     }),
     competing: Type.Optional(
       Type.Array(Type.Object(SharedVolume.properties), {

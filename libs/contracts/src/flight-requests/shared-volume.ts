@@ -5,8 +5,17 @@ import { Double, Int32, Timestamp } from '../schema-helpers.js';
 export const SharedVolume = Type.Object({
   start_time: Timestamp,
   end_time: Timestamp,
-  lower_altitude_m: Int32({ minimum: 0, description: 'metres above ground' }),
-  upper_altitude_m: Int32({ minimum: 0, description: 'metres above ground' }),
+  lower_altitude_m: Int32({ description: 'metres above ground, or in altitude_reference when it is given (rounded down)' }),
+  upper_altitude_m: Int32({ description: 'metres above ground, or in altitude_reference when it is given (rounded up)' }),
+  altitude_reference: Type.Optional(
+    Type.Unsafe<'AMSL' | 'WGS84'>({
+      type: 'string',
+      enum: ['AMSL', 'WGS84'],
+      description:
+        'Set when the shared band is not above ground: both bands in WGS-84 heights, or bands in different references compared ' +
+        'above mean sea level (docs/architecture.md, "Deconfliction").',
+    }),
+  ),
   bbox: Type.Array(Double(), { minItems: 4, maxItems: 4, description: '[west, south, east, north] of the shared area' }),
 });
 export type SharedVolume = Static<typeof SharedVolume>;

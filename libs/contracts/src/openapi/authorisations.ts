@@ -6,8 +6,7 @@ import {
   AuthorisationStatusRecord,
   FlightRequestPreview,
 } from '../flight-requests/authorisation.js';
-import { FlightArea } from '../flight-requests/geojson.js';
-import { FlightRequestCreate } from '../flight-requests/requests.js';
+import { FlightRequestCreateDocument } from '../flight-requests/requests.js';
 import { DataEnvelope, ErrorBody, Uuid, ValidationErrorBody } from '../schema-helpers.js';
 
 /**
@@ -27,7 +26,7 @@ const invalid = response('Validation failed; every failing field is listed at on
 /** Outside verifiers have no key: these routes are public and limited per client IP. */
 const PUBLIC = { security: [] };
 
-const submitBody = { ...FlightRequestCreate, properties: { ...FlightRequestCreate.properties, flight_area: FlightArea } };
+const submitBody = FlightRequestCreateDocument;
 
 const TOKEN_DESCRIPTION =
   `A compact JWS (header \`alg: EdDSA\`, \`typ: ${AUTHORISATION_TOKEN_TYPE}\`, \`kid\`), verifiable offline with ` +

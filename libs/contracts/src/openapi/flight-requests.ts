@@ -5,7 +5,7 @@ import {
   FlightActivationBody,
   FlightEndBody,
   FlightRequestAmendment,
-  FlightRequestCreate,
+  FlightRequestCreateDocument,
   FlightRequestGetQuery,
   FlightRequestListQuery,
   FlightRequestRecord,
@@ -52,7 +52,7 @@ const idempotencyKey = {
   schema: Type.String({ minLength: 1, maxLength: 255 }),
 };
 
-const submitBody = { ...FlightRequestCreate, properties: { ...FlightRequestCreate.properties, flight_area: FlightArea } };
+const submitBody = FlightRequestCreateDocument;
 
 const getFlightRequest = (operationId: string, alias: string) => ({
   tags: ['Flight requests'],
@@ -164,6 +164,9 @@ export const flightRequestPaths = (now: Date): Record<string, PathItem> => ({
         '(free text up to 100 characters, stored as sent; `aircraft_category` in the record is derived from it); ' +
         '`purpose` 1..1000 characters, not blank. A ring crossing the antimeridian is refused: split the area there ' +
         'into a MultiPolygon (RFC 7946 §3.1.9). ' +
+        'In place of `flight_area`, the times and `max_altitude`, `volumes` may list 1..20 4-D volumes (a geometry, ' +
+        '`altitude_lower` and `altitude_upper` as `{value, reference: AGL|AMSL|WGS84, units: m|ft}`, and a window of ' +
+        'their own); each is screened and deconflicted on its own, and the record shows the spec fields as their envelope. ' +
         'Screening runs at once: a PROHIBITED zone rejects, authorisation zones, altitude above 120 m and overlap ' +
         "with another operator's approved flight open review items, otherwise the request is approved. " +
         'The answer shows the outcome in `status`, `review` and `status_history`.',

@@ -103,9 +103,9 @@ func main() {
 	submission := func(maxAltitude int32) dfc.FlightRequestCreate {
 		return dfc.FlightRequestCreate{
 			OperatorUuid: operatorUuid, OperatorName: "Jane Pilot", OperatorEmail: openapi_types.Email(email), OperatorPhone: "+31 6 1234 5678",
-			StartTime: start.Format(time.RFC3339), EndTime: start.Add(time.Hour).Format(time.RFC3339),
-			MaxAltitude: maxAltitude, AircraftType: "Quadcopter", Purpose: "Roof inspection",
-			FlightArea: dfc.FlightArea{Type: dfc.FlightAreaTypeFeatureCollection, Features: []dfc.FlightAreaFeature{
+			StartTime: ptr(start.Format(time.RFC3339)), EndTime: ptr(start.Add(time.Hour).Format(time.RFC3339)),
+			MaxAltitude: &maxAltitude, AircraftType: "Quadcopter", Purpose: "Roof inspection",
+			FlightArea: &dfc.FlightArea{Type: dfc.FlightAreaTypeFeatureCollection, Features: []dfc.FlightAreaFeature{
 				{Type: dfc.FlightAreaFeatureTypeFeature, Properties: map[string]interface{}{}, Geometry: polygon},
 				{Type: dfc.FlightAreaFeatureTypeFeature, Properties: map[string]interface{}{"radius_m": 150}, Geometry: circle},
 			}},

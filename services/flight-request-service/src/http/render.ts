@@ -4,6 +4,7 @@ import type { Finding } from '../domain/screening/screen.js';
 import { aircraftCategoryOf } from '../domain/submission/aircraft-category.js';
 import { toUtcZ } from '../domain/time-format.js';
 import type { FlightRequestGeometry, FlightRequestSummary } from '../domain/flight-request/flight-request.js';
+import { volumeRecords } from '../domain/volumes/flight-volume.js';
 import { toOffsetTimestamp, toOffsetTimestampOrNull } from '@dfc/contracts';
 
 /** The public record; the full flight_area only when asked for (it can be large). */
@@ -25,6 +26,7 @@ export function flightRequestRecord(doc: FlightRequestSummary & { geometry?: Fli
     purpose: doc.purpose,
     area: doc.area,
     ...(includeGeometry && doc.geometry ? { flight_area: doc.geometry.flight_area as FlightArea } : {}),
+    volumes: volumeRecords(doc),
     review: {
       findings: doc.review.findings.map(findingRecord),
       items: doc.review.items.map(reviewItemRecord),
@@ -66,7 +68,7 @@ export function flightRequestRecord(doc: FlightRequestSummary & { geometry?: Fli
  * carries (findings screened before issue 17 named the conflicting flight) stays out.
  */
 export function findingRecord(finding: Finding): FindingRecord {
-  const { code, message, zone_id, zone_name, authority, conflict, zone_identifier, zone_country, terrain_unknown } = finding;
+  const { code, message, zone_id, zone_name, authority, conflict, zone_identifier, zone_country, terrain_unknown, volume } = finding;
   return {
     code,
     message,
@@ -75,6 +77,7 @@ export function findingRecord(finding: Finding): FindingRecord {
     authority,
     ...(zone_identifier === undefined ? {} : { zone_identifier, zone_country: zone_country ?? null }),
     ...(terrain_unknown ? { terrain_unknown } : {}),
+    ...(volume === undefined ? {} : { volume }),
     ...(conflict ? { conflict } : {}),
   };
 }
@@ -110,6 +113,7 @@ export function reviewQueueEntry(doc: FlightRequestSummary, itemId: string): Rev
       aircraft_type: doc.aircraft_type,
       purpose: doc.purpose,
       bbox: doc.area.bbox,
+      volumes: volumeRecords(doc),
     },
   };
 }

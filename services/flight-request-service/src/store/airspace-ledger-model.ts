@@ -1,22 +1,30 @@
 import { Schema, type Connection, type Model } from 'mongoose';
+import type { AltitudeReference } from '@dfc/contracts';
 
 /**
- * A claim written into one ledger cell, as its own small document: `key` is
- * `own:<cell>` in the cells of the claim's grid level and `in:<cell>` in the
- * coarser cells around them (see domain/deconfliction/airspace-volume.ts); the
- * box in flat fields (the local engine refuses some nested arrays).
+ * One volume of a claim written into one ledger cell, as its own small
+ * document: `key` is `own:<cell>` in the cells of the volume's grid level and
+ * `in:<cell>` in the coarser cells around them (see
+ * domain/deconfliction/airspace-volume.ts); its band in its reference and
+ * above mean sea level (domain/volumes/band.ts); the box in flat fields (the
+ * local engine refuses some nested arrays). Claims written before flights had
+ * volumes lack the volume and its reference: they are volume 0, above ground.
  */
 export interface StoredCellClaim {
-  /** `<claim>@<cell>`: writing the same claim into the same cell again changes nothing. */
+  /** `<claim>.<volume>@<cell>`: writing the same claim into the same cell again changes nothing. */
   _id: string;
   key: string;
   claim: string;
   request: string;
   operator: string;
+  volume?: number;
   start: Date;
   end: Date;
+  reference?: AltitudeReference;
   lower_m: number;
   upper_m: number;
+  amsl_lower_m?: number | null;
+  amsl_upper_m?: number | null;
   west: number;
   south: number;
   east: number;
@@ -46,8 +54,12 @@ const cellClaimSchema = new Schema<StoredCellClaim>(
     operator: { type: String, required: true },
     start: { type: Date, required: true },
     end: { type: Date, required: true },
+    volume: { type: Number, default: 0 },
+    reference: { type: String, default: 'AGL' },
     lower_m: { type: Number, required: true },
     upper_m: { type: Number, required: true },
+    amsl_lower_m: { type: Number, default: null },
+    amsl_upper_m: { type: Number, default: null },
     west: { type: Number, required: true },
     south: { type: Number, required: true },
     east: { type: Number, required: true },

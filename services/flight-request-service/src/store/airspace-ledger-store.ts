@@ -11,6 +11,12 @@ export interface AirspaceCell {
   claims: CellClaim[];
 }
 
+/** One volume's claim as written into a cell: at home there (`own`), or a mark of a finer volume around it. */
+export interface WrittenClaim {
+  claim: CellClaim;
+  own: boolean;
+}
+
 /**
  * The reservation ledger: per cell-hour a version document, and each claim
  * written into the cell as a document of its own. A claim is written into a
@@ -45,10 +51,18 @@ export class AirspaceLedgerStore {
     return { ...cell, version: stored?.version ?? null, claims: claims.map(toClaim) };
   }
 
-  /** Whether `claim` is now written into the cell: false when another claim was written since the cell was read. Call it inside `exclusively`. */
-  async write(cell: AirspaceCell, claim: CellClaim): Promise<boolean> {
-    const stored = toStored(claim, cell);
-    await this.claimCollection.replaceOne({ _id: stored._id }, stored, { upsert: true });
+  /**
+   * Whether `claims` (the volumes of one claim that touch the cell) are now
+   * written into it: false when another claim was written since the cell was
+   * read. Call it inside `exclusively`.
+   */
+  async write(cell: AirspaceCell, claims: WrittenClaim[]): Promise<boolean> {
+    await Promise.all(
+      claims.map((claim) => {
+        const stored = toStored(claim, cell);
+        return this.claimCollection.replaceOne({ _id: stored._id }, stored, { upsert: true });
+      }),
+    );
     if (cell.version === null) {
       try {
         await this.cellCollection.insertOne({ _id: cell.id, version: 1 });
@@ -85,12 +99,25 @@ export class AirspaceLedgerStore {
 }
 
 function toClaim(stored: StoredCellClaim): CellClaim {
-  const { west, south, east, north, claim, request, operator, start, end, lower_m, upper_m } = stored;
-  return { claim, request, operator, start, end, lower_m, upper_m, bbox: [west, south, east, north] };
+  const { west, south, east, north, claim, request, operator, volume, start, end, reference, lower_m, upper_m, amsl_lower_m, amsl_upper_m } = stored;
+  return {
+    claim,
+    request,
+    operator,
+    volume: volume ?? 0,
+    start,
+    end,
+    reference: reference ?? 'AGL',
+    lower_m,
+    upper_m,
+    amsl_lower_m: amsl_lower_m ?? null,
+    amsl_upper_m: amsl_upper_m ?? null,
+    bbox: [west, south, east, north],
+  };
 }
 
-function toStored(claim: CellClaim, cell: LedgerCell): StoredCellClaim {
+function toStored({ claim, own }: WrittenClaim, cell: LedgerCell): StoredCellClaim {
   const { bbox, ...rest } = claim;
   const [west, south, east, north] = bbox;
-  return { _id: `${claim.claim}@${cell.id}`, key: `${cell.own ? 'own' : 'in'}:${cell.id}`, ...rest, west, south, east, north };
+  return { _id: `${claim.claim}.${claim.volume}@${cell.id}`, key: `${own ? 'own' : 'in'}:${cell.id}`, ...rest, west, south, east, north };
 }

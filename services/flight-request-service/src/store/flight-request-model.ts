@@ -45,6 +45,8 @@ const flightRequestSchema = new Schema<StoredFlightRequest>(
     start_time: { type: Date, required: true },
     end_time: { type: Date, required: true },
     max_altitude: Number,
+    // A request submitted with volumes: their bands, windows and boxes (areas in polygons_json, by index); null otherwise.
+    volumes: { type: Schema.Types.Mixed, default: null },
     aircraft_type: String,
     purpose: String,
     area: { type: Schema.Types.Mixed, required: true },

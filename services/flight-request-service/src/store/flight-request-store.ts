@@ -8,6 +8,7 @@ import type { Deconfliction } from '../domain/deconfliction/reservation.js';
 import type { FlightRequest, FlightRequestChange, FlightRequestGeometry, FlightRequestSummary } from '../domain/flight-request/flight-request.js';
 import type { AreaSummary } from '../domain/geometry/flight-area.js';
 import type { ApprovedFlight } from '../domain/screening/screen.js';
+import { volumesOf, type StoredVolume } from '../domain/volumes/flight-volume.js';
 import { LIVE_STATUSES } from '../domain/state-machine/transitions.js';
 import { SCREENING, type FlightRequestModel, type StoredFlightRequest } from './flight-request-model.js';
 
@@ -45,6 +46,7 @@ export interface ReservationHolder {
   start_time: Date;
   end_time: Date;
   max_altitude: number;
+  volumes?: StoredVolume[] | null;
   deconfliction: Deconfliction | null;
   polygons: FlightRequestGeometry['polygons'];
 }
@@ -137,7 +139,17 @@ export class FlightRequestStore {
 
   /** The requests that made these claims, as deconfliction reads them (submissions still `Screening` included). */
   async holders(uuids: string[]): Promise<Map<string, ReservationHolder>> {
-    const projection = { status: 1, version: 1, operator_uuid: 1, start_time: 1, end_time: 1, max_altitude: 1, deconfliction: 1, polygons_json: 1 };
+    const projection = {
+      status: 1,
+      version: 1,
+      operator_uuid: 1,
+      start_time: 1,
+      end_time: 1,
+      max_altitude: 1,
+      volumes: 1,
+      deconfliction: 1,
+      polygons_json: 1,
+    };
     const found = await findWhereIn<StoredFlightRequest, Omit<ReservationHolder, 'polygons'> & { polygons_json: string }>(
       this.model,
       '_id',
@@ -253,18 +265,22 @@ export class FlightRequestStore {
           bbox_south: { $lte: north },
           bbox_north: { $gte: south },
         },
-        { operator_uuid: 1, start_time: 1, end_time: 1, max_altitude: 1, polygons_json: 1 },
+        { operator_uuid: 1, start_time: 1, end_time: 1, max_altitude: 1, volumes: 1, polygons_json: 1 },
       )
-      .lean<Array<Pick<StoredFlightRequest, '_id' | 'operator_uuid' | 'start_time' | 'end_time' | 'max_altitude' | 'polygons_json'>>>()
+      .lean<Array<Pick<StoredFlightRequest, '_id' | 'operator_uuid' | 'start_time' | 'end_time' | 'max_altitude' | 'volumes' | 'polygons_json'>>>()
       .exec();
-    return flights.map((flight) => ({
-      uuid: flight._id,
-      operator_uuid: flight.operator_uuid,
-      start: flight.start_time,
-      end: flight.end_time,
-      max_altitude: flight.max_altitude,
-      polygons: parsePolygons(flight.polygons_json),
-    }));
+    return flights.map((flight) => {
+      const polygons = parsePolygons(flight.polygons_json);
+      return {
+        uuid: flight._id,
+        operator_uuid: flight.operator_uuid,
+        start: flight.start_time,
+        end: flight.end_time,
+        max_altitude: flight.max_altitude,
+        polygons,
+        volumes: volumesOf({ ...flight, geometry: { polygons } }),
+      };
+    });
   }
 
   /**

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ConflictError, NotFoundError, ValidationError } from '@dfc/kit/errors';
 import { schemaErrors } from '@dfc/kit/validation';
 import { FlightRequestAmendment, isUuid, type Principal } from '@dfc/contracts';
-import { amend, changedFields, checkAmendable, submissionBodyOf, type AmendmentDecision } from '../domain/flight-request/amendment.js';
+import { amend, amendedBody, changedFields, checkAmendable, type AmendmentDecision } from '../domain/flight-request/amendment.js';
 import type { FlightRequest } from '../domain/flight-request/flight-request.js';
 import type { Deconfliction } from '../domain/deconfliction/reservation.js';
 import type { ApprovedFlight } from '../domain/screening/screen.js';
@@ -43,7 +43,7 @@ export async function amendFlightRequest(deps: UseCaseDeps, command: AmendComman
   if (Object.keys(shape).length > 0) throw new ValidationError(shape);
   const now = deps.now();
   checkAmendable(current, now);
-  const check = checkSubmission({ ...submissionBodyOf(current), ...(command.body as Record<string, unknown>) }, deps.limits, now);
+  const check = checkSubmission(amendedBody(current, command.body as Record<string, unknown>), deps.limits, now, deps.rules.vertical);
   if (!check.ok) throw new ValidationError(check.errors);
   const amended = check.submission;
   if (changedFields(current, amended).length === 0) return current;

@@ -96,7 +96,7 @@ async function approveWithReservation(deps: UseCaseDeps, uuid: string, decideOn:
   const reservation = await reserveAirspace(deps, volumeOf(marked), claim, uuid);
   if (!reservation.reserved) {
     await deps.requests.change(uuid, (current) => (current.deconfliction?.claim === claim ? { set: { deconfliction: null } } : null));
-    throw new AirspaceTakenError(marked, reservation.conflicts);
+    throw new AirspaceTakenError(marked, reservation.conflicts, deps.rules.vertical);
   }
   try {
     const decided = await deps.requests.change(uuid, (current) => {

@@ -1,8 +1,8 @@
 import type { Principal, ReviewListQuery, SharedVolume } from '@dfc/contracts';
 import { listPosition, type ListRequest } from '@dfc/kit/pagination';
 import type { FlightRequestSummary } from '../domain/flight-request/flight-request.js';
-import { areasIntersect } from '../domain/geometry/flight-area.js';
-import { sharedVolume } from '../domain/screening/deconfliction.js';
+import { sharedVolume, volumeConflicts } from '../domain/screening/deconfliction.js';
+import { volumesOf } from '../domain/volumes/flight-volume.js';
 import type { QueuedReviewItem } from '../store/review-item-model.js';
 import type { UseCaseDeps } from './deps.js';
 
@@ -47,15 +47,17 @@ async function withRequests(deps: UseCaseDeps, queued: QueuedReviewItem[]): Prom
   });
 }
 
-/** For each request, what it shares with other operators' pending requests (their exact areas compared). */
+/** For each request, what its volumes share with other operators' pending requests' (area, band and time compared). */
 async function competingVolumes(deps: UseCaseDeps, requests: FlightRequestSummary[]): Promise<Map<string, SharedVolume[]>> {
   const geometries = await deps.requests.holders(requests.map((request) => request._id));
   const entries = await Promise.all(
     requests.map(async (request): Promise<[string, SharedVolume[]]> => {
       const polygons = geometries.get(request._id)?.polygons ?? [];
+      if (polygons.length === 0) return [request._id, []];
       const others = await deps.requests.overlapping('Pending', request.operator_uuid, request.start_time, request.end_time, request.area.bbox);
-      const ours = { polygons, start: request.start_time, end: request.end_time, maxAltitudeM: request.max_altitude };
-      return [request._id, others.filter((other) => areasIntersect(polygons, other.polygons)).map((other) => sharedVolume(other, ours))];
+      const ours = volumesOf({ ...request, geometry: { polygons } });
+      const conflicts = volumeConflicts(ours, request.operator_uuid, others, deps.rules.vertical);
+      return [request._id, conflicts.map(({ ours: volume, theirs }) => sharedVolume(theirs, volume, deps.rules.vertical))];
     }),
   );
   return new Map(entries);

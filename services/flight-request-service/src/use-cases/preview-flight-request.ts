@@ -1,6 +1,7 @@
 import { ValidationError } from '@dfc/kit/errors';
 import type { FlightRequestPreview, Principal } from '@dfc/contracts';
 import { checkSubmission } from '../domain/submission/check-submission.js';
+import { volumeRecords } from '../domain/volumes/flight-volume.js';
 import { authoriseOperatorUuid } from './access.js';
 import type { UseCaseDeps } from './deps.js';
 import { screenSubmission } from './screen-submission.js';
@@ -16,7 +17,7 @@ export async function previewFlightRequest(
   body: unknown,
   credentials?: string,
 ): Promise<FlightRequestPreview> {
-  const check = checkSubmission(body, deps.limits, deps.now());
+  const check = checkSubmission(body, deps.limits, deps.now(), deps.rules.vertical);
   if (!check.ok) throw new ValidationError(check.errors);
   const submission = check.submission;
   authoriseOperatorUuid(principal, submission.operator_uuid);
@@ -29,5 +30,6 @@ export async function previewFlightRequest(
     findings: screening.findings,
     review_items: screening.items,
     area: submission.area.summary,
+    volumes: volumeRecords({ ...submission, area: submission.area.summary }),
   };
 }

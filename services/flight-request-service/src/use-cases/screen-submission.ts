@@ -1,5 +1,6 @@
 import { screen, type ApprovedFlight, type ScreeningResult } from '../domain/screening/screen.js';
 import type { ValidSubmission } from '../domain/submission/check-submission.js';
+import { volumesOf } from '../domain/volumes/flight-volume.js';
 import type { OperatorProjection } from '../store/operator-model.js';
 import type { ZoneEpoch } from '../store/zone-epoch-store.js';
 import type { UseCaseDeps } from './deps.js';
@@ -34,6 +35,7 @@ export async function screenSubmission(
       start: submission.start_time,
       end: submission.end_time,
       maxAltitudeM: submission.max_altitude,
+      ...(submission.volumes ? { volumes: volumesOf({ ...submission, geometry: { polygons: submission.area.polygons } }) } : {}),
       operatorUuid: submission.operator_uuid,
       operator: { exemption_for_ctr: operator.exemption_for_ctr },
       zones: deps.zoneIndex.search(bbox),

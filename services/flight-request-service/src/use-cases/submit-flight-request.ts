@@ -35,7 +35,7 @@ export interface SubmitCommand {
  */
 export async function submitFlightRequest(deps: UseCaseDeps, command: SubmitCommand): Promise<FlightRequest> {
   const now = deps.now();
-  const check = checkSubmission(command.body, deps.limits, now);
+  const check = checkSubmission(command.body, deps.limits, now, deps.rules.vertical);
   if (!check.ok) throw new ValidationError(check.errors);
   const submission = check.submission;
   authoriseOperatorUuid(command.principal, submission.operator_uuid);

@@ -68,7 +68,7 @@ describe('PATCH /api/flight-requests/{uuid}', function () {
     expect(approved.status).to.equal('Approved');
     const oldJti = await jtiOf(approved.uuid);
     const response = await amend(approved.uuid, { purpose: 'Roof inspection, north wing only' });
-    expect(response.status).to.equal(200);
+    expect(response.status, JSON.stringify(response.body)).to.equal(200);
     const amended = response.body.data;
     expect(amended).to.include({ status: 'Approved', purpose: 'Roof inspection, north wing only', revision: 2 });
     expect(amended.status_history.map((entry: { status: string }) => entry.status)).to.deep.equal(['Pending', 'Approved', 'Approved']);
@@ -141,6 +141,37 @@ describe('PATCH /api/flight-requests/{uuid}', function () {
     expect(amended.review.items.map((item: { kind: string }) => item.kind)).to.deep.equal(['deconfliction']);
     expect(await statusOf(oldJti)).to.equal('revoked');
     expect((await t.call('GET', `/api/flight-requests/${theirs.uuid}`, { as: admin })).body.data.status).to.equal('Approved');
+  });
+
+  it('when an Approved request is amended into volumes, then it is approved again with them; one into another operator’s band is not, one above that band is', async () => {
+    const theirs = await submit({ max_altitude: 60 }, otherUuid);
+    expect(theirs.status).to.equal('Approved');
+    const [west, south] = theirs.area.bbox as [number, number];
+    const window = { start_time: theirs.start_time as string, end_time: theirs.end_time as string };
+    const volume = (band: [number, number]) => ({
+      geometry: { type: 'Polygon', coordinates: square(west, south) },
+      altitude_lower: { value: band[0], reference: 'AGL', units: 'm' },
+      altitude_upper: { value: band[1], reference: 'AGL', units: 'm' },
+      ...window,
+    });
+
+    const above = await submit();
+    const lifted = await amend(above.uuid, { volumes: [volume([80, 110])] });
+    expect(lifted.status, JSON.stringify(lifted.body)).to.equal(200);
+    expect(lifted.body.data).to.include({ status: 'Approved', revision: 2, max_altitude: 110 });
+    expect(lifted.body.data.volumes).to.have.length(1);
+    expect(lifted.body.data.volumes[0]).to.deep.include({ altitude_lower: volume([80, 110]).altitude_lower });
+
+    const into = await submit();
+    const moved = await amend(into.uuid, { volumes: [volume([40, 90])] });
+    expect(moved.status).to.equal(200);
+    expect(moved.body.data.status).to.equal('Pending');
+    expect(moved.body.data.review.items.map((item: { kind: string }) => item.kind)).to.deep.equal(['deconfliction']);
+
+    const purposeOnly = await amend(above.uuid, { purpose: 'Survey of the north field' });
+    expect(purposeOnly.status, JSON.stringify(purposeOnly.body)).to.equal(200);
+    expect(purposeOnly.body.data).to.include({ status: 'Approved', revision: 3, max_altitude: 110 });
+    expect(purposeOnly.body.data.volumes[0]).to.deep.include({ altitude_upper: volume([80, 110]).altitude_upper });
   });
 
   it('when the area moves into free airspace while another operator submits it, then at most one of them is approved', async () => {

@@ -1,6 +1,7 @@
 import { AUTHORISATION_ISSUER, FLIGHT_AREA_CANONICALISATION, type AuthorisationClaims, type FlightRequestStatus } from '@dfc/contracts';
 import type { FlightRequestGeometry } from '../flight-request/flight-request.js';
 import type { StatusHistoryEntry } from '../state-machine/transitions.js';
+import { volumeRecords, type StoredVolume } from '../volumes/flight-volume.js';
 import { toUtcZ } from '../time-format.js';
 import { flightAreaDigest } from './flight-area-digest.js';
 
@@ -19,6 +20,8 @@ export interface AuthorisableRequest {
   start_time: Date;
   end_time: Date;
   max_altitude: number;
+  /** A request submitted with volumes names them in its authorisation. */
+  volumes?: StoredVolume[] | null;
   area: { bbox: number[] };
   geometry: Pick<FlightRequestGeometry, 'flight_area'>;
   status_history: StatusHistoryEntry[];
@@ -91,6 +94,9 @@ export function authorisationClaims(
     flight_area_sha256: flightAreaDigest(request.geometry.flight_area),
     flight_area_canonicalisation: FLIGHT_AREA_CANONICALISATION,
     flight_area_bbox: [west, south, east, north],
+    ...(request.volumes && request.volumes.length > 0
+      ? { volumes: volumeRecords({ ...request, area: { bbox: [west, south, east, north], feature_count: request.volumes.length } }) }
+      : {}),
     decision: 'Approved',
     decided_by: approval.entry.actor,
   };

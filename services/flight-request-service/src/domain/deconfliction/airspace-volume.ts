@@ -1,19 +1,16 @@
 import ngeohash from 'ngeohash';
 import type { AreaPolygon, BBox } from '../geometry/flight-area.js';
 import { boundsOf } from '../geometry/intersect.js';
+import { bandsOverlap, type Band } from '../volumes/band.js';
+import type { FlightVolume } from '../volumes/flight-volume.js';
 
 /**
- * The airspace a flight takes: its area, its altitude band and its window
- * (half-open). Two volumes of different operators conflict when they share
- * all three.
+ * The airspace one volume of a flight takes: its area, its altitude band and
+ * its window (half-open). Two volumes of different operators conflict when
+ * they share all three; a flight takes one such volume per band and window.
  */
-export interface AirspaceVolume {
+export interface AirspaceVolume extends FlightVolume {
   operator_uuid: string;
-  start: Date;
-  end: Date;
-  lower_m: number;
-  upper_m: number;
-  polygons: AreaPolygon[];
 }
 
 /**
@@ -97,12 +94,9 @@ export function boundsOfVolume(volume: Pick<AirspaceVolume, 'polygons'>): BBox {
     .reduce((all, box) => [Math.min(all[0], box[0]), Math.min(all[1], box[1]), Math.max(all[2], box[2]), Math.max(all[3], box[3])]);
 }
 
-/** Windows overlap (half-open) and altitude bands overlap (a band touching another at one height shares no airspace). */
-export function shareTimeAndBand(
-  a: Pick<AirspaceVolume, 'start' | 'end' | 'lower_m' | 'upper_m'>,
-  b: Pick<AirspaceVolume, 'start' | 'end' | 'lower_m' | 'upper_m'>,
-): boolean {
-  return a.start.getTime() < b.end.getTime() && b.start.getTime() < a.end.getTime() && a.lower_m < b.upper_m && b.lower_m < a.upper_m;
+/** Windows overlap (half-open) and altitude bands overlap (band.ts: a band touching another at one height shares no airspace). */
+export function shareTimeAndBand(a: Band & { start: Date; end: Date }, b: Band & { start: Date; end: Date }): boolean {
+  return a.start.getTime() < b.end.getTime() && b.start.getTime() < a.end.getTime() && bandsOverlap(a, b);
 }
 
 export function boxesMeet(a: BBox, b: BBox): boolean {

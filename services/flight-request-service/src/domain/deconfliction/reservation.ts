@@ -1,5 +1,6 @@
 import type { FlightRequestStatus } from '@dfc/contracts';
 import type { BBox } from '../geometry/flight-area.js';
+import type { Band } from '../volumes/band.js';
 import { boundsOfVolume, boxesMeet, shareTimeAndBand, type AirspaceVolume } from './airspace-volume.js';
 
 /*
@@ -12,15 +13,20 @@ import { boundsOfVolume, boxesMeet, shareTimeAndBand, type AirspaceVolume } from
  * the same airspace see each other.
  */
 
-/** A claim as a ledger cell lists it: who claims, and the volume's summary (its exact area is the request's). */
-export interface CellClaim {
+/**
+ * A claim as a ledger cell lists it, one per volume of the request that
+ * touches the cell: who claims, and the volume's summary — its window, its band
+ * (in its own reference and, where it can be placed there, above mean sea
+ * level: band.ts) and its box. Its exact area is the request's.
+ */
+export interface CellClaim extends Band {
   claim: string;
   request: string;
   operator: string;
+  /** The volume's index in its request. */
+  volume: number;
   start: Date;
   end: Date;
-  lower_m: number;
-  upper_m: number;
   bbox: BBox;
 }
 
@@ -43,13 +49,13 @@ export interface Deconfliction {
 export const CLAIM_LEASE_MS = 15_000;
 
 /**
- * The statuses in which a held reservation takes its airspace: an approved flight, one flying, and a suspended
- * approval, which keeps it so that reinstating it never conflicts.
+ * The statuses in which a flight holds its airspace: what deconfliction checks every approval against. An approved
+ * flight, one flying, and a suspended approval, which keeps it so that reinstating it never conflicts.
  */
-export const HOLDING: readonly FlightRequestStatus[] = ['Approved', 'Activated', 'Suspended'];
+export const AIRSPACE_HOLDING_STATUSES: readonly FlightRequestStatus[] = ['Approved', 'Activated', 'Suspended'];
 
 export function holdsAirspace(status: string): boolean {
-  return (HOLDING as readonly string[]).includes(status);
+  return (AIRSPACE_HOLDING_STATUSES as readonly string[]).includes(status);
 }
 
 export type Holding = 'holds' | 'claiming' | 'stalled' | 'none';
@@ -68,15 +74,15 @@ function leased(since: Date, now: Date): Holding {
   return now.getTime() - new Date(since).getTime() < CLAIM_LEASE_MS ? 'claiming' : 'stalled';
 }
 
-export function cellClaimOf(volume: AirspaceVolume, claim: string, request: string): CellClaim {
+export function cellClaimOf(volume: AirspaceVolume, band: Band, claim: string, request: string): CellClaim {
   return {
     claim,
     request,
     operator: volume.operator_uuid,
+    volume: volume.index,
     start: volume.start,
     end: volume.end,
-    lower_m: volume.lower_m,
-    upper_m: volume.upper_m,
+    ...band,
     bbox: boundsOfVolume(volume),
   };
 }

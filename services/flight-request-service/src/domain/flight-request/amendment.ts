@@ -20,8 +20,28 @@ import type { FlightRequest, FlightRequestChange } from './flight-request.js';
  * and whether the request is approved again or goes back to review.
  */
 
-/** What the request was submitted as: the body an amendment's fields are laid over before the submission's own check. */
-export function submissionBodyOf(current: FlightRequest): Record<string, unknown> {
+/** The spec's fields that describe the flight's area, window and ceiling: what `volumes` replaces. */
+const SPEC_FLIGHT_FIELDS = ['flight_area', 'start_time', 'end_time', 'max_altitude'] as const;
+
+/**
+ * The body the submission's own check reads for an amendment: the request as
+ * it was submitted, in the form the amendment speaks. Sent `volumes` replace
+ * the spec's flight fields the amendment does not send; a request submitted
+ * with volumes keeps them unless the amendment sends a `flight_area` instead.
+ */
+export function amendedBody(current: FlightRequest, amendment: Record<string, unknown>): Record<string, unknown> {
+  const base = submissionBodyOf(current);
+  const volumes = volumesAsSent(current);
+  if (volumes && !Object.hasOwn(amendment, 'flight_area')) {
+    for (const field of SPEC_FLIGHT_FIELDS) delete base[field];
+    base['volumes'] = volumes;
+  }
+  if (Object.hasOwn(amendment, 'volumes')) for (const field of SPEC_FLIGHT_FIELDS) if (!Object.hasOwn(amendment, field)) delete base[field];
+  return { ...base, ...amendment };
+}
+
+/** What the request was submitted as, in the spec's fields. */
+function submissionBodyOf(current: FlightRequest): Record<string, unknown> {
   return {
     operator_uuid: current.operator_uuid,
     operator_name: current.operator_name,
@@ -36,6 +56,23 @@ export function submissionBodyOf(current: FlightRequest): Record<string, unknown
     purpose: current.purpose,
     flight_area: current.geometry.flight_area,
   };
+}
+
+/** The volumes of a request submitted with them, as they were sent: each one's area is the flight area's feature of its index. */
+function volumesAsSent(current: FlightRequest): Record<string, unknown>[] | null {
+  if (!current.volumes || current.volumes.length === 0) return null;
+  return current.volumes.map((volume, index) => {
+    const feature = current.geometry.flight_area.features[index];
+    const radius = feature?.properties?.['radius_m'];
+    return {
+      geometry: feature?.geometry,
+      ...(typeof radius === 'number' ? { radius_m: radius } : {}),
+      altitude_lower: volume.altitude_lower,
+      altitude_upper: volume.altitude_upper,
+      start_time: toUtcZ(volume.start_time),
+      end_time: toUtcZ(volume.end_time),
+    };
+  });
 }
 
 /** 409 unless the request may still be amended: Pending or Approved, and its window not started. */
@@ -54,6 +91,7 @@ export function changedFields(current: FlightRequest, amended: ValidSubmission):
     max_altitude: current.max_altitude !== amended.max_altitude,
     purpose: current.purpose !== amended.purpose,
     flight_area: flightAreaDigest(current.geometry.flight_area) !== flightAreaDigest(amended.area.stored),
+    volumes: JSON.stringify(current.volumes ?? null) !== JSON.stringify(amended.volumes ?? null),
   };
   return AMENDABLE_FIELDS.filter((field) => differs[field]);
 }
@@ -136,6 +174,7 @@ export function amend(current: FlightRequest, amended: ValidSubmission, screenin
     purpose: fields.purpose,
     area: area.summary,
     geometry: { flight_area: area.stored, polygons: area.polygons },
+    volumes: fields.volumes ?? null,
     status: target,
     status_history: history,
     review: { findings: screening.findings, items, complete: isComplete(items) },

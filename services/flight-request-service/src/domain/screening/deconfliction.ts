@@ -3,44 +3,86 @@ import { featureCollection } from '@turf/helpers';
 import { toOffsetTimestamp } from '@dfc/contracts';
 import { areasIntersect, type AreaPolygon, type BBox } from '../geometry/flight-area.js';
 import { boundsOf } from '../geometry/intersect.js';
+import { bandOf, bandsOverlap, sharedBand } from '../volumes/band.js';
+import { groundVolume, type FlightVolume } from '../volumes/flight-volume.js';
+import { NO_VERTICAL_MODEL, type VerticalModel } from '../zones/vertical.js';
 import { compareIds } from '../zones/zone-index.js';
 import type { ApprovedFlight, ConflictVolume, Finding, ReviewItemDraft, ScreeningInput, ScreeningRules } from './types.js';
 
 /*
- * Deconfliction: another operator's Approved flight sharing area and time. Both
- * flights fly from the ground up, so their altitude bands always meet.
+ * Deconfliction: another operator's Approved flight with a volume that shares
+ * area, altitude band and time with one of ours (band.ts says how bands of
+ * different references compare).
  *
  * What the submitting operator learns is only the volume both flights would
  * share (time window, altitude band, area): never the other flight's
  * identifiers, its operator, or its own extent.
  */
 
-/** Other operators' approved flights overlapping in time (half-open windows) and area, ordered by uuid. */
-export function conflictingFlights(input: ScreeningInput): ApprovedFlight[] {
-  return input.approvedFlights
-    .filter(
-      (flight) =>
-        flight.operator_uuid !== input.operatorUuid &&
-        flight.start.getTime() < input.end.getTime() &&
-        input.start.getTime() < flight.end.getTime() &&
-        areasIntersect(input.polygons, flight.polygons),
-    )
-    .sort((a, b) => compareIds(a.uuid, b.uuid));
+/** One of our volumes meeting one of another flight's in all four dimensions. */
+export interface VolumeConflict {
+  flight: ApprovedFlight;
+  ours: FlightVolume;
+  theirs: FlightVolume;
 }
 
-export function deconflictionFindings(flights: ApprovedFlight[], input: ScreeningInput): Finding[] {
-  return flights.map((flight) => {
-    const conflict = sharedVolume(flight, input);
-    return {
+/** The volumes of an approved flight: its own, or the one its fields form. */
+export function flightVolumes(flight: ApprovedFlight): FlightVolume[] {
+  return flight.volumes ?? [groundVolume(flight.polygons, flight.start, flight.end, flight.max_altitude)];
+}
+
+/** The volumes of the screened submission. */
+export function inputVolumes(input: Pick<ScreeningInput, 'volumes' | 'polygons' | 'bbox' | 'start' | 'end' | 'maxAltitudeM'>): FlightVolume[] {
+  return input.volumes ?? [{ ...groundVolume(input.polygons, input.start, input.end, input.maxAltitudeM), bbox: input.bbox }];
+}
+
+/** Whether two volumes share a window (half-open), a band and a point of area. */
+export function volumesConflict(a: FlightVolume, b: FlightVolume, model: VerticalModel): boolean {
+  return (
+    a.start.getTime() < b.end.getTime() &&
+    b.start.getTime() < a.end.getTime() &&
+    bandsOverlap(bandOf(a.lower, a.upper, a.bbox, model), bandOf(b.lower, b.upper, b.bbox, model)) &&
+    areasIntersect(a.polygons, b.polygons)
+  );
+}
+
+/** Every pair of our volume and another operator's approved volume in conflict, ordered by flight uuid, then volumes. */
+export function volumeConflicts(
+  ours: FlightVolume[],
+  operatorUuid: string,
+  flights: ApprovedFlight[],
+  model: VerticalModel = NO_VERTICAL_MODEL,
+): VolumeConflict[] {
+  return flights
+    .filter((flight) => flight.operator_uuid !== operatorUuid)
+    .sort((a, b) => compareIds(a.uuid, b.uuid))
+    .flatMap((flight) =>
+      ours.flatMap((volume) =>
+        flightVolumes(flight)
+          .filter((theirs) => volumesConflict(volume, theirs, model))
+          .map((theirs) => ({ flight, ours: volume, theirs })),
+      ),
+    );
+}
+
+export function deconflictionFindings(conflicts: VolumeConflict[], input: ScreeningInput): Finding[] {
+  const named = input.volumes !== undefined;
+  return conflicts.map(({ ours, theirs }) => {
+    const conflict = sharedVolume(theirs, ours, input.rules.vertical);
+    const reference = conflict.altitude_reference ? ` ${conflict.altitude_reference}` : '';
+    const finding: Finding = {
       code: 'DECONFLICTION_OVERLAP',
       message:
-        `The flight overlaps an approved flight of another operator from ${conflict.start_time} to ${conflict.end_time}, ` +
-        `from ${conflict.lower_altitude_m} m up to ${conflict.upper_altitude_m} m, within [${conflict.bbox.join(', ')}].`,
+        `${named ? `Volume ${ours.index} of the flight` : 'The flight'} overlaps an approved flight of another operator ` +
+        `from ${conflict.start_time} to ${conflict.end_time}, ` +
+        `from ${conflict.lower_altitude_m} m${reference} up to ${conflict.upper_altitude_m} m${reference}, within [${conflict.bbox.join(', ')}].`,
       zone_id: null,
       zone_name: null,
       authority: input.rules.nationalAuthority,
       conflict,
     };
+    if (named) finding.volume = ours.index;
+    return finding;
   });
 }
 
@@ -56,16 +98,21 @@ export function deconflictionItem(flights: ApprovedFlight[], rules: ScreeningRul
   };
 }
 
-/** The part of the submitted flight that the other flight shares: both windows, both bands, both areas. */
-export function sharedVolume(flight: ApprovedFlight, input: Pick<ScreeningInput, 'polygons' | 'start' | 'end' | 'maxAltitudeM'>): ConflictVolume {
-  const start = Math.max(flight.start.getTime(), input.start.getTime());
-  const end = Math.min(flight.end.getTime(), input.end.getTime());
+/**
+ * The part of our volume that their volume shares: both windows, both bands
+ * (in their common reference, rounded outwards to whole metres), both areas.
+ */
+export function sharedVolume(theirs: FlightVolume, ours: FlightVolume, model: VerticalModel = NO_VERTICAL_MODEL): ConflictVolume {
+  const start = Math.max(theirs.start.getTime(), ours.start.getTime());
+  const end = Math.min(theirs.end.getTime(), ours.end.getTime());
+  const band = sharedBand(bandOf(theirs.lower, theirs.upper, theirs.bbox, model), bandOf(ours.lower, ours.upper, ours.bbox, model));
   return {
     start_time: toOffsetTimestamp(new Date(start)),
     end_time: toOffsetTimestamp(new Date(end)),
-    lower_altitude_m: 0,
-    upper_altitude_m: Math.min(flight.max_altitude, input.maxAltitudeM),
-    bbox: sharedBounds(input.polygons, flight.polygons),
+    lower_altitude_m: Math.floor(band.lower_m),
+    upper_altitude_m: Math.ceil(band.upper_m),
+    ...(band.reference === 'AGL' ? {} : { altitude_reference: band.reference }),
+    bbox: sharedBounds(ours.polygons, theirs.polygons),
   };
 }
 

@@ -1,4 +1,5 @@
 import type { AreaPolygon, BBox } from '../geometry/flight-area.js';
+import type { FlightVolume } from '../volumes/flight-volume.js';
 import type { GeoZone } from '../zones/geo-zone.js';
 import type { VerticalModel } from '../zones/vertical.js';
 
@@ -24,6 +25,8 @@ export interface Finding {
   zone_country?: string | null;
   /** A zone limit not above ground counted as met: no terrain model covers the flight area. */
   terrain_unknown?: true;
+  /** A request submitted with volumes: the index of the volume the finding is about. */
+  volume?: number;
   /** DECONFLICTION_OVERLAP only: the volume both flights would share, nothing that names the other flight. */
   conflict?: ConflictVolume;
 }
@@ -33,6 +36,8 @@ export interface ConflictVolume {
   end_time: string;
   lower_altitude_m: number;
   upper_altitude_m: number;
+  /** Absent when the shared band is above ground. */
+  altitude_reference?: 'AMSL' | 'WGS84';
   bbox: BBox;
 }
 
@@ -60,6 +65,8 @@ export interface ApprovedFlight {
   end: Date;
   max_altitude: number;
   polygons: AreaPolygon[];
+  /** Its volumes when it was submitted with them; without, the one its window, area and max_altitude form. */
+  volumes?: FlightVolume[];
 }
 
 export interface ScreeningInput {
@@ -68,6 +75,8 @@ export interface ScreeningInput {
   start: Date;
   end: Date;
   maxAltitudeM: number;
+  /** A submission's own volumes (findings then name them); without, the one the fields above form. */
+  volumes?: FlightVolume[];
   operatorUuid: string;
   operator: { exemption_for_ctr: boolean };
   /** Candidates from ZoneIndex.search(bbox); the exact tests happen here. */

@@ -1,7 +1,8 @@
 import { areasIntersect } from '../geometry/flight-area.js';
 import { activeDuring } from '../zones/applicability.js';
-import type { GeoZone } from '../zones/geo-zone.js';
-import { bandMeets, describeLimit, NO_VERTICAL_MODEL } from '../zones/vertical.js';
+import type { GeoZone, VerticalLimit } from '../zones/geo-zone.js';
+import type { Altitude } from '../volumes/flight-volume.js';
+import { describeLimit, flightBandMeets, NO_VERTICAL_MODEL } from '../zones/vertical.js';
 import type { Finding, ReviewItemDraft, ScreeningInput } from './types.js';
 
 /** What one zone the flight really meets means for it (PRODUCT.md "Automatic screening"). */
@@ -18,29 +19,40 @@ export interface ZoneMeeting {
 
 type FlightFacts = Pick<ScreeningInput, 'maxAltitudeM' | 'operator'>;
 
+/** What of a flight volume a zone is met by: its area, box, window and band (a request without volumes: [0, max_altitude] AGL). */
+export type MeetingInput = Pick<ScreeningInput, 'polygons' | 'bbox' | 'start' | 'end' | 'maxAltitudeM' | 'rules'> & {
+  lower?: Altitude;
+  upper?: Altitude;
+};
+
 /**
  * Null when the flight misses the zone: its window meets none of the zone's
  * active intervals (computed at the flight's position, which daylight events
  * depend on), or no volume meets both its area and its altitude band.
  */
-export function zoneMeeting(
-  zone: GeoZone,
-  input: Pick<ScreeningInput, 'polygons' | 'bbox' | 'start' | 'end' | 'maxAltitudeM' | 'rules'>,
-): ZoneMeeting | null {
+export function zoneMeeting(zone: GeoZone, input: MeetingInput): ZoneMeeting | null {
   const [west, south, east, north] = input.bbox;
   const position: [number, number] = [(west + east) / 2, (south + north) / 2];
   if (!activeDuring(zone.applicability, position, input.start.getTime(), input.end.getTime())) return null;
   const model = input.rules.vertical ?? NO_VERTICAL_MODEL;
+  const flight = {
+    lower: input.lower ? limitOf(input.lower) : { value: 0, reference: 'AGL' as const, uom: 'm' as const },
+    upper: input.upper ? limitOf(input.upper) : { value: input.maxAltitudeM, reference: 'AGL' as const, uom: 'm' as const },
+  };
   let met = false;
   let terrainUnknown = false;
   for (const volume of zone.volumes) {
-    const band = bandMeets(volume, input.maxAltitudeM, input.bbox, model);
+    const band = flightBandMeets(volume, flight, input.bbox, model);
     if (!band.meets) continue;
     if (!areasIntersect(input.polygons, [{ type: 'Feature', properties: {}, geometry: volume.geometry }])) continue;
     met = true;
     terrainUnknown ||= band.terrainUnknown;
   }
   return met ? { terrainUnknown } : null;
+}
+
+function limitOf(altitude: Altitude): VerticalLimit {
+  return { value: altitude.value, reference: altitude.reference, uom: altitude.units };
 }
 
 export function zoneOutcome(zone: GeoZone, flight: FlightFacts, meeting: ZoneMeeting = { terrainUnknown: false }): ZoneOutcome {

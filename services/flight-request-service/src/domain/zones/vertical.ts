@@ -3,15 +3,15 @@ import type { VerticalLimit, ZoneVolume } from './geo-zone.js';
 
 /*
  * Zone limits are held as published (AGL, AMSL or WGS-84 heights, in metres or
- * feet) and compared with the flight's band, which is [0, max_altitude] metres
- * above the ground under it. Comparing across references needs the ground's
+ * feet) and compared with a flight volume's band: its own limits, or [0,
+ * max_altitude] metres above the ground under it for a request without volumes. Comparing across references needs the ground's
  * height above mean sea level over the flight area (a terrain model) and the
  * geoid's height above the ellipsoid (EGM96); both come through `VerticalModel`.
  *
- * Every comparison is conservative: the flight's band in AMSL is taken from
- * its lowest ground to its highest ground plus max_altitude, and an AGL limit
- * anywhere between the lowest and highest ground, so a zone that could be met
- * counts as met. Without terrain, a limit that is not AGL counts as met.
+ * Every comparison is conservative: an AGL limit, the flight's or the zone's, is
+ * taken anywhere between the lowest and highest ground of the flight area, so a
+ * zone that could be met counts as met. Without terrain, a zone whose limits
+ * and the flight's are not all of one kind (above ground, or not) counts as met.
  */
 
 export const FEET_TO_METRES = 0.3048;
@@ -42,19 +42,44 @@ export interface BandMeeting {
   terrainUnknown: boolean;
 }
 
-/** Whether the flight's band [0, maxAltitudeM] AGL over `box` meets the volume's band. */
-export function bandMeets(volume: Pick<ZoneVolume, 'lower' | 'upper'>, maxAltitudeM: number, box: BBox, model: VerticalModel): BandMeeting {
-  const needsTerrain = volume.lower.reference !== 'AGL' || volume.upper.reference !== 'AGL';
-  if (!needsTerrain) return { meets: inMetres(volume.lower) <= maxAltitudeM && inMetres(volume.upper) >= 0, terrainUnknown: false };
+/**
+ * Whether a flight band (its lower and upper limit, each in its reference) over
+ * `box` meets the zone volume's band. Limits all above ground, or none of them,
+ * compare without terrain; a mix needs the ground's range, and every limit is
+ * then taken at its lowest and highest possible height above mean sea level.
+ */
+export function flightBandMeets(
+  volume: Pick<ZoneVolume, 'lower' | 'upper'>,
+  flight: { lower: VerticalLimit; upper: VerticalLimit },
+  box: BBox,
+  model: VerticalModel,
+): BandMeeting {
+  const limits = [volume.lower, volume.upper, flight.lower, flight.upper];
+  const [west, south, east, north] = box;
+  if (limits.every((limit) => limit.reference === 'AGL')) {
+    return { meets: inMetres(volume.lower) <= inMetres(flight.upper) && inMetres(volume.upper) >= inMetres(flight.lower), terrainUnknown: false };
+  }
+  const geoid = model.geoidHeight((west + east) / 2, (south + north) / 2);
+  if (limits.every((limit) => limit.reference !== 'AGL')) {
+    const flat = { min: 0, max: 0 };
+    return { meets: overlaps(volume, flight, flat, geoid), terrainUnknown: false };
+  }
   const terrain = model.terrainRange(box);
   if (!terrain) return { meets: true, terrainUnknown: true };
-  const [west, south, east, north] = box;
-  const geoid = model.geoidHeight((west + east) / 2, (south + north) / 2);
-  const flightBottom = terrain.min;
-  const flightTop = terrain.max + maxAltitudeM;
-  const lowestLower = amsl(volume.lower, terrain.min, geoid);
-  const highestUpper = amsl(volume.upper, terrain.max, geoid);
-  return { meets: lowestLower <= flightTop && highestUpper >= flightBottom, terrainUnknown: false };
+  return { meets: overlaps(volume, flight, terrain, geoid), terrainUnknown: false };
+}
+
+function overlaps(
+  volume: Pick<ZoneVolume, 'lower' | 'upper'>,
+  flight: { lower: VerticalLimit; upper: VerticalLimit },
+  terrain: TerrainRange,
+  geoid: number,
+): boolean {
+  const lowestZone = amsl(volume.lower, terrain.min, geoid);
+  const highestZone = amsl(volume.upper, terrain.max, geoid);
+  const lowestFlight = amsl(flight.lower, terrain.min, geoid);
+  const highestFlight = amsl(flight.upper, terrain.max, geoid);
+  return lowestZone <= highestFlight && highestZone >= lowestFlight;
 }
 
 /** The limit in metres above mean sea level, with the ground at `ground` m AMSL and the geoid `geoid` m above the ellipsoid. */

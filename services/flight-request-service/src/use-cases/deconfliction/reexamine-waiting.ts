@@ -2,6 +2,8 @@ import { decide } from '../../domain/flight-request/changes.js';
 import type { FlightRequest } from '../../domain/flight-request/flight-request.js';
 import { AirspaceTakenError } from '../../domain/deconfliction/airspace-taken.js';
 import { areasIntersect } from '../../domain/geometry/flight-area.js';
+import { volumeConflicts } from '../../domain/screening/deconfliction.js';
+import { volumesOf } from '../../domain/volumes/flight-volume.js';
 import { applyDecision } from '../decide-review-item.js';
 import type { UseCaseDeps } from '../deps.js';
 import { flightsHolding, volumeOf } from './reserve-airspace.js';
@@ -11,7 +13,7 @@ const RESOLVED = 'The overlapping flight no longer holds the airspace.';
 /**
  * An Approved flight gave its airspace up (cancelled, rescinded): every
  * other operator's Pending request that waited for deconfliction over it is
- * examined again. When no approved flight overlaps it any more, its
+ * examined again. When no approved flight shares area, band and time with it any more, its
  * deconfliction item is closed by the system; if that was its last pending
  * item, the request is approved through the ledger like any other approval
  * (and stays pending when another flight has taken the airspace meanwhile).
@@ -46,5 +48,5 @@ async function resolveIfClear(deps: UseCaseDeps, uuid: string, requestId?: strin
 
 async function stillOverlapped(deps: UseCaseDeps, request: FlightRequest): Promise<boolean> {
   const approved = await flightsHolding(deps, volumeOf(request));
-  return approved.some((flight) => areasIntersect(request.geometry.polygons, flight.polygons));
+  return volumeConflicts(volumesOf(request), request.operator_uuid, approved, deps.rules.vertical).length > 0;
 }

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { ConflictError } from '@dfc/kit/errors';
 import { RoutingKeys } from '@dfc/contracts';
-import { amend, changedFields, checkAmendable, staysWithin, submissionBodyOf } from '../../../src/domain/flight-request/amendment.js';
+import { amend, amendedBody, changedFields, checkAmendable, staysWithin } from '../../../src/domain/flight-request/amendment.js';
 import type { FlightRequest } from '../../../src/domain/flight-request/flight-request.js';
 import type { ReviewItem } from '../../../src/domain/review/review-group.js';
 import type { ReviewItemDraft, ScreeningResult } from '../../../src/domain/screening/screen.js';
@@ -62,7 +62,7 @@ function approvedRequest(items: ReviewItem[] = []): FlightRequest {
 
 /** The request with `fields` laid over it, checked as a submission. */
 function amended(current: FlightRequest, fields: Record<string, unknown>) {
-  const checked = checkSubmission({ ...submissionBodyOf(current), ...fields }, limits, now);
+  const checked = checkSubmission(amendedBody(current, fields), limits, now);
   if (!checked.ok) throw new Error(JSON.stringify(checked.errors));
   return checked.submission;
 }
