@@ -23,6 +23,7 @@ import {
   type ProcessGroup,
 } from './accounting.js';
 import type { BenchSummary } from './run.js';
+import { describeTraffic, STEADY_RATES, steadyTraffic } from './steady-traffic.js';
 import {
   CommandTally,
   commandsBetween,
@@ -93,13 +94,6 @@ const PHASE_SECONDS = Math.max(20, Number(process.env['BENCH_PHASE_SECONDS'] ?? 
  */
 const WARM_UP_SECONDS = Number(process.env['BENCH_WARM_UP_SECONDS'] ?? 15);
 const STEADY_SECONDS = Number(process.env['BENCH_STEADY_SECONDS'] ?? 600);
-/**
- * Requests (or deliveries) a second of each part of the steady load, a busy hour's mix well under what the machine
- * takes; lists one at a time, each LIST_PAUSE_SECONDS after the last answer, since on the local engine a list reads
- * the whole collection, which the steady submissions keep growing.
- */
-const STEADY_RATES = { reads: 40, submissions: 5, deliveries: 20 } as const;
-const LIST_PAUSE_SECONDS = 5;
 const RSS_SAMPLE_SECONDS = 5;
 /** Deliveries whose database commands are counted: long enough for the batching of answers that end together to show. */
 const COUNTED_SECONDS = 10;
@@ -671,52 +665,16 @@ async function steadyLoad(system: System, receiver: BenchReceiver, client: Gatew
   const sampling = setInterval(sample, RSS_SAMPLE_SECONDS * 1000);
   const publisher = await serviceEvents(system, receiver);
   try {
-    const paced = async (path: string, perSecond: number, body?: string): Promise<Answered> => {
-      const target = {
-        url: `${system.gatewayUrl}${path}`,
-        method: body === undefined ? ('GET' as const) : ('POST' as const),
-        headers: { 'x-api-key': operator.key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-        ...(body === undefined ? {} : { body }),
-        overallRate: perSecond,
-      };
-      const result = await load(target, 2, STEADY_SECONDS);
-      return { answered: result['2xx'], failed: result.non2xx + result.errors };
-    };
-    const [reads, submissions, lists, delivered] = await Promise.all([
-      paced(`/api/operators/${operator.uuid}`, STEADY_RATES.reads),
-      paced('/api/flight-requests', STEADY_RATES.submissions, submission(operator, SCREENED_LON)),
-      listsFor(client, operator.key, STEADY_SECONDS),
+    const [traffic, delivered] = await Promise.all([
+      steadyTraffic(client, operator, STEADY_SECONDS, SCREENED_LON),
       deliverFor(receiver, publisher, STEADY_RATES.deliveries, STEADY_SECONDS),
     ]);
-    const part = (name: string, { answered, failed }: Answered) => `${answered} ${name}${failed > 0 ? ` (and ${failed} not answered 2xx)` : ''}`;
     sample();
-    return {
-      after: memory(system),
-      peak,
-      load: `${part('reads', reads)}, ${part('submissions', submissions)}, ${part('lists', lists)}, ${delivered} deliveries`,
-    };
+    return { after: memory(system), peak, load: `${describeTraffic(traffic)}, ${delivered} deliveries` };
   } finally {
     clearInterval(sampling);
     await publisher.close();
   }
-}
-
-interface Answered {
-  answered: number;
-  failed: number;
-}
-
-/** The operator's first page, one list at a time for `seconds`, each LIST_PAUSE_SECONDS after the last answer. */
-async function listsFor(client: GatewayClient, key: string, seconds: number): Promise<Answered> {
-  const counted: Answered = { answered: 0, failed: 0 };
-  const deadline = performance.now() + seconds * 1000;
-  while (performance.now() < deadline) {
-    const answer = await client.send('GET', '/api/flight-requests?per_page=15', { key }).catch(() => undefined);
-    if (answer !== undefined && answer.status >= 200 && answer.status < 300) counted.answered++;
-    else counted.failed++;
-    await new Promise((resolve) => setTimeout(resolve, LIST_PAUSE_SECONDS * 1000));
-  }
-  return counted;
 }
 
 interface BareDeliverer {

@@ -22,7 +22,7 @@ export interface RegisteredOperator {
 }
 
 export class GatewayClient {
-  constructor(private readonly baseUrl: string) {}
+  constructor(readonly baseUrl: string) {}
 
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the default of Answer
   async send<T = any>(

@@ -3,7 +3,8 @@
 # three index migrations and the four services from it against the local stack (scripts/stack.sh,
 # host network, ports 18080-18083, databases and exchange of their own), runs the README
 # walkthrough (scripts/walkthrough.ts) through the containerised gateway, and prints the image
-# size and each container's memory idle and after the walkthrough.
+# size and each container's memory idle, after the walkthrough and after IMAGE_LOAD_SECONDS (30) of the
+# cost bench's steady traffic (bench/image-load.ts; IMAGE_LOAD_SECONDS=600 for the performance page).
 # A missing module, a missing env variable or a crash fails it: every container must still be
 # running, never restarted, when the walkthrough ends.
 #   bash scripts/ci/image.sh
@@ -24,6 +25,10 @@ SERVICES=(gateway operator-service flight-request-service webhook-service)
 declare -A PORT=([gateway]=18080 [operator-service]=18081 [flight-request-service]=18082 [webhook-service]=18083)
 declare -A DB=([operator-service]=dfc_image_ci_operators [flight-request-service]=dfc_image_ci_flight_requests [webhook-service]=dfc_image_ci_webhooks)
 KEYS="$(mktemp -d)"
+LOAD_SECONDS="${IMAGE_LOAD_SECONDS:-30}"
+# As the pods run (k8s/base): their memory limit, and V8's heap limit at half of it.
+MEMORY_LIMIT=512m
+NODE_OPTIONS_OF_PODS=--max-old-space-size=256
 
 remove_containers() {
   local ids
@@ -64,6 +69,7 @@ run_container() { # name detach(yes|no) entrypoint env...
   local name="$1" detach="$2" entry="$3"
   shift 3
   local -a args=(--name "$PREFIX-$name" --label "dfc.ci=$PREFIX" --network host --read-only
+    --memory "$MEMORY_LIMIT" -e NODE_OPTIONS="$NODE_OPTIONS_OF_PODS"
     --tmpfs /tmp:size=64m --cap-drop ALL --security-opt no-new-privileges --user 10001:10001
     -v "$KEYS:/run/secrets/dfc:ro" -e MONGO_URL="$MONGO_URL" -e AMQP_URL="$AMQP_URL" -e AMQP_EXCHANGE=dfc.image-ci)
   local var
@@ -95,7 +101,8 @@ start_services() {
   run_container webhook-service yes services/webhook-service/dist/main.js "PORT=${PORT[webhook-service]}" \
     "MONGO_DB=${DB[webhook-service]}" "$key_file" WEBHOOK_SECRET_KEY_FILE=/run/secrets/dfc/webhook-secret-key \
     ALLOW_HTTP_WEBHOOKS=true ALLOW_LOOPBACK_WEBHOOK_TARGETS=true
-  run_container gateway yes services/gateway/dist/main.js "PORT=${PORT[gateway]}" \
+  # The steady load is one key's traffic at many times a key's limit: the limit is not what it measures.
+  run_container gateway yes services/gateway/dist/main.js "PORT=${PORT[gateway]}" RATE_LIMIT_PER_KEY_PER_MINUTE=1000000 \
     INTERNAL_TOKEN_PRIVATE_KEY_FILE=/run/secrets/dfc/internal-token.pem \
     "OPERATOR_SERVICE_URL=http://127.0.0.1:${PORT[operator-service]}" \
     "FLIGHT_REQUEST_SERVICE_URL=http://127.0.0.1:${PORT[flight-request-service]}" \
@@ -164,4 +171,10 @@ console_script="$(curl -fsS "$console_url/" | grep -o '/console/assets/index-[^"
 log "the image serves the console at /console ($console_script)"
 print_memory "after the walkthrough"
 check_alive
+if ((LOAD_SECONDS > 0)); then
+  GATEWAY_URL="http://127.0.0.1:${PORT[gateway]}" LOAD_SECONDS="$LOAD_SECONDS" "$ROOT/node_modules/.bin/tsx" bench/image-load.ts \
+    || die "the steady load through the containerised gateway failed"
+  print_memory "after $LOAD_SECONDS s of steady load"
+  check_alive
+fi
 log "image booted and walked through"

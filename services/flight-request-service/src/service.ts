@@ -1,5 +1,5 @@
 import { OperatorRegistry, projectedFacts } from './store/operator-registry.js';
-import { airspaceCellModel } from './store/airspace-ledger-model.js';
+import { airspaceCellModel, cellClaimModel } from './store/airspace-ledger-model.js';
 import { AirspaceLedgerStore } from './store/airspace-ledger-store.js';
 import { InternalTokenVerifier } from '@dfc/kit/http';
 import { OutboxRelay } from '@dfc/kit/outbox';
@@ -48,7 +48,7 @@ export function createFlightRequestService(resources: ServiceResources<FlightReq
   // OUTBOX_PUBLISH=false leaves every event in its outbox (a crash between write and publish, for tests).
   const relay = new OutboxRelay(broker, log, { registry, publishing: config.OUTBOX_PUBLISH });
   const requests = new FlightRequestStore(flightRequestModel(connection), relay);
-  const airspace = new AirspaceLedgerStore(airspaceCellModel(connection));
+  const airspace = new AirspaceLedgerStore(airspaceCellModel(connection), cellClaimModel(connection));
   const reviewQueue = new ReviewQueueStore(reviewQueueModel(connection));
   const operators = new OperatorStore(operatorProjectionModel(connection));
   const operatorFacts = config.OPERATOR_FACTS === 'registry' ? new OperatorRegistry(config.OPERATOR_SERVICE_URL) : projectedFacts(operators);

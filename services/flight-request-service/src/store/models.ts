@@ -1,5 +1,5 @@
 import type { Connection } from 'mongoose';
-import { airspaceCellModel } from './airspace-ledger-model.js';
+import { airspaceCellModel, cellClaimModel } from './airspace-ledger-model.js';
 import { flightRequestModel } from './flight-request-model.js';
 import { idempotencyKeyModel } from './idempotency-key-store.js';
 import { operatorProjectionModel } from './operator-model.js';
@@ -11,6 +11,7 @@ import { zoneModel } from './zone-model.js';
 export function registerModels(connection: Connection): void {
   flightRequestModel(connection);
   airspaceCellModel(connection);
+  cellClaimModel(connection);
   idempotencyKeyModel(connection);
   reviewQueueModel(connection);
   operatorProjectionModel(connection);

@@ -32,6 +32,6 @@ export async function cancelFlightRequest(
     return cancel(current, reason, { actor, at: deps.now(), requestId });
   });
   deps.metrics.requestsByStatus.inc({ status: cancelled.status });
-  if (freed) await releaseAirspace(deps, (freed as Deconfliction).claim, (freed as Deconfliction).cells);
+  if (freed) await releaseAirspace(deps, (freed as Deconfliction).claim);
   return visibleTo(principal, cancelled);
 }

@@ -96,10 +96,10 @@ async function approveWithReservation(deps: UseCaseDeps, uuid: string, decideOn:
       const deconfliction = settles === 'Approved' ? { claim, state: 'held' as const, at: deps.now(), cells: reservation.cells } : null;
       return { ...change, set: { ...change.set, deconfliction } };
     });
-    if (decided.deconfliction?.claim !== claim) await releaseAirspace(deps, claim, reservation.cells);
+    if (decided.deconfliction?.claim !== claim) await releaseAirspace(deps, claim);
     return decided;
   } catch (error) {
-    await releaseAirspace(deps, claim, reservation.cells);
+    await releaseAirspace(deps, claim);
     throw error;
   }
 }

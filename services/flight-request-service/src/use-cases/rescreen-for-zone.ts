@@ -58,7 +58,7 @@ export async function rescreenForZone(deps: UseCaseDeps, zoneId: string, request
       return change;
     });
     const freed = held as Deconfliction | null;
-    if (freed && !after.deconfliction) await releaseAirspace(deps, freed.claim, freed.cells);
+    if (freed && !after.deconfliction) await releaseAirspace(deps, freed.claim);
     return effect;
   };
   for (let start = 0; start < affected.length; start += CONCURRENCY) {

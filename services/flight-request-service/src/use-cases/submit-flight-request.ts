@@ -90,7 +90,7 @@ async function approveWithReservation(
   if (!reservation.reserved && outcome.request.status === 'Approved') throw new Error('screening approved a flight whose airspace is taken');
   const saved = await deps.requests.completeScreening(inserted, outcome.request, outcome.events);
   if (saved) return saved;
-  if (reservation.reserved) await releaseAirspace(deps, claim, reservation.cells);
+  if (reservation.reserved) await releaseAirspace(deps, claim);
   throw new ConflictError('The submission took too long to reserve its airspace and was withdrawn; submit it again.');
 }
 

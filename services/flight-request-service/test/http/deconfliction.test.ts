@@ -88,6 +88,32 @@ describe('deconfliction across replicas (the reservation ledger)', function () {
     }
   });
 
+  it('POST /api/flight-requests: when a large flight and small flights inside it are submitted at once on two replicas, then the Approved ones never overlap', async () => {
+    for (let round = 0; round < ROUNDS; round++) {
+      const owners = await operators(5);
+      const when = window(90 + round * 3);
+      const corner: [number, number] = [9.0 + round * 0.5, 52.7];
+      // The large flight is kept in the ledger's coarse cells, the small ones in its fine cells.
+      const large = { ...flight(owners[0]!, corner, when), flight_area: featureCollection(square(corner[0], corner[1], 0.05)) };
+      const smalls = owners.slice(1).map((owner, index) => flight(owner, [corner[0] + 0.005 + index * 0.01, corner[1] + 0.02], when));
+      const answers = await Promise.all(
+        [large, ...smalls].map((body, index) => replica(index).call('POST', '/api/flight-requests', { as: operatorPrincipal(owners[index]!), body })),
+      );
+      const approved = answers.map((answer) => answer.body.data.status === 'Approved');
+      expect(approved.some(Boolean), `round ${round}: someone is Approved`).to.equal(true);
+      expect(approved[0] && approved.slice(1).some(Boolean), `round ${round}: the large flight and a small one inside it`).to.equal(false);
+    }
+    const [holder, late] = await operators(2);
+    const when = window(130);
+    const corner: [number, number] = [11.0, 52.7];
+    const small = await one.call('POST', '/api/flight-requests', { as: operatorPrincipal(holder!), body: flight(holder!, [11.02, 52.72], when) });
+    const large = await two.call('POST', '/api/flight-requests', {
+      as: operatorPrincipal(late!),
+      body: { ...flight(late!, corner, when), flight_area: featureCollection(square(corner[0], corner[1], 0.05)) },
+    });
+    expect([small.body.data.status, large.body.data.status]).to.deep.equal(['Approved', 'Pending']);
+  });
+
   it('POST /api/flight-requests: when flights share only the time or only the area, then both are Approved', async () => {
     const [a, b, c] = await operators(3);
     const when = window(30);

@@ -17,42 +17,70 @@ export interface AirspaceVolume {
 }
 
 /**
- * The grid the reservation ledger is kept on: geohash cells of 4 characters
- * (about 39 × 20 km at the equator, narrower towards the poles) by UTC hours.
- * Large enough that a typical flight takes one or two cells, small enough that
- * a cell-hour holds the flights of one neighbourhood only.
+ * The grid the reservation ledger is kept on: geohash cells by UTC hours, at
+ * two levels. A flight is kept at the fine level (6 characters, about
+ * 1.2 × 0.6 km at the equator) when one hour of it takes at most
+ * MAX_FINE_CELLS of those cells, else at the coarse level (4 characters, about
+ * 39 × 20 km). Its claim is written into its own cells at its level and, as
+ * a mark, into the cells around them at the coarser level. So a neighbourhood
+ * dense with small flights keeps them apart in small cells, a large flight
+ * takes few documents, and any two flights that share airspace share a cell
+ * at the coarser of their two levels, where one of them is at home.
  */
-const CELL_PRECISION = 4;
+const COARSE = 4;
+const FINE = 6;
+const MAX_FINE_CELLS = 16;
 const BUCKET_MS = 3_600_000;
 /** Boxes are widened by this much so that a point on a cell's edge is in the cells of both sides. */
 const EDGE_MARGIN_DEG = 1e-9;
 
 /**
- * Every cell-hour the volume touches, sorted: each claim takes them in this
- * one order. Two volumes that share any point of space and instant of time
- * share the cell-hour that holds it, and so always meet in at least one
- * ledger document.
+ * A cell-hour a claim is written into: `own` in the cells of the claim's
+ * level (there it reads every claim written into the cell, marks included),
+ * else a mark in a coarser cell (there it reads only the claims at home in it).
  */
-export function cellsOf(volume: Pick<AirspaceVolume, 'start' | 'end' | 'polygons'>): string[] {
-  const hashes = new Set<string>();
-  for (const [west, south, east, north] of volume.polygons.flatMap(partBounds)) {
-    for (const hash of ngeohash.bboxes(
-      south - EDGE_MARGIN_DEG,
-      west - EDGE_MARGIN_DEG,
-      north + EDGE_MARGIN_DEG,
-      east + EDGE_MARGIN_DEG,
-      CELL_PRECISION,
-    )) {
-      hashes.add(hash);
+export interface LedgerCell {
+  id: string;
+  own: boolean;
+}
+
+/**
+ * Every cell-hour the volume touches, sorted by id: its own cells at its
+ * level and its marks at the coarser one. Two volumes that share any point
+ * of space and instant of time share a cell-hour at the coarser of their
+ * levels, where that volume is `own`: the one at home reads the other's
+ * claim, the other reads the one at home.
+ */
+export function cellsOf(volume: Pick<AirspaceVolume, 'start' | 'end' | 'polygons'>): LedgerCell[] {
+  const boxes = volume.polygons.flatMap(partBounds).map(widened);
+  const level = boxes.reduce((cells, box) => cells + cellCount(box, FINE), 0) <= MAX_FINE_CELLS ? FINE : COARSE;
+  const hashes = new Map<string, boolean>();
+  for (const precision of level === FINE ? [COARSE, FINE] : [COARSE]) {
+    for (const [west, south, east, north] of boxes) {
+      for (const hash of ngeohash.bboxes(south, west, north, east, precision)) hashes.set(hash, precision === level);
     }
   }
-  const cells: string[] = [];
+  const cells: LedgerCell[] = [];
   const first = Math.floor(volume.start.getTime() / BUCKET_MS);
   const last = Math.floor((volume.end.getTime() - 1) / BUCKET_MS);
-  for (const hash of hashes) {
-    for (let bucket = first; bucket <= last; bucket++) cells.push(`${hash}:${new Date(bucket * BUCKET_MS).toISOString().slice(0, 13)}`);
+  for (const [hash, own] of hashes) {
+    for (let bucket = first; bucket <= last; bucket++) cells.push({ id: `${hash}:${new Date(bucket * BUCKET_MS).toISOString().slice(0, 13)}`, own });
   }
-  return cells.sort();
+  return cells.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+function widened([west, south, east, north]: BBox): BBox {
+  return [west - EDGE_MARGIN_DEG, south - EDGE_MARGIN_DEG, east + EDGE_MARGIN_DEG, north + EDGE_MARGIN_DEG];
+}
+
+/** How many geohash cells of `precision` characters a box touches (a geohash cell halves longitude and latitude in turn). */
+function cellCount([west, south, east, north]: BBox, precision: number): number {
+  const bits = 5 * precision;
+  const width = 360 / 2 ** Math.ceil(bits / 2);
+  const height = 180 / 2 ** Math.floor(bits / 2);
+  const columns = Math.floor((east + 180) / width) - Math.floor((west + 180) / width) + 1;
+  const rows = Math.floor((north + 90) / height) - Math.floor((south + 90) / height) + 1;
+  return columns * rows;
 }
 
 /** Each polygon of a MultiPolygon on its own: an area split at ±180° must not count as a band around the globe. */

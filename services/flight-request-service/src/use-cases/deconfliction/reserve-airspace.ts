@@ -1,5 +1,5 @@
 import { ConflictError } from '@dfc/kit/errors';
-import { cellsOf, type AirspaceVolume } from '../../domain/deconfliction/airspace-volume.js';
+import { cellsOf, type AirspaceVolume, type LedgerCell } from '../../domain/deconfliction/airspace-volume.js';
 import { cellClaimOf, holdingOf, mayConflict, type CellClaim } from '../../domain/deconfliction/reservation.js';
 import { areasIntersect } from '../../domain/geometry/flight-area.js';
 import type { FlightRequest } from '../../domain/flight-request/flight-request.js';
@@ -17,42 +17,29 @@ export type Reservation = { reserved: true; cells: string[] } | { reserved: fals
  * already carries as `claiming`: cell-hour after cell-hour in sorted order,
  * each by one conditional write made only when no other operator's claim in
  * that cell holds or is taking the same airspace. On the first conflict the
- * cells taken so far are given back and the conflicting flights returned.
+ * claim is withdrawn from every cell and the conflicting flights returned.
  * The caller commits the reservation by writing the request (the claim
  * `held`), conditional on the claim still being its own.
  */
 export async function reserveAirspace(deps: UseCaseDeps, volume: AirspaceVolume, claim: string, request: string): Promise<Reservation> {
   const ours = cellClaimOf(volume, claim, request);
   const cells = cellsOf(volume);
-  const taken: string[] = [];
   for (const cell of cells) {
-    const conflicts = await takeCell(deps, cell, ours, volume);
+    const conflicts = await takeCell(deps, cell, ours, volume).catch(async (error: unknown) => {
+      await releaseAirspace(deps, claim);
+      throw error;
+    });
     if (conflicts.length > 0) {
-      await releaseAirspace(deps, claim, taken);
+      await releaseAirspace(deps, claim);
       return { reserved: false, conflicts };
     }
-    taken.push(cell);
   }
-  return { reserved: true, cells };
+  return { reserved: true, cells: cells.map((cell) => cell.id) };
 }
 
-/** Gives the claim's cells back. Only tidies: a claim its request no longer holds counts for nothing already. */
-export async function releaseAirspace(deps: UseCaseDeps, claim: string, cells: readonly string[]): Promise<void> {
-  for (const id of cells) {
-    for (let attempt = 0; attempt < ATTEMPTS_PER_CELL; attempt++) {
-      const done = await deps.airspace.exclusively(id, async () => {
-        const cell = await deps.airspace.read(id);
-        return (
-          !cell.claims.some((listed) => listed.claim === claim) ||
-          (await deps.airspace.write(
-            cell,
-            cell.claims.filter((listed) => listed.claim !== claim),
-          ))
-        );
-      });
-      if (done) break;
-    }
-  }
+/** Takes the claim out of the ledger. Only tidies: a claim its request no longer holds counts for nothing already. */
+export async function releaseAirspace(deps: UseCaseDeps, claim: string): Promise<void> {
+  await deps.airspace.withdraw([claim]);
 }
 
 /** The volume a request takes: its area from the ground to its ceiling, over its window. */
@@ -68,16 +55,16 @@ export function volumeOf(request: Pick<FlightRequest, 'operator_uuid' | 'start_t
 }
 
 /** Adds our claim to one cell: the flights that stop it, or none once it is written. */
-async function takeCell(deps: UseCaseDeps, id: string, ours: CellClaim, volume: AirspaceVolume): Promise<ApprovedFlight[]> {
+async function takeCell(deps: UseCaseDeps, place: LedgerCell, ours: CellClaim, volume: AirspaceVolume): Promise<ApprovedFlight[]> {
   for (let attempt = 0; attempt < ATTEMPTS_PER_CELL; attempt++) {
-    const taken = await deps.airspace.exclusively(id, async () => {
-      const cell = await deps.airspace.read(id);
+    const taken = await deps.airspace.exclusively(place.id, async () => {
+      const cell = await deps.airspace.read(place);
       const meeting = cell.claims.filter((theirs) => mayConflict(theirs, ours));
       const verdict = await judge(deps, meeting, volume);
       if (verdict.conflicts.length > 0) return verdict.conflicts;
       if (verdict.undecided) return null;
-      const kept = cell.claims.filter((listed) => !verdict.void.has(listed.claim) && listed.claim !== ours.claim);
-      return (await deps.airspace.write(cell, [...kept, ours])) ? [] : null;
+      await deps.airspace.withdraw([...verdict.void]);
+      return (await deps.airspace.write(cell, ours)) ? [] : null;
     });
     if (taken) return taken;
   }
@@ -86,7 +73,7 @@ async function takeCell(deps: UseCaseDeps, id: string, ours: CellClaim, volume: 
 
 interface Verdict {
   conflicts: ApprovedFlight[];
-  /** Claims that can never be committed: left out of the cell when it is written. */
+  /** Claims that can never be committed: withdrawn from the ledger before ours is written. */
   void: Set<string>;
   /** A stalled claim could not be withdrawn (its request changed meanwhile): read the cell again. */
   undecided: boolean;

@@ -24,14 +24,17 @@ function square(west: number, south: number, side: number): AreaPolygon {
   };
 }
 
+/** Sides of small flights (at home in fine cells) and of large ones (in coarse cells), in degrees. */
+const side = fc.oneof(fc.double({ min: 0.0001, max: 0.01, noNaN: true }), fc.double({ min: 0.01, max: 0.3, noNaN: true }));
+
 describe('cellsOf (the reservation ledger grid)', () => {
-  it('when two volumes share a point and an instant, then they share a cell-hour, wherever the point lies (cell edges included)', () => {
+  it('when two volumes of any sizes share a point and an instant, then they share a cell-hour where one of them is at home, wherever the point lies (cell edges included)', () => {
     fc.assert(
       fc.property(
         fc.double({ min: -170, max: 170, noNaN: true }),
         fc.double({ min: -80, max: 80, noNaN: true }),
-        fc.double({ min: 0.0001, max: 0.3, noNaN: true }),
-        fc.double({ min: 0.0001, max: 0.3, noNaN: true }),
+        side,
+        side,
         fc.integer({ min: 0, max: 48 * 60 }),
         fc.integer({ min: 1, max: 600 }),
         fc.integer({ min: 1, max: 600 }),
@@ -44,17 +47,30 @@ describe('cellsOf (the reservation ledger grid)', () => {
             end: new Date(t0 + 60_000),
           };
           const b = { polygons: [square(lon, lat, sideB)], start: new Date(t0), end: new Date(t0 + lengthB * 60_000) };
-          const ofA = new Set(cellsOf(a));
-          expect(cellsOf(b).some((cell) => ofA.has(cell))).to.equal(true);
+          const ofA = new Map(cellsOf(a).map((cell) => [cell.id, cell.own]));
+          expect(cellsOf(b).some((cell) => ofA.has(cell.id) && (cell.own || ofA.get(cell.id)))).to.equal(true);
         },
       ),
     );
   });
 
-  it('when a flight lasts an hour inside one cell, then it takes one or two cell-hours, sorted', () => {
+  it('when a small flight lasts an hour, then it is at home in its fine cells and marks the coarse cell around them, sorted', () => {
     const start = new Date(Date.UTC(2026, 11, 1, 10, 30));
-    const cells = cellsOf({ polygons: [square(5.1, 52.08, 0.01)], start, end: new Date(start.getTime() + HOUR) });
-    expect(cells).to.deep.equal(['u178:2026-12-01T10', 'u178:2026-12-01T11']);
+    const cells = cellsOf({ polygons: [square(5.1, 52.08, 0.002)], start, end: new Date(start.getTime() + HOUR) });
+    expect(cells).to.deep.equal([
+      { id: 'u178:2026-12-01T10', own: false },
+      { id: 'u178:2026-12-01T11', own: false },
+      { id: 'u178k0:2026-12-01T10', own: true },
+      { id: 'u178k0:2026-12-01T11', own: true },
+      { id: 'u178k1:2026-12-01T10', own: true },
+      { id: 'u178k1:2026-12-01T11', own: true },
+    ]);
+  });
+
+  it('when a flight is larger than a few fine cells, then it is at home in the coarse cells only', () => {
+    const start = new Date(Date.UTC(2026, 11, 1, 10));
+    const cells = cellsOf({ polygons: [square(5.1, 52.08, 0.05)], start, end: new Date(start.getTime() + HOUR) });
+    expect(cells).to.deep.equal([{ id: 'u178:2026-12-01T10', own: true }]);
   });
 
   it('when an area is split at the antimeridian into a MultiPolygon, then only the cells of its two parts are taken', () => {
