@@ -58,7 +58,7 @@ describe('broker permissions: every service works with only its own user’s per
     expect(endpoint.status, JSON.stringify(endpoint.body)).to.equal(201);
 
     // operator.registered (operator-service) → flight-request-service.operators; the submission's
-    // status_changed (flight-request-service) → webhook-service.events → .attempts → .wait.300ms → .attempts.
+    // status_changed (flight-request-service) → webhook-service.events → .attempts → .delay.300ms → .attempts.
     const submitted = await waitFor(
       async () => {
         const answer = await client.send('POST', '/api/flight-requests', { key: operator.key, body: flightRequestBody(operator) });

@@ -91,4 +91,29 @@ describe('webhooks through the gateway', function () {
     expect((await client.send('GET', `/api/webhooks/${id}`, { key: second.key })).status).to.equal(404);
     expect((await client.send('GET', '/api/webhooks')).status).to.equal(401);
   });
+
+  it("PATCH /api/operators/{uuid} with the password: when the login email changes, then the operator's endpoint, subscribed to status_change only, gets a signed credentials_changed naming the change", async () => {
+    const operator = await client.registerOperatorWithKey();
+    const registered = await client.send('POST', '/api/webhooks', { key: operator.key, body: { url: receiver.url, events: ['status_change'] } });
+    expect(registered.status).to.equal(201);
+    const endpoint = registered.body.data as { id: string; secret: string };
+    const basic = `Basic ${Buffer.from(`${operator.email}:${operator.password}`).toString('base64')}`;
+    const changed = await client.send('PATCH', `/api/operators/${operator.uuid}`, {
+      key: operator.key,
+      body: { email: `moved-${operator.email}` },
+      headers: { authorization: basic },
+    });
+    expect(changed.status, JSON.stringify(changed.body)).to.equal(200);
+
+    const notice = await waitFor(
+      () => receiver.received.find((hook) => hook.body.event === 'credentials_changed' && hook.body.data['operator_uuid'] === operator.uuid),
+      20_000,
+      50,
+    );
+    expect(notice.headers['x-webhook-event']).to.equal('credentials_changed');
+    expect(notice.body.data).to.include({ operator_uuid: operator.uuid, key_id: null });
+    expect(notice.body.data['changes']).to.deep.equal(['email']);
+    expect(notice.rawBody, 'neither address').to.not.include(operator.email);
+    expect(verifyWebhookSignature({ rawBody: notice.rawBody, header: String(notice.headers['x-webhook-signature']), secrets: endpoint.secret }).valid).to.equal(true);
+  });
 });

@@ -14,6 +14,10 @@ usage: check-manifests.py RENDERED.yaml [...]
   terminationGracePeriodSeconds covers the longest preStop sleep + grace + SHUTDOWN_MARGIN_SECONDS.
 - Every container of the services' image sets V8's heap limit (NODE_OPTIONS=--max-old-space-size)
   to half its memory limit: a heap the pod cannot hold turns collections into OOM kills.
+- The replicated data services (RabbitmqCluster, MongoDBCommunity): a RabbitMQ cluster of several
+  nodes requires one node per host (required pod anti-affinity on kubernetes.io/hostname selecting
+  its own pods), and each has a PodDisruptionBudget selecting its pods that lets at most a minority
+  of them down at once (so a drain keeps the quorum).
 
 Exits 1 with one line per violation.
 """
@@ -204,9 +208,63 @@ def check_heap(spec):
     return out
 
 
+def selects(selector, labels):
+    """A label selector (matchLabels, matchExpressions) against a pod's labels."""
+    selector = selector or {}
+    if any(labels.get(key) != value for key, value in (selector.get("matchLabels") or {}).items()):
+        return False
+    for expression in selector.get("matchExpressions") or []:
+        key, operator, values = expression.get("key"), expression.get("operator"), expression.get("values") or []
+        if operator == "In" and labels.get(key) not in values or operator == "NotIn" and labels.get(key) in values:
+            return False
+        if operator == "Exists" and key not in labels or operator == "DoesNotExist" and key in labels:
+            return False
+    return bool(selector.get("matchLabels") or selector.get("matchExpressions"))
+
+
+def data_service_pods(doc):
+    """(labels of its pods, how many) for the custom resources whose operators run replicated pods (scripts/ci/kube/wiring.yaml)."""
+    name, spec = doc["metadata"]["name"], doc.get("spec") or {}
+    if doc.get("kind") == "RabbitmqCluster":
+        return {"app.kubernetes.io/name": name, "app.kubernetes.io/component": "rabbitmq", "app.kubernetes.io/part-of": "rabbitmq"}, spec.get("replicas", 1)
+    if doc.get("kind") == "MongoDBCommunity":
+        return {"app": f"{name}-svc"}, spec.get("members", 1)
+    return None
+
+
+def check_data_services(docs):
+    out = []
+    budgets = [d for d in docs if d.get("kind") == "PodDisruptionBudget"]
+    for doc in docs:
+        pods = data_service_pods(doc)
+        if pods is None:
+            continue
+        labels, count = pods
+        if count < 2:
+            continue
+        what = f"{doc['kind']}/{doc['metadata']['name']}"
+        namespace = (doc.get("metadata") or {}).get("namespace")
+        if doc["kind"] == "RabbitmqCluster":
+            terms = ((doc["spec"].get("affinity") or {}).get("podAntiAffinity") or {}).get("requiredDuringSchedulingIgnoredDuringExecution") or []
+            if not any(t.get("topologyKey") == "kubernetes.io/hostname" and selects(t.get("labelSelector"), labels) for t in terms):
+                out.append(f"{what}: {count} nodes without required pod anti-affinity on kubernetes.io/hostname selecting its pods")
+        mine = [b for b in budgets if (b.get("metadata") or {}).get("namespace") == namespace and selects((b.get("spec") or {}).get("selector"), labels)]
+        if not mine:
+            out.append(f"{what}: no PodDisruptionBudget selects its pods")
+        minority = (count - 1) // 2
+        for budget in mine:
+            spec = budget.get("spec") or {}
+            allowed = spec["maxUnavailable"] if "maxUnavailable" in spec else count - spec.get("minAvailable", 0)
+            if not isinstance(allowed, int) or allowed > minority or allowed < 1:
+                out.append(f"{what}: PodDisruptionBudget/{budget['metadata']['name']} lets {allowed} of {count} down at once (between 1 and {minority} keeps the quorum and lets a drain proceed)")
+    return out
+
+
 def check(path):
     problems = []
-    for doc in yaml.safe_load_all(pathlib.Path(path).read_text()):
+    docs = [doc for doc in yaml.safe_load_all(pathlib.Path(path).read_text()) if doc]
+    problems += [f"{path}: {v}" for v in check_data_services(docs)]
+    for doc in docs:
         if not doc:
             continue
         what = f"{path}: {doc.get('kind')}/{(doc.get('metadata') or {}).get('name')}"

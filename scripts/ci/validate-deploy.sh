@@ -183,9 +183,9 @@ check_wiring() {
 check_policies() {
   "$TOOLS/venv/bin/python" scripts/ci/check-manifests.py "$OUT"/*.yaml \
     || die "policy checks failed (Pod Security restricted, webhook egress, alert annotations, shutdown timing, heap limits)"
-  "$TOOLS/venv/bin/python" scripts/ci/check-manifests-breaks.py "$OUT/overlays-production.yaml" \
-    || die "a shutdown timing or heap limit that does not add up got past check-manifests.py (scripts/ci/check-manifests-breaks.py)"
-  log "Pod Security restricted, webhook egress ranges, alert annotations and runbooks, shutdown timing, heap limits: ok"
+  "$TOOLS/venv/bin/python" scripts/ci/check-manifests-breaks.py "$OUT/overlays-production.yaml" "$OUT/overlays-self-hosted.yaml" \
+    || die "a shutdown timing, heap limit or data-layer quorum that does not add up got past check-manifests.py (scripts/ci/check-manifests-breaks.py)"
+  log "Pod Security restricted, webhook egress ranges, alert annotations and runbooks, shutdown timing, heap limits, broker anti-affinity and data-layer disruption budgets: ok"
 }
 
 # The PrometheusRule of a rendered component, as a plain rule file: extract_rules RENDERED OUT.

@@ -113,12 +113,16 @@ export interface OpenResources<C extends ServiceBaseConfig> {
  * (the broker has an alert of its own). But on a connection that is up, a
  * channel the broker closed or a consumer it cancelled, not yet reopened, is
  * this replica's fault alone: it publishes or consumes nothing while the
- * others do, so it reports not ready until the channel is back.
+ * others do, so it reports not ready until the channel is back
+ * (`broker_channels`). So is a consumer that is attached but dead, its handler
+ * holding a message past the subscription's limit (`broker_consumers`): the
+ * broker keeps handing it messages it never finishes.
  */
 export function dependencyReadiness(resources: { connection?: Connection; broker: Broker }): ReadinessCheck[] {
   const { connection, broker } = resources;
   const channels: ReadinessCheck = { name: 'broker_channels', ready: () => !broker.isConnected() || broker.channelsOpen() };
-  return connection ? [{ name: 'mongo', ready: () => mongoReady(connection) }, channels] : [channels];
+  const consumers: ReadinessCheck = { name: 'broker_consumers', ready: () => broker.stalledConsumers().length === 0 };
+  return connection ? [{ name: 'mongo', ready: () => mongoReady(connection) }, channels, consumers] : [channels, consumers];
 }
 
 /** Connects what a service's config names: the broker, and its database when it has one. */

@@ -118,10 +118,10 @@ expect "(i) image by tag" production \
   "$(edit production Deployment gateway "$(grep -o -m1 '@sha256:[0-9a-f]*' "$RENDERED/overlays-production.yaml")" '')" \
   "\[image-digest\] Deployment/gateway: container gateway: image 'registry.example.org/dfc/service:1.0.0' is not pinned by digest"
 
-# (j) The webhook-service autoscaler reads a queue no service declares: it never scales out.
-expect "(j) HPA on an unknown queue" production \
-  "$(edit production HorizontalPodAutoscaler webhook-service 'queue: webhook-service.attempts' 'queue: webhook-service.attempt')" \
-  "\[hpa-queue\] HorizontalPodAutoscaler/webhook-service: External metric selects queue 'webhook-service.attempt', which no service declares"
+# (j) The webhook-service autoscaler reads a metric the service does not export: it never scales out.
+expect "(j) HPA on an unknown metric" production \
+  "$(edit production HorizontalPodAutoscaler webhook-service 'name: webhook_attempts_waiting' 'name: webhook_attempt_waiting')" \
+  "\[hpa-metric\] HorizontalPodAutoscaler/webhook-service: External metric 'webhook_attempt_waiting' is not one a service exports"
 
 # (k) The migrations back in PreSync: a first install runs them before dfc-config exists.
 expect "(k) migration Job as a PreSync hook" production \

@@ -31,6 +31,9 @@ resources (RabbitmqCluster, MongoDBCommunity: wiring.yaml "operatorPods"). Check
                          in the overlays listed in wiring.yaml "imageDigest"
   hpa-queue              an HPA External metric that selects a `queue` label names a durable queue
                          a service declares (its `Queues` in services/<service>/src/messaging.ts)
+  hpa-metric             an HPA External metric whose name starts with a service's prefix
+                         (webhook_, gateway_, …) is one that service exports (a metric `name:` in
+                         services/<service>/src)
   sync-order             Argo CD order (hook phase PreSync < Sync < PostSync, then sync-wave): every
                          ConfigMap a Job reads and every custom resource whose operator makes a
                          Secret it reads (Certificate, MongoDBCommunity users, RabbitmqCluster) is
@@ -525,11 +528,18 @@ def check(docs, config, openapi_paths, overlay=None):
     declared = {m for f in ROOT.glob("services/*/src/messaging.ts")
                 for block in re.findall(r"export const Queues = \{(.*?)\} as const;", f.read_text(), re.S)
                 for m in re.findall(r":\s*'([^']+)'", block)}
+    exported = {m for f in ROOT.glob("services/*/src/**/*.ts")
+                for m in re.findall(r"\bname: '([a-z][a-z0-9_]*)'", f.read_text())}
+    prefixes = {f"{d.name.split('-')[0]}_" for d in ROOT.glob("services/*") if d.is_dir()}
     for hpa in by_kind.get("HorizontalPodAutoscaler", []):
         for metric in (hpa.get("spec") or {}).get("metrics") or []:
-            queue = (((metric.get("external") or {}).get("metric") or {}).get("selector") or {}).get("matchLabels", {}).get("queue")
+            external = (metric.get("external") or {}).get("metric") or {}
+            queue = (external.get("selector") or {}).get("matchLabels", {}).get("queue")
             if metric.get("type") == "External" and queue is not None and queue not in declared:
                 fail("hpa-queue", ref(hpa), f"External metric selects queue {queue!r}, which no service declares ({', '.join(sorted(declared))})")
+            name = external.get("name") or ""
+            if metric.get("type") == "External" and any(name.startswith(p) for p in prefixes) and name not in exported:
+                fail("hpa-metric", ref(hpa), f"External metric {name!r} is not one a service exports")
 
     check_sync_order(docs, fail)
     if overlay in (config.get("dataEgress") or {}):

@@ -18,7 +18,13 @@ export const Queues = {
   attempts: 'webhook-service.attempts',
 } as const;
 
-/** The delay queue of one delay (see domain/delay-queues.ts): its messages dead-letter back to the work queue. */
+/**
+ * The delay queue of one delay (see domain/delay-queues.ts): its messages dead-letter back to the
+ * work queue. A quorum queue; the classic ones of earlier versions were named
+ * `webhook-service.wait.<ms>ms`, and a new name is what lets both stand side by side during an
+ * upgrade (a declaration with other arguments than the queue has is refused): those drain into the
+ * work queue and remove themselves (docs/operations.md, "Delay queues").
+ */
 export function delayQueueName(delayMs: number): string {
-  return `webhook-service.wait.${delayMs}ms`;
+  return `webhook-service.delay.${delayMs}ms`;
 }

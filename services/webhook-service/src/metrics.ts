@@ -7,6 +7,8 @@ export interface SharedState {
   /** When the longest-waiting due delivery became due (deliveries waiting for a retry are not due). */
   oldestDueAt(): Promise<Date | null>;
   coolingEndpoints(): Promise<number>;
+  /** Due attempts not yet made, up to a cap (`DeliveryStore.countDue`). */
+  attemptsWaiting(): Promise<number>;
 }
 
 /** The webhook service's own metrics, on the app's registry. */
@@ -49,6 +51,14 @@ export class WebhookMetrics {
       async collect() {
         const oldest = await state.oldestDueAt();
         this.set(oldest ? Math.max(0, (Date.now() - oldest.getTime()) / 1000) : 0);
+      },
+    });
+    new Gauge({
+      name: 'webhook_attempts_waiting',
+      help: 'Due delivery attempts not yet made (pending deliveries whose time has come, up to 100,000), from the delivery log: every replica reports the same figure, which the autoscaler divides among them',
+      registers: [registry],
+      async collect() {
+        this.set(await state.attemptsWaiting());
       },
     });
     new Gauge({

@@ -16,10 +16,22 @@ import { deliveryModel } from './store/delivery-model.js';
 import { DeliveryStore } from './store/delivery-store.js';
 import { webhookEndpointModel } from './store/endpoint-model.js';
 import { EndpointStore } from './store/endpoint-store.js';
+import { endpointSlotModel } from './store/endpoint-slot-model.js';
+import { EndpointSlotStore } from './store/endpoint-slot-store.js';
 import { attemptDelivery } from './use-cases/attempt-delivery.js';
 import type { WebhookDeps } from './use-cases/delivery-deps.js';
 import { fanOutEvent } from './use-cases/fan-out-event.js';
 import { recoverLostDeliveries } from './use-cases/recover-lost-deliveries.js';
+
+/**
+ * What a request in an endpoint's slot may take besides the POST itself (reading the delivery and
+ * the endpoint), and the clock difference between replicas a slot's hold allows for.
+ */
+const SLOT_READS_MS = 5_000;
+const SLOT_CLOCK_MARGIN_MS = 5_000;
+
+/** Where the count of attempts waiting stops: far above any replica count times the window, so the autoscaler reads it as "many". */
+const ATTEMPTS_WAITING_CAP = 100_000;
 
 export interface WebhookService extends Service {
   deps: WebhookDeps;
@@ -34,16 +46,20 @@ export function createWebhookService(resources: ServiceResources<WebhookServiceC
   const deliveries = new DeliveryStore(deliveryModel(connection), attemptModel(connection), relay);
   const sender = new WebhookSender({ timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowLoopbackTargets: config.ALLOW_LOOPBACK_WEBHOOK_TARGETS });
   const scheduler = brokerScheduler(broker);
+  // A hold outlasts the longest request in its slot, with the clock margin on either side.
+  const slotWorkMs = config.WEBHOOK_TIMEOUT_MS + SLOT_READS_MS;
+  const slotStore = new EndpointSlotStore(endpointSlotModel(connection), slotWorkMs + 2 * SLOT_CLOCK_MARGIN_MS, SLOT_CLOCK_MARGIN_MS, now);
   const deps: WebhookDeps = {
     endpoints,
     deliveries,
     sender,
     scheduler,
-    slots: EndpointSlots.forReplica(config.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT, config.WEBHOOK_MAX_IN_FLIGHT),
+    slots: EndpointSlots.forReplica(slotStore, config.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT, config.WEBHOOK_MAX_IN_FLIGHT, slotWorkMs),
     secretBox: new SecretBox(config.WEBHOOK_SECRET_KEY, config.WEBHOOK_SECRET_KEY_DECRYPT_ONLY ? [config.WEBHOOK_SECRET_KEY_DECRYPT_ONLY] : []),
     metrics: new WebhookMetrics(registry, {
       oldestDueAt: () => deliveries.oldestDueAt(now()),
       coolingEndpoints: () => endpoints.countCooling(now()),
+      attemptsWaiting: () => deliveries.countDue(now(), ATTEMPTS_WAITING_CAP),
     }),
     log,
     policy: {

@@ -56,8 +56,11 @@ redirects, which are not followed) is retried after about 5 s, 5 min, 30 min, 2 
 honouring \`Retry-After\` on 429/503; then the delivery is failed and can be redelivered. After 5 consecutive failures
 the endpoint cools off for a minute (its deliveries wait, then one attempt probes it). Answering 410 disables the
 endpoint at once; so do 5 days of nothing but failures. Re-enabling it replays nothing; \`redeliver\` does.
-Timestamps are ISO 8601 with a numeric offset and whole seconds (\`2026-11-23T10:00:00+00:00\`). \`data.sequence\`
-increases by one per status-history entry of the flight request: a gap means a missed delivery.`;
+Timestamps are ISO 8601 with a numeric offset and whole seconds (\`2026-11-23T10:00:00+00:00\`). Deliveries are not
+ordered (up to 4 requests to one endpoint at once, across every replica; a retry or a wait for a busy endpoint lets later
+ones pass): \`data.sequence\` increases by one per status-history entry of the flight request, so order by it; a gap is a
+delivery not yet arrived (still retrying or waiting) or failed for good (the delivery log says which).
+\`credentials_changed\` goes to every enabled endpoint of the operator whatever it subscribed to.`;
 
 const deliveryHeaders = [
   {
@@ -87,7 +90,7 @@ const deliveryHeaders = [
     name: 'X-Webhook-Event',
     in: 'header',
     required: true,
-    schema: { type: 'string', enum: ['status_change', 'cascade_rejection', 'review_complete', 'ping'] },
+    schema: { type: 'string', enum: Object.keys(WEBHOOK_PAYLOAD_SCHEMAS) },
   },
 ];
 
@@ -95,6 +98,8 @@ const KIND_SUMMARIES: Record<keyof typeof WEBHOOK_PAYLOAD_SCHEMAS, string> = {
   status_change: 'A flight request changed status (one per status-history entry).',
   cascade_rejection: "A review item was rejected, and the request's other pending items with it.",
   review_complete: "Every item of a flight request's review is decided.",
+  credentials_changed:
+    "The operator's login email or password changed, or one of its keys was revoked with the password: sent to every enabled endpoint, subscribed or not, so the owner hears of a takeover. Nothing secret in it.",
   ping: 'A test event sent by POST /api/webhooks/{id}/test.',
 };
 

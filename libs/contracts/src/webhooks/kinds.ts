@@ -6,13 +6,22 @@ export type SubscribableWebhookKind = (typeof WEBHOOK_EVENT_KINDS)[number];
 
 /** Plus `ping`, sent only by POST /api/webhooks/{id}/test, whatever the subscription. */
 export const WEBHOOK_PING_KIND = 'ping';
-export type WebhookEventKind = SubscribableWebhookKind | typeof WEBHOOK_PING_KIND;
+
+/**
+ * Plus the account's security notice, sent to every enabled endpoint of the operator whatever it
+ * subscribed to: the owner must hear of a changed login or a revoked key even through an endpoint
+ * set up before the notice existed, and no one holding a key can opt the account out of it.
+ */
+export const WEBHOOK_CREDENTIALS_KIND = 'credentials_changed';
+
+export type WebhookEventKind = SubscribableWebhookKind | typeof WEBHOOK_PING_KIND | typeof WEBHOOK_CREDENTIALS_KIND;
 
 /** Which domain event becomes which webhook kind. */
 export const WEBHOOK_KIND_BY_ROUTING_KEY: Record<string, WebhookEventKind> = {
   [RoutingKeys.flightRequestStatusChanged]: 'status_change',
   [RoutingKeys.flightRequestCascadeRejection]: 'cascade_rejection',
   [RoutingKeys.flightRequestReviewCompleted]: 'review_complete',
+  [RoutingKeys.operatorCredentialsChanged]: WEBHOOK_CREDENTIALS_KIND,
 };
 
 /** Headers of every delivery. */

@@ -1,6 +1,7 @@
 import { Type, type Static, type TProperties } from '@sinclair/typebox';
 import { Int32, Nullable, Timestamp, Uuid } from '../schema-helpers.js';
 import { FlightRequestStatus } from '../flight-requests/status.js';
+import { CREDENTIAL_CHANGES } from '../events/operator-events.js';
 
 /**
  * What a subscriber receives: one schema per event kind, every object closed
@@ -12,7 +13,7 @@ const closed = { additionalProperties: false } as const;
 
 const Sequence = Type.Union([Int32({ minimum: 1 }), Type.Null()], {
   description:
-    'The 1-based position of the status-history entry this event belongs to. It increases by one per status-history entry of the flight request; a gap means a missed delivery (fetch the request to catch up). On status_change it is the entry the change added; on cascade_rejection and review_complete it is the entry of the status change they caused, or null when the flight-request-service did not name one.',
+    'The 1-based position of the status-history entry this event belongs to. It increases by one per status-history entry of the flight request. Deliveries are not ordered: a higher sequence may arrive first, and a gap is a delivery not yet arrived (still retrying, or waiting for a busy endpoint) or one that failed for good (see the delivery log; fetch the request to catch up). On status_change it is the entry the change added; on cascade_rejection and review_complete it is the entry of the status change they caused, or null when the flight-request-service did not name one.',
 });
 
 /** Fields every flight-request payload carries. */
@@ -83,6 +84,22 @@ export const ReviewCompleteData = Type.Object(
 );
 export type ReviewCompleteData = Static<typeof ReviewCompleteData>;
 
+export const CredentialsChangedData = Type.Object(
+  {
+    operator_uuid: Uuid,
+    changes: Type.Array(Type.String({ enum: [...CREDENTIAL_CHANGES] }), {
+      minItems: 1,
+      description: 'What changed: email (the login email), password, api_key_revoked (a key revoked with the password, not by itself).',
+    }),
+    key_id: Type.Union([Type.String({ pattern: '^[0-9a-f]{16}$' }), Type.Null()], {
+      description: 'The public id of the key revoked (the 16 hex characters after `dfc_`), for api_key_revoked; else null.',
+    }),
+    changed_at: Timestamp,
+  },
+  closed,
+);
+export type CredentialsChangedData = Static<typeof CredentialsChangedData>;
+
 export const PingData = Type.Object(
   {
     webhook_id: Uuid,
@@ -111,16 +128,19 @@ export const CascadeRejectionPayload = payload('cascade_rejection', CascadeRejec
 export type CascadeRejectionPayload = Static<typeof CascadeRejectionPayload>;
 export const ReviewCompletePayload = payload('review_complete', ReviewCompleteData, 'ReviewCompleteWebhook');
 export type ReviewCompletePayload = Static<typeof ReviewCompletePayload>;
+export const CredentialsChangedPayload = payload('credentials_changed', CredentialsChangedData, 'CredentialsChangedWebhook');
+export type CredentialsChangedPayload = Static<typeof CredentialsChangedPayload>;
 export const PingPayload = payload('ping', PingData, 'PingWebhook');
 export type PingPayload = Static<typeof PingPayload>;
 
 /** Any body POSTed to a subscriber. */
-export type WebhookPayload = StatusChangePayload | CascadeRejectionPayload | ReviewCompletePayload | PingPayload;
+export type WebhookPayload = StatusChangePayload | CascadeRejectionPayload | ReviewCompletePayload | CredentialsChangedPayload | PingPayload;
 
 /** The schema of each kind's body, for validators and the OpenAPI `webhooks` section. */
 export const WEBHOOK_PAYLOAD_SCHEMAS = {
   status_change: StatusChangePayload,
   cascade_rejection: CascadeRejectionPayload,
   review_complete: ReviewCompletePayload,
+  credentials_changed: CredentialsChangedPayload,
   ping: PingPayload,
 } as const;

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { FreeText, Int32, Nullable, PageQuery, Timestamp, Uuid } from '../schema-helpers.js';
-import { WEBHOOK_EVENT_KINDS, WEBHOOK_PING_KIND, type SubscribableWebhookKind } from './kinds.js';
+import { WEBHOOK_CREDENTIALS_KIND, WEBHOOK_EVENT_KINDS, WEBHOOK_PING_KIND, type SubscribableWebhookKind } from './kinds.js';
 
 export const WEBHOOK_URL_MAX_LENGTH = 2048;
 export const WEBHOOK_DESCRIPTION_MAX_LENGTH = 500;
@@ -104,7 +104,7 @@ export const DeliveryRecord = Type.Object(
     id: Uuid,
     endpoint_id: Uuid,
     event_id: Uuid,
-    event: Type.Union([SubscribableKind, Type.Literal(WEBHOOK_PING_KIND)]),
+    event: Type.Union([SubscribableKind, Type.Literal(WEBHOOK_CREDENTIALS_KIND), Type.Literal(WEBHOOK_PING_KIND)]),
     status: DeliveryStatus,
     attempt_count: Int32({ minimum: 0 }),
     attempts: Type.Array(DeliveryAttempt),

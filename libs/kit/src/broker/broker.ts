@@ -13,6 +13,11 @@ export interface QueueSubscription {
   prefetch?: number;
   /** A per-replica broadcast queue (e.g. cache invalidation): exclusive, removed with the connection. */
   broadcast?: boolean;
+  /**
+   * How long the handler may hold one message before the consumer counts as stalled
+   * (`stalledConsumers`); default STALLED_AFTER_MS. Longer than the slowest legitimate handling.
+   */
+  stalledAfterMs?: number;
 }
 
 /** Redeliveries before a message that keeps failing is dead-lettered. */
@@ -21,6 +26,12 @@ const REQUEUE_DELAY_MS = 500;
 /** The pace of reconnecting, and of reopening a channel the broker closed. */
 const RETRY_INITIAL_DELAY_MS = 200;
 const RETRY_MAX_DELAY_MS = 5000;
+/**
+ * A handler holding one message this long is taken to hang: its channel stays open and its
+ * consumer registered, so the broker keeps handing it the queue's share of messages it never
+ * finishes, while the other replicas' consumers could.
+ */
+const STALLED_AFTER_MS = 5 * 60_000;
 
 /**
  * RabbitMQ as every service uses it: one topic exchange, publishing on a
@@ -39,6 +50,8 @@ export class Broker {
   /** The subscriptions with a consumer on an open channel now. */
   private readonly attached = new Set<QueueSubscription>();
   private readonly consumerChannels: Channel[] = [];
+  /** When each message now in a handler's hands was handed over, per subscription, oldest first. */
+  private readonly inHand = new Map<QueueSubscription, Set<{ since: number }>>();
   private model: ChannelModel | undefined;
   private connected = false;
   private closed = false;
@@ -91,6 +104,19 @@ export class Broker {
     return this.publishChannel !== undefined && this.subscriptions.every((subscription) => this.attached.has(subscription));
   }
 
+  /**
+   * The queues whose handler has held a message past its subscription's `stalledAfterMs`: a
+   * consumer that is attached but no longer finishes what it takes.
+   */
+  stalledConsumers(now = Date.now()): string[] {
+    const stalled: string[] = [];
+    for (const [subscription, held] of this.inHand) {
+      const oldest = held.values().next().value;
+      if (oldest && now - oldest.since > (subscription.stalledAfterMs ?? STALLED_AFTER_MS)) stalled.push(subscription.queue);
+    }
+    return stalled;
+  }
+
   get exchangeName(): string {
     return this.exchange;
   }
@@ -118,23 +144,22 @@ export class Broker {
   /**
    * Holds `event` in a durable delay queue for `delayMs`, after which the
    * broker dead-letters it to `routingKey` on the exchange (at a consumer's
-   * work queue). The queue's own TTL is the delay, so every message in it
-   * expires in arrival order; it removes itself once it has stood unused for
-   * twice its delay plus an hour, by which time every message in it has left.
-   * It is declared on every call (idempotent): the declaration renews that
-   * lease, which a publish alone does not, and a message sent to a queue that
-   * has just removed itself would be dropped without a word.
+   * work queue). The queue is a quorum queue, replicated over the broker's
+   * nodes, so a wait survives the loss of one; its dead-lettering is
+   * at-least-once (the broker keeps the message until the work queue has it,
+   * which needs `reject-publish` overflow). The queue's own TTL is the delay,
+   * so every message in it expires in arrival order; it removes itself once it
+   * has stood unused for twice its delay plus an hour, by which time every
+   * message in it has left. It is declared on every call (idempotent): the
+   * declaration renews that lease, which a publish alone does not, and a
+   * message sent to a queue that has just removed itself would be dropped
+   * without a word.
    */
   async publishDelayed(queue: string, event: EventEnvelope, delayMs: number, routingKey: string): Promise<void> {
     const channel = await this.publishingChannel();
     await channel.assertQueue(queue, {
       durable: true,
-      arguments: {
-        'x-message-ttl': delayMs,
-        'x-expires': delayMs * 2 + 3_600_000,
-        'x-dead-letter-exchange': this.exchange,
-        'x-dead-letter-routing-key': routingKey,
-      },
+      arguments: delayQueueArguments(this.exchange, delayMs, routingKey),
     });
     const body = Buffer.from(JSON.stringify(event));
     await new Promise<void>((resolve, reject) => {
@@ -208,9 +233,11 @@ export class Broker {
           void this.handle(channel, subscription, message);
           return;
         }
-        // The broker cancelled the consumer (its queue deleted, or its node gone): closing the
-        // channel gives back what it holds and starts the consumer again on a new one.
+        // The broker cancelled the consumer (its queue deleted, or its node gone): not attached from
+        // now on, and closing the channel gives back what it holds and starts the consumer again on
+        // a new one.
         this.log.warn({ queue: subscription.queue }, 'broker cancelled a consumer');
+        this.attached.delete(subscription);
         channel.close().catch(() => undefined);
       });
     } catch (error) {
@@ -246,6 +273,18 @@ export class Broker {
   }
 
   private async handle(channel: Channel, subscription: QueueSubscription, message: ConsumeMessage): Promise<void> {
+    const held = this.inHand.get(subscription) ?? new Set();
+    this.inHand.set(subscription, held);
+    const token = { since: Date.now() };
+    held.add(token);
+    try {
+      await this.consumeMessage(channel, subscription, message);
+    } finally {
+      held.delete(token);
+    }
+  }
+
+  private async consumeMessage(channel: Channel, subscription: QueueSubscription, message: ConsumeMessage): Promise<void> {
     let event: EventEnvelope;
     try {
       event = JSON.parse(message.content.toString('utf8')) as EventEnvelope;
@@ -268,6 +307,23 @@ export class Broker {
       }
     }
   }
+}
+
+/**
+ * A delay queue's declaration: a quorum queue whose TTL is the delay, dead-lettering at-least-once
+ * to `routingKey` on the exchange, removing itself after standing unused for twice the delay plus an
+ * hour. The arguments are part of the queue: a queue of the same name declared with others is refused.
+ */
+export function delayQueueArguments(exchange: string, delayMs: number, routingKey: string): Record<string, unknown> {
+  return {
+    'x-queue-type': 'quorum',
+    'x-message-ttl': delayMs,
+    'x-expires': delayMs * 2 + 3_600_000,
+    'x-dead-letter-exchange': exchange,
+    'x-dead-letter-routing-key': routingKey,
+    'x-dead-letter-strategy': 'at-least-once',
+    'x-overflow': 'reject-publish',
+  };
 }
 
 export function deadLetterExchange(exchange: string): string {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { connect, type ChannelModel } from 'amqplib';
 import { newEvent, RoutingKeys } from '@dfc/contracts';
-import { Broker, queueName } from '@dfc/kit/broker';
+import { Broker, delayQueueArguments, queueName } from '@dfc/kit/broker';
 import { createLogger, type Logger } from '@dfc/kit/logging';
 import { dependencyReadiness } from '@dfc/kit/service';
 import { captureEvents, removeBrokerTopology, testDependencies, uniqueName, waitFor } from '@dfc/kit/testing';
@@ -151,5 +151,62 @@ describe('Broker (real broker): a channel the broker closes', () => {
     await broker.close();
     expect(broker.channelsOpen()).to.equal(false);
     expect(await check?.ready()).to.equal(true);
+  });
+
+  it('GET /readyz (broker_consumers): when a handler holds a message past its limit, then not ready (the consumer is attached but dead) until it lets go, then ready', async () => {
+    const check = dependencyReadiness({ broker }).find((readiness) => readiness.name === 'broker_consumers');
+    const ready = async () => check !== undefined && (await check.ready());
+    let letGo = () => {};
+    const hanging = new Promise<void>((resolve) => (letGo = resolve));
+    const taken: string[] = [];
+    await broker.subscribe({
+      queue: queueName(exchange, 'kit.work'),
+      bindings: [RoutingKeys.operatorRegistered],
+      stalledAfterMs: 300,
+      handler: (event) => {
+        taken.push(event.id);
+        return hanging;
+      },
+    });
+    const event = newEvent(RoutingKeys.operatorRegistered, null, { n: 5 });
+    await broker.publish(event);
+    await waitFor(() => taken.includes(event.id));
+    expect(await ready(), 'held for less than the limit').to.equal(true);
+    await waitFor(async () => !(await ready()), 5000);
+    expect(broker.stalledConsumers()).to.deep.equal([queueName(exchange, 'kit.work')]);
+    expect(broker.channelsOpen(), 'the channel itself is open').to.equal(true);
+    letGo();
+    await waitFor(ready);
+  });
+
+  it('when an event is published delayed, then it waits in a quorum queue (a classic queue of that name is refused) and reaches the work queue after the delay', async () => {
+    const received: Array<{ id: string; at: number }> = [];
+    await broker.subscribe({
+      queue: queueName(exchange, 'kit.work'),
+      bindings: [RoutingKeys.operatorUpdated],
+      handler: (event) => {
+        received.push({ id: event.id, at: Date.now() });
+        return Promise.resolve();
+      },
+    });
+    const delayQueue = queueName(exchange, 'kit.delay.700ms');
+    queues.push(delayQueue);
+    const event = newEvent(RoutingKeys.operatorUpdated, null, { n: 6 });
+    const sent = Date.now();
+    await broker.publishDelayed(delayQueue, event, 700, RoutingKeys.operatorUpdated);
+
+    const channel = await admin.createChannel();
+    await channel.assertQueue(delayQueue, { durable: true, arguments: delayQueueArguments(exchange, 700, RoutingKeys.operatorUpdated) });
+    await channel.close();
+    const classic = await admin.createChannel();
+    classic.on('error', () => undefined);
+    const refused = await classic.assertQueue(delayQueue, { durable: true, arguments: { ...delayQueueArguments(exchange, 700, RoutingKeys.operatorUpdated), 'x-queue-type': 'classic' } }).then(
+      () => undefined,
+      (error: Error) => error,
+    );
+    expect(refused?.message).to.include('PRECONDITION_FAILED');
+
+    const arrival = await waitFor(() => received.find((entry) => entry.id === event.id), 10_000);
+    expect(arrival.at - sent, 'not before its delay').to.be.at.least(650);
   });
 });

@@ -187,11 +187,6 @@ export class FlightRequestStore {
     return { items: items.map(toSummary), total };
   }
 
-  /** Approved flights of other operators whose window and bounding box overlap: deconfliction candidates. */
-  approvedOverlapping(operatorUuid: string, start: Date, end: Date, bbox: [number, number, number, number]): Promise<ApprovedFlight[]> {
-    return this.overlapping('Approved', operatorUuid, start, end, bbox);
-  }
-
   /** Requests of other operators in `status` whose window and bounding box overlap (the exact areas are the caller's to compare). */
   async overlapping(
     status: FlightRequestStatus,

@@ -2,10 +2,12 @@ import { screen, type ApprovedFlight, type ScreeningResult } from '../domain/scr
 import type { ValidSubmission } from '../domain/submission/check-submission.js';
 import type { OperatorProjection } from '../store/operator-model.js';
 import type { UseCaseDeps } from './deps.js';
+import { flightsHolding, volumeOf } from './deconfliction/reserve-airspace.js';
 
 /**
  * Gathers what screening needs — candidate zones from the in-memory index and
- * other operators' Approved flights overlapping in time and bounding box, with
+ * other operators' Approved flights overlapping in time, band and bounding box
+ * (read from the reservation ledger), with
  * `alsoTaken`: flights found holding the airspace when it was to be reserved —
  * and runs the pure screening rules on them.
  */
@@ -16,7 +18,7 @@ export async function screenSubmission(
   alsoTaken: ApprovedFlight[] = [],
 ): Promise<ScreeningResult> {
   const { bbox } = submission.area.summary;
-  const approved = await deps.requests.approvedOverlapping(submission.operator_uuid, submission.start_time, submission.end_time, bbox);
+  const approved = await flightsHolding(deps, volumeOf({ ...submission, geometry: submission.area }));
   const approvedFlights = [...approved, ...alsoTaken.filter((taken) => !approved.some((flight) => flight.uuid === taken.uuid))];
   const stopTimer = deps.metrics.screeningSeconds.startTimer();
   try {

@@ -20,7 +20,7 @@ describe('operations endpoints', () => {
   it('GET /readyz reports the database and the broker channels ready', async () => {
     const reply = await service.call('GET', '/readyz', { as: null });
     expect(reply.status).to.equal(200);
-    expect(reply.body).to.deep.equal({ status: 'ready', checks: { mongo: true, broker_channels: true } });
+    expect(reply.body).to.deep.equal({ status: 'ready', checks: { mongo: true, broker_channels: true, broker_consumers: true } });
   });
 
   it('GET /metrics exposes the domain counters and HTTP latency by route', async () => {

@@ -16,6 +16,8 @@ export interface AttemptDue {
   endpoint_id: string;
   dispatch_token: string;
   created?: CreatedDelivery;
+  /** How many times in a row this message found its endpoint busy (its wait grows with each: `busyWait`). */
+  busy_waits?: number;
 }
 
 /** The delivery as the fan-out created it (pending, never attempted, version 0), beside the fields the message names. */
@@ -62,10 +64,19 @@ export function firstAttemptDue(delivery: {
   return { ...message, data: { ...message.data, created } };
 }
 
-/** The same message naming the delivery alone: what goes back on the broker, since the delivery moves on meanwhile. */
+/**
+ * The same message naming the delivery alone: what goes back on the broker for a retry or a
+ * cool-off, since the delivery moves on meanwhile (and a busy endpoint's waits start again).
+ */
 export function withoutCreated(message: EventEnvelope<AttemptDue>): EventEnvelope<AttemptDue> {
-  const { created: _created, ...named } = message.data;
+  const { created: _created, busy_waits: _busyWaits, ...named } = message.data;
   return { ...message, data: named };
+}
+
+/** The message going back on the broker because its endpoint was busy: one more busy wait counted. */
+export function afterBusy(message: EventEnvelope<AttemptDue>): EventEnvelope<AttemptDue> {
+  const named = withoutCreated(message);
+  return { ...named, data: { ...named.data, busy_waits: (message.data.busy_waits ?? 0) + 1 } };
 }
 
 /**
@@ -97,12 +108,13 @@ export function carriedMessages(message: EventEnvelope): EventEnvelope<AttemptDu
 
 export function isAttemptDue(data: unknown): data is AttemptDue {
   if (typeof data !== 'object' || data === null) return false;
-  const { delivery_id, endpoint_id, dispatch_token, created } = data as Record<string, unknown>;
+  const { delivery_id, endpoint_id, dispatch_token, created, busy_waits } = data as Record<string, unknown>;
   return (
     typeof delivery_id === 'string' &&
     typeof endpoint_id === 'string' &&
     typeof dispatch_token === 'string' &&
-    (created === undefined || isCreated(created))
+    (created === undefined || isCreated(created)) &&
+    (busy_waits === undefined || (Number.isInteger(busy_waits) && (busy_waits as number) >= 0))
   );
 }
 

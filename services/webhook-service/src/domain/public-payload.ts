@@ -1,10 +1,12 @@
 import {
   toOffsetTimestamp,
   type CascadeRejectionPayload,
+  type CredentialsChangedPayload,
   type EventEnvelope,
   type FlightRequestCascadeRejection,
   type FlightRequestReviewCompleted,
   type FlightRequestStatusChanged,
+  type OperatorCredentialsChanged,
   type PingPayload,
   type PublicReviewItem,
   type ReviewCompletePayload,
@@ -14,14 +16,18 @@ import {
   type WebhookPayload,
 } from '@dfc/contracts';
 
+/** The kinds the fan-out turns domain events into: every kind but the test ping. */
+export type FannedOutKind = SubscribableWebhookKind | 'credentials_changed';
+
 /**
  * The internal event → the public payload, field by field: nothing of the
  * internal event reaches a subscriber unless it is named here (and in the
  * contract, libs/contracts/src/webhooks/payloads.ts). Every timestamp is
  * written as the API writes them (numeric offset, whole seconds).
  */
-export function publicPayload(event: EventEnvelope, kind: SubscribableWebhookKind): WebhookPayload {
+export function publicPayload(event: EventEnvelope, kind: FannedOutKind): WebhookPayload {
   const created_at = toOffsetTimestamp(new Date(event.occurred_at));
+  if (kind === 'credentials_changed') return credentialsChanged(event as EventEnvelope<OperatorCredentialsChanged>, created_at);
   if (kind === 'status_change') return statusChange(event as EventEnvelope<FlightRequestStatusChanged>, created_at);
   if (kind === 'cascade_rejection') return cascadeRejection(event as EventEnvelope<FlightRequestCascadeRejection>, created_at);
   return reviewComplete(event as EventEnvelope<FlightRequestReviewCompleted>, created_at);
@@ -33,6 +39,16 @@ export function pingPayload(eventId: string, endpointId: string, now: Date): Pin
     event: 'ping',
     created_at: toOffsetTimestamp(now),
     data: { webhook_id: endpointId, message: 'Test event sent with POST /api/webhooks/{id}/test.' },
+  };
+}
+
+/** What changed and when; not the address the email notice goes to, and nothing secret (there is nothing secret in the event either). */
+function credentialsChanged({ id, data }: EventEnvelope<OperatorCredentialsChanged>, created_at: string): CredentialsChangedPayload {
+  return {
+    id,
+    event: 'credentials_changed',
+    created_at,
+    data: { operator_uuid: data.uuid, changes: [...data.changes], key_id: data.key_id, changed_at: created_at },
   };
 }
 

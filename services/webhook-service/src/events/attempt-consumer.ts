@@ -4,7 +4,7 @@ import { queueName } from '@dfc/kit/broker';
 import { GroupedWrites } from '@dfc/kit/db';
 import type { EventEnvelope } from '@dfc/contracts';
 import pLimit from 'p-limit';
-import { attemptsDue, carriedMessages, withoutCreated, type AttemptDue } from '../domain/attempt-message.js';
+import { attemptsDue, carriedMessages, type AttemptDue } from '../domain/attempt-message.js';
 import { ATTEMPT_DUE, ATTEMPTS_DUE, delayQueueName } from '../messaging.js';
 import { EVENT_WINDOW } from './event-consumer.js';
 import type { AttemptScheduler } from '../use-cases/delivery-deps.js';
@@ -84,7 +84,7 @@ export function brokerScheduler(broker: Broker): AttemptScheduler {
       if (messages.length > 0) await firstMessages.add(messages);
     },
     later: (message, delayMs) =>
-      broker.publishDelayed(queueName(broker.exchangeName, delayQueueName(delayMs)), withoutCreated(message), delayMs, ATTEMPT_DUE),
+      broker.publishDelayed(queueName(broker.exchangeName, delayQueueName(delayMs)), message, delayMs, ATTEMPT_DUE),
   };
 }
 

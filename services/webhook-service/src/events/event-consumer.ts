@@ -6,6 +6,7 @@ export const WEBHOOK_SOURCE_EVENTS = [
   RoutingKeys.flightRequestStatusChanged,
   RoutingKeys.flightRequestCascadeRejection,
   RoutingKeys.flightRequestReviewCompleted,
+  RoutingKeys.operatorCredentialsChanged,
 ];
 
 /** Domain events a replica fans out at once: its events queue's prefetch. */

@@ -132,6 +132,15 @@ export class DeliveryStore {
       .exec();
   }
 
+  /**
+   * Pending deliveries due by `now`, counted up to `cap`: the attempts waiting for a replica, wherever
+   * their message is (ready on the broker, in a replica's prefetch or memory, under way). One count of
+   * the index's keys; the cap bounds what a scrape costs when a backlog is large.
+   */
+  countDue(now: Date, cap: number): Promise<number> {
+    return this.model.countDocuments({ status: 'pending', next_attempt_at: { $lte: now } }, { limit: cap }).exec();
+  }
+
   /** When the longest-waiting due delivery became due (null when none is due). */
   async oldestDueAt(now: Date): Promise<Date | null> {
     const oldest = await this.model

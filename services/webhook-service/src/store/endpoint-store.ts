@@ -91,6 +91,13 @@ export class EndpointStore {
     );
   }
 
+  /** Every enabled endpoint of one operator, whatever it subscribed to (the account's security notice); shares reads like `findSubscribers`. */
+  findEnabled(operatorUuid: string): Promise<readonly WebhookEndpoint[]> {
+    return this.subscribers.get(`${operatorUuid} *`, () =>
+      driverCollection(this.model).find({ operator_uuid: operatorUuid, enabled: true }, { projection: WITHOUT_OUTBOX }).toArray(),
+    );
+  }
+
   private remember(endpoint: WebhookEndpoint): WebhookEndpoint {
     this.copies.set(endpoint._id, endpoint);
     return endpoint;

@@ -8,9 +8,9 @@ import {
   type EventEnvelope,
 } from '@dfc/contracts';
 import type { Decide } from '@dfc/kit/outbox';
-import type { AttemptDue } from '../domain/attempt-message.js';
+import { afterBusy, withoutCreated, type AttemptDue } from '../domain/attempt-message.js';
 import { decideAfterAttempt, describeFailedStatus, type AttemptDecision } from '../domain/attempt-outcome.js';
-import { freeFormDelay } from '../domain/delay-queues.js';
+import { busyWait, freeFormDelay } from '../domain/delay-queues.js';
 import { coolingUntil, healthAfterAttempt, type AttemptVerdict } from '../domain/endpoint-health.js';
 import { activeSecrets } from '../domain/signing-secrets.js';
 import type { SendResult } from '../sending/http-sender.js';
@@ -20,12 +20,10 @@ import type { Delivery } from '../store/delivery-model.js';
 import type { WebhookEndpoint } from '../store/endpoint-model.js';
 import type { WebhookDeps } from './delivery-deps.js';
 
-/** How long a message for an endpoint busy in this replica waits on the broker before it is tried again. */
-const BUSY_ENDPOINT_WAIT_MS = 1000;
-
 /**
  * One work-queue message → at most one attempt: a slot of the endpoint the
- * message names (busy: the message waits on the broker, nothing read) → the
+ * message names, shared by every replica (busy: the message waits on the
+ * broker, longer each time in a row, nothing read) → the
  * delivery as logged (a message it no longer expects is dropped) → the
  * endpoint (disabled: the delivery fails; cooling off: the message waits out
  * the cool-off) → sign with every active secret → POST, and the slot is free
@@ -38,7 +36,7 @@ const BUSY_ENDPOINT_WAIT_MS = 1000;
  */
 export async function attemptDelivery(deps: WebhookDeps, message: EventEnvelope<AttemptDue>, redelivered = false): Promise<void> {
   const sending = await deps.slots.run(message.data.endpoint_id, () => sendWhenExpected(deps, message, redelivered));
-  if (sending === 'busy') return deps.scheduler.later(message, BUSY_ENDPOINT_WAIT_MS);
+  if (sending === 'busy') return deps.scheduler.later(afterBusy(message), busyWait(message.data.busy_waits ?? 0));
   if (sending.kind === 'not expected') return;
   const { delivery } = sending;
   if (sending.kind === 'unsendable') return refuseUnsendable(deps, delivery, sending.endpoint);
@@ -56,7 +54,7 @@ export async function attemptDelivery(deps: WebhookDeps, message: EventEnvelope<
   if (decision.outcome === 'succeeded') deps.metrics.recordArrival(now.getTime() - delivery.event_created_at.getTime());
   // The health first: a retry due soon must find the endpoint's cool-off already in place.
   await updateEndpointHealth(deps, endpoint, verdictOf(decision), now);
-  if (recorded && decision.outcome === 'retry') await deps.scheduler.later(message, decision.delayMs);
+  if (recorded && decision.outcome === 'retry') await deps.scheduler.later(withoutCreated(message), decision.delayMs);
 }
 
 /** What happened in the endpoint's slot. */
@@ -184,7 +182,7 @@ async function waitOutCoolOff(deps: WebhookDeps, delivery: Delivery, message: Ev
       isExpected(current, message.data) ? { set: { next_attempt_at: new Date(deps.now().getTime() + delayMs), updated_at: deps.now() } } : null,
     delivery,
   );
-  await deps.scheduler.later(message, delayMs);
+  await deps.scheduler.later(withoutCreated(message), delayMs);
 }
 
 /** A disabled (or just deleted) endpoint gets nothing: the delivery fails at once and can be redelivered once it is enabled. */

@@ -17,7 +17,7 @@ export interface AttemptScheduler {
    * events handed over at the same moment; resolves once the broker has them.
    */
   now(messages: EventEnvelope<AttemptDue>[]): Promise<void>;
-  /** After `delayMs` (a durable delay queue on the broker), naming the delivery alone (see `withoutCreated`). */
+  /** After `delayMs` (a durable delay queue on the broker), as given (the caller names the delivery alone: `withoutCreated`, `afterBusy`). */
   later(message: EventEnvelope<AttemptDue>, delayMs: number): Promise<void>;
 }
 
@@ -28,7 +28,7 @@ export interface WebhookDeps {
   secretBox: SecretBox;
   sender: WebhookSender;
   scheduler: AttemptScheduler;
-  /** The replica's per-endpoint limit on requests under way. */
+  /** The per-endpoint limit on requests under way, across the replicas. */
   slots: EndpointSlots;
   metrics: WebhookMetrics;
   log: Logger;

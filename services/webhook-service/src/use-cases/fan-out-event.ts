@@ -5,12 +5,12 @@ import {
   FlightRequestCascadeRejection,
   FlightRequestReviewCompleted,
   FlightRequestStatusChanged,
+  OperatorCredentialsChanged,
   WEBHOOK_KIND_BY_ROUTING_KEY,
-  type SubscribableWebhookKind,
   type WebhookPayload,
 } from '@dfc/contracts';
 import { attemptDue, firstAttemptDue } from '../domain/attempt-message.js';
-import { publicPayload } from '../domain/public-payload.js';
+import { publicPayload, type FannedOutKind } from '../domain/public-payload.js';
 import type { WebhookEndpoint } from '../store/endpoint-model.js';
 import type { NewDelivery } from '../store/delivery-store.js';
 import type { Delivery } from '../store/delivery-model.js';
@@ -37,7 +37,9 @@ export async function fanOutEvent(deps: WebhookDeps, event: EventEnvelope, redel
     deps.log.error({ event_id: (event as { id?: unknown }).id, type: event.type }, 'malformed event skipped');
     return 0;
   }
-  const subscribers = await deps.endpoints.findSubscribers(event.operator_uuid, kind);
+  // The account's security notice goes to every enabled endpoint; everything else to those subscribed to its kind.
+  const subscribers =
+    kind === 'credentials_changed' ? await deps.endpoints.findEnabled(event.operator_uuid) : await deps.endpoints.findSubscribers(event.operator_uuid, kind);
   if (subscribers.length === 0) return 0;
   const body = publicPayload(event, kind);
   const now = deps.now();
@@ -89,9 +91,10 @@ const INTERNAL_SCHEMAS = {
   status_change: FlightRequestStatusChanged,
   cascade_rejection: FlightRequestCascadeRejection,
   review_complete: FlightRequestReviewCompleted,
+  credentials_changed: OperatorCredentialsChanged,
 };
 
 /** The envelope and its data as the internal contract has them; a malformed event cannot be delivered to anyone. */
-function isWellFormed(event: EventEnvelope, kind: SubscribableWebhookKind): boolean {
+function isWellFormed(event: EventEnvelope, kind: FannedOutKind): boolean {
   return Object.keys(schemaErrors(EventEnvelope, event)).length === 0 && Object.keys(schemaErrors(INTERNAL_SCHEMAS[kind], event.data)).length === 0;
 }

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { freeFormDelay } from '../../src/domain/delay-queues.js';
+import { busyWait, freeFormDelay } from '../../src/domain/delay-queues.js';
 import { delayQueueName } from '../../src/messaging.js';
 import { JITTER_STEPS, nextRetryDelay, parseRetrySchedule } from '../../src/domain/retry-schedule.js';
 
@@ -30,6 +30,13 @@ describe('delay queues (scheduled attempts wait on the broker)', () => {
   });
 
   it('when named, then the queue says its delay', () => {
-    expect(delayQueueName(4000)).to.equal('webhook-service.wait.4000ms');
+    expect(delayQueueName(4000)).to.equal('webhook-service.delay.4000ms');
+  });
+
+  it('when an endpoint stays busy, then its message waits half a second, twice as long each time in a row, up to 32 s: seven delay queues in all', () => {
+    const waits = Array.from({ length: 40 }, (_, busyWaits) => busyWait(busyWaits));
+    expect(waits.slice(0, 8)).to.deep.equal([500, 1000, 2000, 4000, 8000, 16_000, 32_000, 32_000]);
+    expect(new Set(waits).size).to.equal(7);
+    expect(busyWait(1_000_000)).to.equal(32_000);
   });
 });

@@ -2,10 +2,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { connect as amqpConnect } from 'amqplib';
-import { Broker, queueName } from '@dfc/kit/broker';
+import { Broker, delayQueueArguments, queueName } from '@dfc/kit/broker';
 import { createLogger } from '@dfc/kit/logging';
 import { testDependencies, waitFor, unrecorded } from '@dfc/kit/testing';
-import { attemptDue, carriedMessages } from '../../src/domain/attempt-message.js';
+import type { EventEnvelope } from '@dfc/contracts';
+import { attemptDue, carriedMessages, type AttemptDue } from '../../src/domain/attempt-message.js';
 import { EVENT_WINDOW } from '../../src/events/event-consumer.js';
 import { delayQueueName } from '../../src/messaging.js';
 import { attemptDelivery } from '../../src/use-cases/attempt-delivery.js';
@@ -83,6 +84,69 @@ describe('delivery attempts through the broker', () => {
     expect([...seen.values()].every((count) => count === 1)).to.equal(true);
   });
 
+  it('when two webhook-service processes deliver to one slow receiver with a limit of 2, then never more than 2 requests are under way at once between them, and every event arrives once', async function () {
+    this.timeout(90_000);
+    const fresh = names();
+    const registrar = await start(fresh);
+    const alice = operator();
+    const hook = await receiver();
+    let inFlight = 0;
+    let mostInFlight = 0;
+    hook.answer = () => {
+      inFlight += 1;
+      mostInFlight = Math.max(mostInFlight, inFlight);
+      return { status: 200, hold: sleep(200).then(() => void (inFlight -= 1)) };
+    };
+    await registerEndpoint(registrar.url, alice, hook.url);
+    await stop(registrar);
+
+    const env = { WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: '2' };
+    const children = [await spawnService(fresh, env), await spawnService(fresh, env)];
+    try {
+      const { amqpUrl } = await testDependencies();
+      const broker = await Broker.connect(amqpUrl, fresh.exchange, createLogger('webhook-service-test', 'silent'));
+      const events = Array.from({ length: 12 }, () => statusChanged(alice.operator_uuid!));
+      // One at a time, so their attempts travel in messages of their own, which the two processes share.
+      for (const event of events) {
+        await broker.publish(event);
+        await sleep(30);
+      }
+      await broker.close();
+      await waitFor(() => hook.requests.length >= events.length, 60_000);
+      await sleep(500);
+      expect(mostInFlight, 'requests under way at once, both processes together').to.equal(2);
+      expect(hook.requests.map((request) => request.headers['webhook-id']).sort()).to.deep.equal(events.map((event) => event.id).sort());
+    } finally {
+      for (const child of children) child.kill('SIGTERM');
+      await Promise.all(children.map((child) => new Promise((resolve) => (child.exitCode === null ? child.once('exit', resolve) : resolve(null)))));
+    }
+  });
+
+  it('GET /metrics (webhook_attempts_waiting): when five attempts wait behind a held request, then every replica reports five, though the broker holds no ready message, and 0 once they are made', async () => {
+    const shared = names();
+    const [one, two] = [await start(shared, { WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: '1' }), await start(shared, { WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: '1' })];
+    const alice = operator();
+    const hook = await receiver();
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    hook.answer = () => ({ status: 200, hold: held });
+    await registerEndpoint(one.url, alice, hook.url);
+    const waiting = async (service: TestService) =>
+      Number(/webhook_attempts_waiting\{service="webhook-service"\} (\d+)/.exec(await (await fetch(`${service.url}/metrics`)).text())?.[1]);
+    await Promise.all(Array.from({ length: 5 }, () => one.broker.publish(statusChanged(alice.operator_uuid!))));
+    await waitFor(() => hook.requests.length === 1);
+    await waitFor(async () => (await waiting(one)) === 5);
+    expect(await waiting(two), 'the other replica reads the same log').to.equal(5);
+    const { amqpUrl } = await testDependencies();
+    const amqp = await amqpConnect(amqpUrl);
+    const probe = await amqp.createChannel();
+    expect((await probe.checkQueue(queueName(shared.exchange, 'webhook-service.attempts'))).messageCount, 'ready on the broker').to.equal(0);
+    await amqp.close();
+    release();
+    await waitFor(() => hook.requests.length === 5, 20_000);
+    await waitFor(async () => (await waiting(two)) === 0, 10_000);
+  });
+
   it("when an endpoint's limit is one request at a time, then requests never overlap, and the next starts as soon as an answer is in, not once it is recorded", async () => {
     const fresh = names();
     const service = await start(fresh, { WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: '1' });
@@ -157,7 +221,7 @@ describe('delivery attempts through the broker', () => {
     expect(carried, 'the first one alone, then the window together').to.deep.equal([1, EVENT_WINDOW]);
   });
 
-  it("when an endpoint's slot and waiting place are taken, then a message naming only its delivery waits on the broker, and nothing is read for it", async () => {
+  it("when an endpoint's slot and waiting place are taken, then a message naming only its delivery waits on the broker, longer each time in a row it finds the endpoint busy, and nothing is read for it", async () => {
     const fresh = names();
     // One request at a time and one message waiting for it (half a window of two).
     const service = await start(fresh, { WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: '1', WEBHOOK_MAX_IN_FLIGHT: '2' });
@@ -173,22 +237,26 @@ describe('delivery attempts through the broker', () => {
       reads += 1;
       return find(id);
     };
-    const parked: number[] = [];
-    const message = attemptDue({ _id: randomUUID(), endpoint_id: endpoint.id, operator_uuid: alice.operator_uuid!, dispatch_token: randomUUID() });
-    await attemptDelivery(
-      {
-        ...deps,
-        scheduler: {
-          ...deps.scheduler,
-          later: (_message, delayMs) => {
-            parked.push(delayMs);
-            return Promise.resolve();
-          },
+    const parked: Array<{ delayMs: number; busyWaits: number | undefined }> = [];
+    const parking = {
+      ...deps,
+      scheduler: {
+        ...deps.scheduler,
+        later: (parkedMessage: EventEnvelope<AttemptDue>, delayMs: number) => {
+          parked.push({ delayMs, busyWaits: parkedMessage.data.busy_waits });
+          return Promise.resolve();
         },
       },
-      message,
-    );
-    expect(parked, 'parked for a second').to.deep.equal([1000]);
+    };
+    const message = attemptDue({ _id: randomUUID(), endpoint_id: endpoint.id, operator_uuid: alice.operator_uuid!, dispatch_token: randomUUID() });
+    await attemptDelivery(parking, message);
+    await attemptDelivery(parking, { ...message, data: { ...message.data, busy_waits: 3 } });
+    await attemptDelivery(parking, { ...message, data: { ...message.data, busy_waits: 12 } });
+    expect(parked, 'half a second, then doubling, up to 32 s').to.deep.equal([
+      { delayMs: 500, busyWaits: 1 },
+      { delayMs: 4000, busyWaits: 4 },
+      { delayMs: 32_000, busyWaits: 13 },
+    ]);
     expect(reads).to.equal(0);
     release();
     await Promise.all(occupying);
@@ -196,7 +264,7 @@ describe('delivery attempts through the broker', () => {
 
   // The shared broker is not restarted here: this proves what a restart keeps (durable queues, persistent messages)
   // and that the retry survives every consumer and connection of the service being closed and recreated.
-  it('when a retry is scheduled, then it waits as a persistent message in a durable delay queue whose TTL is the delay, survives the consumers and connection being replaced, and arrives', async () => {
+  it('when a retry is scheduled, then it waits as a persistent message in a durable quorum delay queue whose TTL is the delay, survives the consumers and connection being replaced, and arrives', async () => {
     const fresh = names();
     const env = { WEBHOOK_RETRY_SCHEDULE_MS: '4000' };
     const first = await start(fresh, env);
@@ -232,16 +300,8 @@ describe('delivery attempts through the broker', () => {
     const message = await channel.get(found.queue);
     expect(message && message.properties.deliveryMode).to.equal(2);
     if (message) channel.nack(message, false, true);
-    // Re-declaring with durable: true and the same arguments succeeds only on a durable queue of exactly that TTL.
-    await channel.assertQueue(found.queue, {
-      durable: true,
-      arguments: {
-        'x-message-ttl': found.delay,
-        'x-expires': found.delay * 2 + 3_600_000,
-        'x-dead-letter-exchange': fresh.exchange,
-        'x-dead-letter-routing-key': 'webhook.attempt_due',
-      },
-    });
+    // Re-declaring with durable: true and the same arguments succeeds only on a durable quorum queue of exactly that TTL.
+    await channel.assertQueue(found.queue, { durable: true, arguments: delayQueueArguments(fresh.exchange, found.delay, 'webhook.attempt_due') });
     await amqp.close();
 
     hook.answer = () => ({ status: 200 });

@@ -2,7 +2,15 @@ import { createHmac } from 'node:crypto';
 import { expect } from 'chai';
 import { waitFor, unrecorded } from '@dfc/kit/testing';
 import { schemaErrors } from '@dfc/kit/validation';
-import { CascadeRejectionPayload, ReviewCompletePayload, StatusChangePayload, verifyWebhookSignature } from '@dfc/contracts';
+import {
+  CascadeRejectionPayload,
+  CredentialsChangedPayload,
+  newEvent,
+  ReviewCompletePayload,
+  RoutingKeys,
+  StatusChangePayload,
+  verifyWebhookSignature,
+} from '@dfc/contracts';
 import { Webhook } from 'standardwebhooks';
 import { firstAttemptDue } from '../../src/domain/attempt-message.js';
 import { attemptDelivery } from '../../src/use-cases/attempt-delivery.js';
@@ -229,6 +237,49 @@ describe('events from the broker → webhook deliveries', () => {
       await sleep(400);
       expect(hook.requests).to.have.length(0);
       expect(await unrecorded(() => service.connection.db!.collection('webhook_deliveries').countDocuments({ event_id: event.id }))).to.equal(0);
+    });
+  });
+
+  describe('operator.credentials_changed', () => {
+    const credentialsChanged = (operatorUuid: string) =>
+      newEvent(RoutingKeys.operatorCredentialsChanged, operatorUuid, {
+        uuid: operatorUuid,
+        changes: ['api_key_revoked'],
+        notify_email: 'owner-before@example.org',
+        key_id: '0123456789abcdef',
+      });
+
+    it("when an operator's credentials change, then every enabled endpoint of the operator gets a signed credentials_changed, whatever it subscribed to, without the notice's email", async () => {
+      const alice = operator();
+      const [onlyReviews, everything, disabled] = [await receiver(), await receiver(), await receiver()];
+      const reviewsEndpoint = await registerEndpoint(service.url, alice, onlyReviews.url, ['review_complete']);
+      await registerEndpoint(service.url, alice, everything.url);
+      const off = await registerEndpoint(service.url, alice, disabled.url);
+      expect((await api(service.url, alice, 'PATCH', `/api/webhooks/${off.id}`, { enabled: false })).status).to.equal(200);
+      const bystander = await receiver();
+      await registerEndpoint(service.url, operator(), bystander.url);
+
+      const event = credentialsChanged(alice.operator_uuid!);
+      await service.broker.publish(event);
+      await waitFor(() => onlyReviews.requests.length === 1 && everything.requests.length === 1);
+      await sleep(300);
+      expect([disabled.requests.length, bystander.requests.length], 'the disabled endpoint, another operator').to.deep.equal([0, 0]);
+
+      const [request] = onlyReviews.requests;
+      expect(request!.headers['x-webhook-event']).to.equal('credentials_changed');
+      expect(verifyWebhookSignature({ rawBody: request!.rawBody, header: String(request!.headers['x-webhook-signature']), secrets: reviewsEndpoint.secret }).valid).to.equal(true);
+      const body = JSON.parse(request!.rawBody);
+      expect(schemaErrors(CredentialsChangedPayload, body)).to.deep.equal({});
+      expect(body).to.deep.equal({
+        id: event.id,
+        event: 'credentials_changed',
+        created_at: offset(event.occurred_at),
+        data: { operator_uuid: alice.operator_uuid, changes: ['api_key_revoked'], key_id: '0123456789abcdef', changed_at: offset(event.occurred_at) },
+      });
+      expect(request!.rawBody).to.not.include('owner-before@example.org');
+
+      const log = (await api(service.url, alice, 'GET', `/api/webhooks/${reviewsEndpoint.id}/deliveries`)).body;
+      expect(log.data.map((delivery: { event: string }) => delivery.event)).to.deep.equal(['credentials_changed']);
     });
   });
 

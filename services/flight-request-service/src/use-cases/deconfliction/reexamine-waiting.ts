@@ -4,6 +4,7 @@ import { AirspaceTakenError } from '../../domain/deconfliction/airspace-taken.js
 import { areasIntersect } from '../../domain/geometry/flight-area.js';
 import { applyDecision } from '../decide-review-item.js';
 import type { UseCaseDeps } from '../deps.js';
+import { flightsHolding, volumeOf } from './reserve-airspace.js';
 
 const RESOLVED = 'The overlapping flight no longer holds the airspace.';
 
@@ -44,6 +45,6 @@ async function resolveIfClear(deps: UseCaseDeps, uuid: string, requestId?: strin
 }
 
 async function stillOverlapped(deps: UseCaseDeps, request: FlightRequest): Promise<boolean> {
-  const approved = await deps.requests.approvedOverlapping(request.operator_uuid, request.start_time, request.end_time, request.area.bbox);
+  const approved = await flightsHolding(deps, volumeOf(request));
   return approved.some((flight) => areasIntersect(request.geometry.polygons, flight.polygons));
 }

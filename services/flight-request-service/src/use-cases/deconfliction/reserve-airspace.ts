@@ -42,8 +42,33 @@ export async function releaseAirspace(deps: UseCaseDeps, claim: string): Promise
   await deps.airspace.withdraw([claim]);
 }
 
+/**
+ * The flights of other operators that hold airspace meeting the volume's
+ * window, band and bounding box, one each, ordered by uuid: the claims the
+ * volume's cells list, each confirmed by its request. Only index-served
+ * reads by key, however many flights the neighbourhood holds.
+ */
+export async function flightsHolding(deps: UseCaseDeps, volume: AirspaceVolume): Promise<ApprovedFlight[]> {
+  const ours = cellClaimOf(volume, '', '');
+  const cells = await Promise.all(cellsOf(volume).map((cell) => deps.airspace.read(cell)));
+  const meeting = cells.flatMap((cell) => cell.claims).filter((theirs) => mayConflict(theirs, ours));
+  if (meeting.length === 0) return [];
+  const holders = await deps.requests.holders([...new Set(meeting.map((claim) => claim.request))]);
+  const now = deps.now();
+  const flights = new Map<string, ApprovedFlight>();
+  for (const claim of meeting) {
+    const holder = holders.get(claim.request);
+    if (holder && holdingOf(claim, holder, now) === 'holds') flights.set(holder._id, flightOf(claim, holder));
+  }
+  return [...flights.values()].sort((a, b) => (a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0));
+}
+
 /** The volume a request takes: its area from the ground to its ceiling, over its window. */
-export function volumeOf(request: Pick<FlightRequest, 'operator_uuid' | 'start_time' | 'end_time' | 'max_altitude' | 'geometry'>): AirspaceVolume {
+export function volumeOf(
+  request: Pick<FlightRequest, 'operator_uuid' | 'start_time' | 'end_time' | 'max_altitude'> & {
+    geometry: Pick<FlightRequest['geometry'], 'polygons'>;
+  },
+): AirspaceVolume {
   return {
     operator_uuid: request.operator_uuid,
     start: request.start_time,
