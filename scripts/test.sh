@@ -45,6 +45,7 @@ set +e
 npx --no-install mocha --config .mocharc.json \
   'libs/*/test/**/*.test.ts' \
   'services/*/test/**/*.test.ts' \
+  'apps/*/test/**/*.test.ts' \
   'e2e/test/**/*.test.ts' \
   "$@"
 rc=$?

@@ -35,8 +35,10 @@ export interface Browser {
   context: BrowserContext;
   /** A new tab: its own sessionStorage, so its own signed-in key. */
   newPage(): Promise<Page>;
-  /** Requests that went anywhere but `origin`, and CSP violations the pages reported. */
+  /** Requests that went anywhere but `origin` (or an origin `allow` named), and CSP violations the pages reported. */
   strayRequests: string[];
+  /** Another origin the pages may load from (a configured tile layer's). */
+  allow(origin: string): void;
   cspViolations: string[];
   close(): Promise<void>;
 }
@@ -52,10 +54,11 @@ export async function launchBrowser(origin: string): Promise<Browser> {
   });
   const strayRequests: string[] = [];
   const cspViolations: string[] = [];
+  const origins = [origin];
   const watch = (page: Page) => {
     page.on('request', (request) => {
       const url = request.url();
-      if (!url.startsWith(`${origin}/`) && !url.startsWith('data:')) strayRequests.push(url);
+      if (!origins.some((allowed) => url.startsWith(`${allowed}/`)) && !url.startsWith('data:')) strayRequests.push(url);
     });
     page.on('console', (message) => {
       if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
@@ -66,6 +69,7 @@ export async function launchBrowser(origin: string): Promise<Browser> {
     context,
     newPage: () => context.newPage(),
     strayRequests,
+    allow: (other) => void origins.push(other),
     cspViolations,
     close: async () => {
       await context.close();
@@ -98,8 +102,8 @@ export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
 }
 
 /**
- * Checks one screen at both sizes: waits for `ready` (and the map's basemap
- * when the screen has a map), runs axe, and keeps a screenshot
+ * Checks one screen at both sizes: waits for the map's basemap (or its first
+ * tile, with a tile layer) when the screen has a map, runs axe, and keeps a screenshot
  * `<name>-<width>x<height>.png`. Returns the violations found, by size.
  */
 export async function checkScreen(page: Page, name: string): Promise<string[]> {
@@ -108,7 +112,7 @@ export async function checkScreen(page: Page, name: string): Promise<string[]> {
   for (const size of SIZES) {
     await page.setViewportSize(size);
     if ((await page.locator('.map-canvas').count()) > 0) {
-      await page.locator('.leaflet-basemap-pane path').first().waitFor({ state: 'attached', timeout: 15_000 });
+      await page.locator('.leaflet-basemap-pane path, img.leaflet-tile-loaded').first().waitFor({ state: 'attached', timeout: 15_000 });
     }
     // Leaflet re-lays itself out on resize; let it settle before the picture.
     await page.waitForTimeout(300);

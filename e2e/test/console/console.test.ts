@@ -1,5 +1,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -155,6 +157,13 @@ describe('the web console in Chromium', function () {
     await page.getByRole('heading', { name: 'Review a flight request' }).waitFor();
     await page.locator('.leaflet-overlay-pane path').first().waitFor();
     expect(await page.getByText('ZONE_REQUIRES_AUTHORISATION').count()).to.be.greaterThan(0);
+    // The zone that raised the item: on the map beneath the area, drawn out, and beside the item with its limits as published.
+    await page.locator('.leaflet-zones-pane path').first().waitFor();
+    expect(await page.locator('.legend').textContent()).to.include('Zone that raised the review');
+    const raisedBy = page.locator('article.item').getByRole('article', { name: 'Zone Console test CTR' });
+    await raisedBy.waitFor();
+    expect(await raisedBy.textContent()).to.include('REQ_AUTHORISATION').and.include('0 m AGL – 1,000 m AGL').and.include('Permanent').and.include(AUTHORITY);
+    expect(await page.locator('.zones-around summary').textContent()).to.equal('Zones around the area: 1');
     await check(page, 'review-item');
 
     // An empty reason: the API's 422 message sits beside the reason field.
@@ -205,6 +214,35 @@ describe('the web console in Chromium', function () {
     expect(await page.evaluate('window.__notReloaded'), 'the page was not reloaded').to.equal(true);
   });
 
+  it("a reviewer sees the airspace a request shares with another operator's pending request, in the queue and on the map, naming no one", async () => {
+    const other = await client.registerOperatorWithKey();
+    const mine = await submitByApi(flightRequestBody(operator, { purpose: 'Crane lift', flight_area: square(IN_ZONE + 0.2) }));
+    const theirs = await waitFor(
+      async () => {
+        const answer = await client.send('POST', '/api/flight-requests', {
+          key: other.key,
+          body: flightRequestBody(other, { purpose: 'Roof survey', max_altitude: 50, flight_area: square(IN_ZONE + 0.205, 52.205) }),
+        });
+        return answer.status === 201 ? answer : undefined;
+      },
+      20_000,
+      200,
+    );
+    expect([mine.body.data.status, theirs.body.data.status]).to.deep.equal(['Pending', 'Pending']);
+
+    const page = await signIn(reviewerKey);
+    const row = page.getByRole('row').filter({ has: page.getByRole('cell', { name: 'Crane lift', exact: true }) });
+    await row.getByRole('cell', { name: '1 shared volume(s)' }).waitFor();
+    await page.goto(`${system.gatewayUrl}/console/reviews/${mine.body.data.uuid}`);
+    await page.getByRole('heading', { name: 'Competing requests' }).waitFor();
+    expect(await page.locator('.competing').textContent()).to.match(/^Shared volume: .* 0–50 m$/);
+    expect(await page.locator('.legend').textContent()).to.include('Competing pending flight');
+    expect(await page.locator('.leaflet-overlay-pane path').count(), 'the area and the shared box').to.equal(2);
+    const shown = await page.content();
+    expect(shown).not.to.contain(theirs.body.data.uuid);
+    expect(shown).not.to.contain(other.uuid);
+  });
+
   it('an operator previews (findings shown, nothing stored), submits, sees the request on the map and cancels it; a 409 shows on the cancel form', async () => {
     const page = await signIn(operator.key, operator.uuid);
     await page.getByRole('heading', { name: 'Flight requests' }).waitFor();
@@ -218,6 +256,12 @@ describe('the web console in Chromium', function () {
     await page.getByLabel('Pilot phone').fill('+31 6 1234 5678');
     await page.getByLabel('Aircraft type').fill('multirotor');
     await page.getByLabel('Flight area (GeoJSON FeatureCollection)').fill(JSON.stringify(square(IN_ZONE + 0.1)));
+    // The map fits the pasted area, and the zones of its view come with it, limits and all.
+    await page.locator('.leaflet-zones-pane path').first().waitFor();
+    const inView = page.locator('.zones-around');
+    await inView.getByText('Zones in view: 1').waitFor();
+    await inView.getByText('Zones in view: 1').click();
+    expect(await inView.getByRole('article', { name: 'Zone Console test CTR' }).textContent()).to.include('0 m AGL – 1,000 m AGL');
     // No purpose yet: the 422's message is shown under the purpose field.
     await page.getByRole('button', { name: 'Preview' }).click();
     await page.locator('#purpose-errors').waitFor();
@@ -385,6 +429,46 @@ describe('the web console in Chromium', function () {
     await check(sessions[1]![1], 'not-available');
   });
 
+  it("a deployment's tile layer (CONSOLE_TILE_URL) is drawn under the zones: its tiles load under the CSP, with the console's origin alone as referrer", async () => {
+    const tiles = await startTileServer();
+    browser.allow(tiles.origin);
+    try {
+      await system.kill('gateway', 'SIGTERM');
+      await system.start('gateway', {
+        CONSOLE_TILE_URL: `${tiles.origin}/wmts/GoogleMapsCompatible/{TileMatrix}/{TileRow}/{TileCol}.png`,
+        CONSOLE_TILE_ATTRIBUTION: '© Test Mapping Agency',
+        CONSOLE_TILE_ATTRIBUTION_URL: 'https://example.org/copyright',
+        CONSOLE_TILE_MAX_ZOOM: '16',
+      });
+      const served = await fetch(`${system.gatewayUrl}/console`);
+      expect(served.headers.get('content-security-policy')).to.include(`img-src 'self' data: ${tiles.origin};`);
+
+      const submitted = await submitByApi(flightRequestBody(operator, { purpose: 'Tiled survey', flight_area: square(IN_ZONE + 0.15) }));
+      const page = await signIn(reviewerKey);
+      await page.goto(`${system.gatewayUrl}/console/reviews/${submitted.body.data.uuid}`);
+      await page.locator('img.leaflet-tile-loaded').first().waitFor({ timeout: 15_000 });
+      await page.locator('.leaflet-zones-pane path').first().waitFor();
+      expect(await page.locator('.leaflet-basemap-pane').count(), 'no Natural Earth under the tiles').to.equal(0);
+      const credit = page.locator('.leaflet-control-attribution a[href="https://example.org/copyright"]');
+      expect(await credit.textContent()).to.equal('© Test Mapping Agency');
+      await check(page, 'review-item-tiles');
+
+      expect(tiles.requests.length).to.be.greaterThan(0);
+      for (const request of tiles.requests) {
+        // WMTS's TileMatrix/TileRow/TileCol, filled as zoom/y/x up to the configured zoom.
+        const [, zoom, row, column] = /^\/wmts\/GoogleMapsCompatible\/(\d+)\/(\d+)\/(\d+)\.png$/.exec(request.path) ?? [];
+        expect(Number(zoom), request.path).to.be.within(0, 16);
+        expect(Number(row), request.path).to.be.below(2 ** Number(zoom));
+        expect(Number(column), request.path).to.be.below(2 ** Number(zoom));
+        expect(request.referer, 'the origin, never the page path (it names a request)').to.equal(`${system.gatewayUrl}/`);
+      }
+    } finally {
+      await system.kill('gateway', 'SIGTERM');
+      await system.start('gateway');
+      await tiles.close();
+    }
+  });
+
   it('sign-in is keyboard operable; a wrong key is refused and, past the failed-authentication limit, the 429 says how long to wait', async () => {
     const page = await open();
     await check(page, 'sign-in');
@@ -414,4 +498,24 @@ interface StorageState {
 
 function sessionStorageHoldsOnlyTheKey(state: StorageState, key: string): boolean {
   return state.session.includes(key) && state.local === 0 && !state.url.includes(key);
+}
+
+/** The smallest PNG (one transparent pixel): what a tile server answers, scaled by the map to a tile. */
+const PIXEL = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+
+/** A tile server on loopback (another origin than the gateway's), recording what each tile request carried. */
+async function startTileServer(): Promise<{ origin: string; requests: Array<{ path: string; referer: string | undefined }>; close(): Promise<void> }> {
+  const requests: Array<{ path: string; referer: string | undefined }> = [];
+  const server: Server = createServer((request, response) => {
+    requests.push({ path: request.url ?? '', referer: request.headers.referer });
+    response.writeHead(200, { 'Content-Type': 'image/png', 'Content-Length': PIXEL.length });
+    response.end(PIXEL);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    requests,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }

@@ -4,6 +4,7 @@ import type { OpenApiDocument } from '@dfc/contracts';
 import { errorMiddleware, httpMetrics, methodRules, metricsOnly, operationsRouter, requestContext } from '@dfc/kit/http';
 import { type Logger } from '@dfc/kit/logging';
 import type { PublicOriginOf } from './domain/public-origin.js';
+import type { TileLayer } from './domain/tile-layer.js';
 import { canonicalPath } from './domain/routing.js';
 import { consoleAssets, isConsolePath } from './http/console.js';
 import { corsForOrigins } from './http/cors.js';
@@ -18,6 +19,8 @@ export interface GatewayDeps extends ProxyRouteDeps {
   openApiDocument: OpenApiDocument;
   /** The console's build (apps/console/dist); tests point it elsewhere. */
   consoleDirectory?: string;
+  /** The console maps' tile layer (CONSOLE_TILE_*); absent or null: the shipped Natural Earth basemap. */
+  consoleTiles?: TileLayer | null;
   /** Where links point (PUBLIC_BASE_URL, or an allowed Host). */
   publicOriginOf: PublicOriginOf;
   /** `CORS_ALLOWED_ORIGINS`; empty: CORS off. */
@@ -57,7 +60,7 @@ export function buildApp(deps: GatewayDeps): Koa {
     if (path !== ctx.path) ctx.path = path;
     return next();
   });
-  app.use(onlyFor(isConsolePath, consoleAssets(deps.consoleDirectory)));
+  app.use(onlyFor(isConsolePath, consoleAssets(deps.consoleDirectory, deps.consoleTiles ?? null)));
   app.use(onlyFor(isDocumentPath, docs.routes()));
   app.use(onlyFor(isDocumentPath, methodRules()));
   app.use(proxyRoutes(deps));

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { amqpConfig, commonConfig, loadConfig, mongoConfig } from '@dfc/kit/config';
+import { consoleTileLayer, type TileLayer } from './domain/tile-layer.js';
 
 const Url = (fallback: string) => Type.String({ pattern: '^https?://', default: fallback });
 
@@ -53,6 +54,18 @@ export const GatewayConfigSchema = Type.Object({
    * preflight answers for them only. Empty: CORS off.
    */
   CORS_ALLOWED_ORIGINS: Type.String({ pattern: '^(https?://[^/,\\s]+(,\\s*https?://[^/,\\s]+)*)?$', default: '' }),
+  /**
+   * A tile layer for the console's maps, drawn instead of the shipped Natural Earth outlines: an XYZ template
+   * (`https://tile.openstreetmap.org/{z}/{x}/{y}.png`) or a WMTS RESTful one in Web Mercator (`{TileMatrix}`,
+   * `{TileCol}`, `{TileRow}`). The console's CSP then lets images come from its origin. Empty: the shipped basemap.
+   */
+  CONSOLE_TILE_URL: Type.String({ default: '' }),
+  /** Required with CONSOLE_TILE_URL: the credit the tile provider asks for, as plain text (`© OpenStreetMap contributors`). */
+  CONSOLE_TILE_ATTRIBUTION: Type.String({ default: '' }),
+  /** Where that credit links to (`https://www.openstreetmap.org/copyright`). Empty: no link. */
+  CONSOLE_TILE_ATTRIBUTION_URL: Type.String({ default: '' }),
+  /** The deepest zoom level the tile layer serves: the console's maps zoom no further. */
+  CONSOLE_TILE_MAX_ZOOM: Type.Integer({ minimum: 0, maximum: 24, default: 19 }),
   UPSTREAM_TIMEOUT_MS: Type.Integer({ minimum: 1, default: 30_000 }),
   /** Keep-alive connections per upstream service, at most. */
   UPSTREAM_MAX_SOCKETS: Type.Integer({ minimum: 1, default: 64 }),
@@ -72,6 +85,19 @@ export const GatewayConfigSchema = Type.Object({
 
 export type GatewayConfig = Static<typeof GatewayConfigSchema>;
 
+/** The configuration, with the console's tile layer checked: a layer the map cannot draw refuses to start. */
 export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
-  return loadConfig(GatewayConfigSchema, env);
+  const config = loadConfig(GatewayConfigSchema, env);
+  tileLayerOf(config);
+  return config;
+}
+
+/** The console's tile layer (CONSOLE_TILE_*), or null for the shipped basemap. */
+export function tileLayerOf(config: GatewayConfig): TileLayer | null {
+  return consoleTileLayer({
+    url: config.CONSOLE_TILE_URL,
+    attribution: config.CONSOLE_TILE_ATTRIBUTION,
+    attributionUrl: config.CONSOLE_TILE_ATTRIBUTION_URL,
+    maxZoom: config.CONSOLE_TILE_MAX_ZOOM,
+  });
 }

@@ -2,7 +2,7 @@ import { buildOpenApiDocument } from '@dfc/contracts';
 import { createHttpServer, InternalTokenSigner, processBodyBudget } from '@dfc/kit/http';
 import type { Service, ServiceResources } from '@dfc/kit/service';
 import { buildApp, buildMetricsApp } from './app.js';
-import type { GatewayConfig } from './config.js';
+import { tileLayerOf, type GatewayConfig } from './config.js';
 import { publicOriginResolver } from './domain/public-origin.js';
 import { consumeRevocations } from './events/revocations.js';
 import { RateLimits } from './http/rate-limit.js';
@@ -52,6 +52,7 @@ export function createGatewayService({ config, broker, log, registry }: ServiceR
     trustProxy: config.TRUST_PROXY,
     publicOriginOf: publicOriginResolver({ baseUrl: config.PUBLIC_BASE_URL, allowedHosts: config.ALLOWED_HOSTS, port: config.PORT }),
     corsAllowedOrigins: config.CORS_ALLOWED_ORIGINS,
+    consoleTiles: tileLayerOf(config),
   });
   const metricsServer = createHttpServer(buildMetricsApp(registry));
   return {

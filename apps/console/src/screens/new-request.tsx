@@ -2,9 +2,12 @@ import { useMemo, useState } from 'preact/hooks';
 import type { FlightRequestPreview, FlightRequestRecord } from '@dfc/contracts';
 import { ApiError, type Api } from '../api';
 import { MapView, type MapLayer } from '../map/map-view';
+import { zoneLayers, zoneWindow, type BBox } from '../map/zones';
 import { navigate } from '../router';
 import { ErrorBanner, Field, StatusBadge } from '../ui/components';
+import { inputValue, toUtc } from '../ui/format';
 import { Findings, findingLayers } from './request-parts';
+import { useZonesAround, ZonesNearby } from './zones-around';
 
 interface Draft {
   operator_name: string;
@@ -18,9 +21,6 @@ interface Draft {
   flight_area: string;
 }
 
-/** `datetime-local` values are read as UTC (the labels say so), sent in the spec's `…Z` form. */
-const toUtc = (local: string) => (local === '' ? '' : `${local.length === 16 ? `${local}:00` : local}Z`);
-const inputValue = (date: Date) => date.toISOString().slice(0, 16);
 
 function emptyDraft(): Draft {
   const start = new Date(Math.ceil(Date.now() / 3_600_000) * 3_600_000 + 3_600_000);
@@ -59,7 +59,9 @@ function parsedArea(text: string): unknown {
 /**
  * A new request: the area drawn on the map (click the corners) or pasted as
  * GeoJSON, previewed with POST /api/flight-requests/preview (the outcome and
- * findings shown, nothing stored) before it is submitted.
+ * findings shown, nothing stored) before it is submitted. The zones in the
+ * map's view, active in the drafted window, are drawn beneath it and listed
+ * with their limits and messages while the operator draws.
  */
 export function NewRequest({ api, operatorUuid }: { api: Api; operatorUuid: string }) {
   const [draft, setDraft] = useState<Draft>(emptyDraft);
@@ -67,6 +69,8 @@ export function NewRequest({ api, operatorUuid }: { api: Api; operatorUuid: stri
   const [error, setError] = useState<unknown>(null);
   const [preview, setPreview] = useState<FlightRequestPreview | null>(null);
   const [busy, setBusy] = useState(false);
+  const [view, setView] = useState<BBox | null>(null);
+  const around = useZonesAround(api, view, zoneWindow(toUtc(draft.start_time), toUtc(draft.end_time)));
   const set = (field: keyof Draft) => (event: { currentTarget: { value: string } }) => {
     setDraft({ ...draft, [field]: event.currentTarget.value });
     setPreview(null);
@@ -136,7 +140,13 @@ export function NewRequest({ api, operatorUuid }: { api: Api; operatorUuid: stri
       <h1>New flight request</h1>
       <div class="split">
         <div>
-          <MapView label="Draw the flight area: click its corners" layers={layers} onPick={addPoint} />
+          <MapView
+            label="Draw the flight area: click its corners"
+            layers={layers}
+            context={zoneLayers(around.zones)}
+            onPick={addPoint}
+            onView={setView}
+          />
           <p class="hint">
             Click the area's corners on the map ({points.length} so far), or paste GeoJSON below.{' '}
             <button
@@ -149,6 +159,7 @@ export function NewRequest({ api, operatorUuid }: { api: Api; operatorUuid: stri
               Clear the area
             </button>
           </p>
+          <ZonesNearby around={around} title="Zones in view" />
         </div>
         <form onSubmit={submit} noValidate>
           <ErrorBanner error={error} />

@@ -10,7 +10,7 @@ const CANCELLABLE = ['Pending', 'Approved'];
 export function RequestDetail({ api, uuid }: { api: Api; uuid: string }) {
   const request = useFlightRequest(api, uuid, 10_000);
   return (
-    <RequestPage back={{ to: '/requests', label: 'Flight requests' }} title="Flight request" statusLabel="Status" request={request}>
+    <RequestPage api={api} back={{ to: '/requests', label: 'Flight requests' }} title="Flight request" statusLabel="Status" request={request}>
       {(record) => (
         <>
           <h2>History</h2>

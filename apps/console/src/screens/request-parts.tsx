@@ -1,10 +1,16 @@
-import type { FindingRecord, FlightRequestRecord, StatusHistoryRecord } from '@dfc/contracts';
+import type { FindingRecord, FlightRequestRecord, GeoZoneRecord, StatusHistoryRecord } from '@dfc/contracts';
 import type { Api } from '../api';
 import type { MapLayer } from '../map/map-view';
 import type { ComponentChildren } from 'preact';
 import { MapView } from '../map/map-view';
+import { sharedVolumeLayers, sharedVolumeText } from '../map/shared-volumes';
+import { padded, zoneLayers, zoneWindow, type BBox } from '../map/zones';
 import { ErrorBanner, Link, Loading, StatusBadge, when } from '../ui/components';
 import { useLoad } from '../ui/use-load';
+import { useZonesAround, ZonesNearby } from './zones-around';
+
+/** How far around a request's area its page shows zones: enough for the airspace a pilot would fly next to. */
+const ZONES_AROUND_M = 2_000;
 
 /** A request with its area, reloaded every `pollMs` so decisions made elsewhere show without a reload. */
 export function useFlightRequest(api: Api, uuid: string, pollMs: number) {
@@ -56,8 +62,7 @@ export function Findings({ findings }: { findings: FindingRecord[] }) {
           {finding.conflict ? (
             <>
               <br />
-              Shared volume: {when(finding.conflict.start_time)} – {when(finding.conflict.end_time)}, {finding.conflict.lower_altitude_m}–
-              {finding.conflict.upper_altitude_m} m
+              Shared volume: {sharedVolumeText(finding.conflict)}
             </>
           ) : null}
         </li>
@@ -79,31 +84,12 @@ export function History({ history }: { history: StatusHistoryRecord[] }) {
   );
 }
 
-/**
- * The volume a deconfliction finding says this flight shares with another approved flight, as the
- * box of the shared area (all the API gives: nothing identifies the other flight or its operator).
- */
+/** The volumes deconfliction findings say this flight shares with other approved flights, on the map. */
 export function findingLayers(findings: FindingRecord[]): MapLayer[] {
-  return findings.flatMap((finding, index) => {
-    const conflict = finding.conflict;
-    if (conflict === undefined) return [];
-    const [west, south, east, north] = conflict.bbox as [number, number, number, number];
-    const ring = [
-      [west, south],
-      [east, south],
-      [east, north],
-      [west, north],
-      [west, south],
-    ];
-    return [
-      {
-        id: `conflict-${index}`,
-        kind: 'finding' as const,
-        data: { type: 'Polygon', coordinates: [ring] },
-        label: `Shared with another approved flight: ${conflict.lower_altitude_m}–${conflict.upper_altitude_m} m, ${when(conflict.start_time)} – ${when(conflict.end_time)}`,
-      },
-    ];
-  });
+  return sharedVolumeLayers(
+    findings.flatMap((finding) => (finding.conflict === undefined ? [] : [finding.conflict])),
+    'finding',
+  );
 }
 
 /** A request's area as a map layer (the record carries it with `include_geometry=true`). */
@@ -112,24 +98,44 @@ export function areaLayers(record: FlightRequestRecord | null): MapLayer[] {
   return [{ id: record.uuid, kind: 'area', data: record.flight_area, label: `Flight area, up to ${record.max_altitude} m` }];
 }
 
+/** The zones that raised the request's review items. */
+export function raisingZoneIds(record: FlightRequestRecord | null): string[] {
+  return (record?.review.items ?? []).flatMap((item) => (item.zone_id === null ? [] : [item.zone_id]));
+}
+
 /**
  * A request's page, for its reviewer or its operator: the area on the map
  * beside the status, the facts and the findings, then what the role does.
+ * The zones around the area, active in its window, are on the map beneath it
+ * (those that raised a review item drawn out) and listed with their limits;
+ * `children` gets them too, to show each item's zone beside it.
  */
 export function RequestPage({
+  api,
   back,
   title,
   statusLabel,
   request,
+  layers = [],
   children,
 }: {
+  api: Api;
   back: { to: string; label: string };
   title: string;
   statusLabel: string;
   request: { record: FlightRequestRecord | null; error: unknown };
-  children: (record: FlightRequestRecord) => ComponentChildren;
+  /** More of the request's own shapes for the map (a reviewer's competing volumes). */
+  layers?: MapLayer[];
+  children: (record: FlightRequestRecord, zones: GeoZoneRecord[]) => ComponentChildren;
 }) {
   const { record, error } = request;
+  const raised = raisingZoneIds(record);
+  const around = useZonesAround(
+    api,
+    record === null ? null : padded(record.area.bbox as BBox, ZONES_AROUND_M),
+    record === null ? null : zoneWindow(record.start_time, record.end_time),
+    raised,
+  );
   return (
     <section>
       <p>
@@ -143,12 +149,19 @@ export function RequestPage({
         )
       ) : (
         <div class="split">
-          <MapView label="The request's flight area" layers={[...areaLayers(record), ...findingLayers(record.review.findings)]} />
+          <div>
+            <MapView
+              label="The request's flight area and the zones around it"
+              layers={[...areaLayers(record), ...findingLayers(record.review.findings), ...layers]}
+              context={zoneLayers(around.zones, new Set(raised))}
+            />
+            <ZonesNearby around={around} title="Zones around the area" />
+          </div>
           <div>
             <RequestSummary record={record} statusLabel={statusLabel} />
             <h2>Findings</h2>
             <Findings findings={record.review.findings} />
-            {children(record)}
+            {children(record, around.zones)}
           </div>
         </div>
       )}

@@ -32,6 +32,7 @@ export function ReviewQueue({ api }: { api: Api }) {
                   <th scope="col">Why</th>
                   <th scope="col">Altitude</th>
                   <th scope="col">Purpose</th>
+                  <th scope="col">Competing</th>
                   <th scope="col">Open</th>
                 </tr>
               </thead>
@@ -42,6 +43,7 @@ export function ReviewQueue({ api }: { api: Api }) {
                     <td>{item.message}</td>
                     <td>{item.flight_request.max_altitude} m</td>
                     <td>{item.flight_request.purpose}</td>
+                    <td>{item.competing?.length ? `${item.competing.length} shared volume(s)` : 'None'}</td>
                     <td>
                       <Link
                         to={`/reviews/${item.flight_request.uuid}`}

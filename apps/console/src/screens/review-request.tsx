@@ -1,25 +1,67 @@
 import { useState } from 'preact/hooks';
-import type { ReviewItemRecord } from '@dfc/contracts';
-import type { Api } from '../api';
+import type { GeoZoneRecord, ReviewItemRecord, ReviewQueueEntry, SharedVolume } from '@dfc/contracts';
+import type { Api, Page } from '../api';
+import { sharedVolumeLayers, sharedVolumeText } from '../map/shared-volumes';
 import { ErrorBanner, Field, StatusBadge } from '../ui/components';
+import { useLoad } from '../ui/use-load';
 import { RequestPage, useFlightRequest } from './request-parts';
+import { ZoneFacts } from './zones-around';
+
+/** The queue page read for a request's competing volumes: the oldest pending items, which are decided first. */
+const QUEUE_PAGE = 100;
+
+/**
+ * The volumes a request under review shares with other operators' pending requests, from the
+ * reviewer's queue (the only place the API gives them), each once however many items it has.
+ */
+function useCompeting(api: Api, uuid: string): SharedVolume[] {
+  const queue = useLoad(() => api.get<Page<ReviewQueueEntry>>(`/api/reviews?per_page=${QUEUE_PAGE}`), [uuid], 10_000);
+  const volumes = (queue.data?.data ?? []).filter((entry) => entry.flight_request.uuid === uuid).flatMap((entry) => entry.competing ?? []);
+  return [...new Map(volumes.map((volume) => [JSON.stringify(volume), volume])).values()];
+}
 
 /**
  * One request under review: its area on the map, the findings behind it and
- * its review group. Refreshed every 5 s, so decisions by other authorities
- * (and the request's new status) show without a reload.
+ * its review group, and the airspace it shares with other operators' pending
+ * requests. Refreshed every 5 s, so decisions by other authorities (and the
+ * request's new status) show without a reload.
  */
 export function ReviewRequest({ api, uuid, authority }: { api: Api; uuid: string; authority: string | null }) {
   const request = useFlightRequest(api, uuid, 5_000);
+  const competing = useCompeting(api, uuid);
   return (
-    <RequestPage back={{ to: '/reviews', label: 'Review queue' }} title="Review a flight request" statusLabel="Request status" request={request}>
-      {(record) => (
+    <RequestPage
+      api={api}
+      back={{ to: '/reviews', label: 'Review queue' }}
+      title="Review a flight request"
+      statusLabel="Request status"
+      request={request}
+      layers={sharedVolumeLayers(competing, 'competing')}
+    >
+      {(record, zones) => (
         <>
+          {competing.length > 0 ? (
+            <>
+              <h2>Competing requests</h2>
+              <p>Other operators' pending requests share this airspace: approving either denies the other.</p>
+              <ul class="competing">
+                {competing.map((volume) => (
+                  <li key={JSON.stringify(volume)}>Shared volume: {sharedVolumeText(volume)}</li>
+                ))}
+              </ul>
+            </>
+          ) : null}
           <h2>Review group</h2>
           <ul class="items">
             {record.review.items.map((item) => (
               <li key={item.id}>
-                <ReviewItem api={api} item={item} decidable={!authority || item.authority === authority} onDecided={request.reload} />
+                <ReviewItem
+                  api={api}
+                  item={item}
+                  zone={zones.find((zone) => zone.id === item.zone_id) ?? null}
+                  decidable={!authority || item.authority === authority}
+                  onDecided={request.reload}
+                />
               </li>
             ))}
           </ul>
@@ -29,8 +71,23 @@ export function ReviewRequest({ api, uuid, authority }: { api: Api; uuid: string
   );
 }
 
-/** An item of the group; its decision form only where the reviewer's authority decides it (when known). */
-function ReviewItem({ api, item, decidable, onDecided }: { api: Api; item: ReviewItemRecord; decidable: boolean; onDecided: () => void }) {
+/**
+ * An item of the group, beside the zone that raised it (its limits and message as published); its
+ * decision form only where the reviewer's authority decides it (when known).
+ */
+function ReviewItem({
+  api,
+  item,
+  zone,
+  decidable,
+  onDecided,
+}: {
+  api: Api;
+  item: ReviewItemRecord;
+  zone: GeoZoneRecord | null;
+  decidable: boolean;
+  onDecided: () => void;
+}) {
   const [reason, setReason] = useState('');
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
@@ -52,6 +109,7 @@ function ReviewItem({ api, item, decidable, onDecided }: { api: Api; item: Revie
         <strong>{item.authority}</strong> · {item.kind.replace('_', ' ')} · <StatusBadge status={item.status} />
       </p>
       <p>{item.message}</p>
+      {zone ? <ZoneFacts zone={zone} heading="h4" /> : null}
       {item.reason ? <p>Reason: “{item.reason}”</p> : null}
       {item.status === 'pending' && decidable ? (
         <form onSubmit={(event) => event.preventDefault()}>

@@ -2,6 +2,7 @@ import { useMemo, useState } from 'preact/hooks';
 import type { GeoZoneRecord } from '@dfc/contracts';
 import { query, type Api, type Page } from '../api';
 import { MapView, type MapLayer } from '../map/map-view';
+import { bandsText, zoneLayers } from '../map/zones';
 import { ErrorBanner, TableWrap, Field, Loading, Pager, when } from '../ui/components';
 import { useLoad } from '../ui/use-load';
 
@@ -18,16 +19,7 @@ export function ZoneList({ api }: { api: Api }) {
     () => api.get<Page<GeoZoneRecord>>(`/api/zones${query({ type, restriction, page, per_page: PER_PAGE })}`),
     [type, restriction, page],
   );
-  const layers = useMemo<MapLayer[]>(
-    () =>
-      (zones.data?.data ?? []).map((zone) => ({
-        id: zone.id,
-        kind: 'zone',
-        data: zone.geometry,
-        label: `${zone.name} (${zone.restriction}, ${zone.lower_limit_m}–${zone.upper_limit_m} m)`,
-      })),
-    [zones.data],
-  );
+  const layers = useMemo<MapLayer[]>(() => zoneLayers(zones.data?.data ?? []), [zones.data]);
   return (
     <section>
       <h1>Zones</h1>
@@ -80,9 +72,7 @@ export function ZoneList({ api }: { api: Api }) {
                       <tr key={zone.id}>
                         <td>{zone.name}</td>
                         <td>{zone.restriction}</td>
-                        <td>
-                          {zone.lower_limit_m}–{zone.upper_limit_m} m
-                        </td>
+                        <td>{bandsText(zone)}</td>
                         <td>{zone.authority}</td>
                         <td>{zone.schedule ? `${when(zone.schedule.start)} – ${when(zone.schedule.end)}` : 'Always'}</td>
                       </tr>

@@ -119,9 +119,7 @@ export function Loading() {
   return <p role="status">Loading…</p>;
 }
 
-export function when(date: string | null): string {
-  return date === null ? '' : new Date(date).toLocaleString('en-GB', { timeZone: 'UTC', dateStyle: 'medium', timeStyle: 'short' }) + ' UTC';
-}
+export { when } from './format';
 
 /** A wide table scrolls sideways on a phone; the region is focusable so the keyboard can scroll it too. */
 export function TableWrap({ label, children }: { label: string; children: ComponentChildren }) {

@@ -4,27 +4,38 @@ import { dirname, extname, join, relative, sep } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { Context, Middleware } from 'koa';
 import { MethodNotAllowedError, NotFoundError, ServiceUnavailableError } from '@dfc/kit/errors';
+import type { TileLayer } from '../domain/tile-layer.js';
 
 /**
  * The web console (apps/console, built by Vite to its dist/) at `/console`:
  * files under `/console/assets/` by name (their names carry a content hash, so
- * they are cached for a year), any other path the page itself (the console
- * routes in the browser: SPA fallback), never cached so a new release is seen
- * at once. Every answer carries a strict Content-Security-Policy: the page
- * loads only its own files and talks only to this origin.
+ * they are cached for a year), `/console/config.json` the deployment's map
+ * settings, any other path the page itself (the console routes in the browser:
+ * SPA fallback), never cached so a new release is seen at once. Every answer
+ * carries a strict Content-Security-Policy: the page loads only its own files
+ * (and the configured tile layer's images) and talks only to this origin.
  */
-export const CONSOLE_CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "font-src 'self'",
-  "manifest-src 'self'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ');
+export function consoleCsp(tiles: TileLayer | null): string {
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    `img-src 'self' data:${tiles === null ? '' : ` ${tiles.origin}`}`,
+    "connect-src 'self'",
+    "font-src 'self'",
+    "manifest-src 'self'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+/** `GET /console/config.json`: what the page needs of the deployment's configuration. */
+export interface ConsoleSettings {
+  tiles: { url: string; attribution: string; attribution_url: string | null; max_zoom: number } | null;
+}
+
+const SETTINGS_PATH = '/console/config.json';
 
 const CONTENT_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -53,7 +64,11 @@ export function defaultConsoleDirectory(): string {
   return join(dirname(createRequire(import.meta.url).resolve('@dfc/console/package.json')), 'dist');
 }
 
-export function consoleAssets(directory: string = defaultConsoleDirectory()): Middleware {
+export function consoleAssets(directory: string = defaultConsoleDirectory(), tiles: TileLayer | null = null): Middleware {
+  const csp = consoleCsp(tiles);
+  const settings: ConsoleSettings = {
+    tiles: tiles && { url: tiles.url, attribution: tiles.attribution, attribution_url: tiles.attributionUrl, max_zoom: tiles.maxZoom },
+  };
   let files: Promise<Map<string, ConsoleFile>> | undefined;
   const load = () => {
     // Read once and kept in memory (a few hundred KB); a failed read (not built yet) is retried next time.
@@ -64,7 +79,7 @@ export function consoleAssets(directory: string = defaultConsoleDirectory()): Mi
     return files;
   };
   return async (ctx) => {
-    ctx.set('Content-Security-Policy', CONSOLE_CSP);
+    ctx.set('Content-Security-Policy', csp);
     ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.set('Referrer-Policy', 'no-referrer');
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
@@ -75,6 +90,11 @@ export function consoleAssets(directory: string = defaultConsoleDirectory()): Mi
         return;
       }
       throw new MethodNotAllowedError();
+    }
+    if (ctx.path === SETTINGS_PATH) {
+      ctx.set('Cache-Control', 'no-cache');
+      ctx.body = settings;
+      return;
     }
     const loaded = await load().catch(() => {
       throw new ServiceUnavailableError('The console is not built: run `npm run build -w @dfc/console`.');

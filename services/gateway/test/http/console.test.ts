@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { request } from 'node:http';
 import { expect } from 'chai';
-import { CONSOLE_CSP, defaultConsoleDirectory } from '../../src/http/console.js';
+import { consoleCsp, defaultConsoleDirectory } from '../../src/http/console.js';
+import { consoleTileLayer } from '../../src/domain/tile-layer.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 
 const PAGE =
@@ -58,12 +59,25 @@ describe('GET /console: the web console served by the gateway', () => {
       const response = await fetch(`${gateway.url}${path}`);
       expect(response.status, path).to.equal(200);
       expect(response.headers.get('content-type'), path).to.equal('text/html; charset=utf-8');
-      expect(response.headers.get('content-security-policy'), path).to.equal(CONSOLE_CSP);
+      expect(response.headers.get('content-security-policy'), path).to.equal(consoleCsp(null));
       expect(response.headers.get('cache-control'), path).to.equal('no-cache');
       expect(response.headers.get('x-content-type-options'), path).to.equal('nosniff');
       expect(await response.text(), path).to.equal(PAGE);
     }
-    expect(CONSOLE_CSP).to.include("script-src 'self'").and.include("connect-src 'self'").and.include("default-src 'none'").and.not.include('unsafe');
+    expect(consoleCsp(null))
+      .to.include("script-src 'self'")
+      .and.include("connect-src 'self'")
+      .and.include("default-src 'none'")
+      .and.include("img-src 'self' data:;")
+      .and.not.include('unsafe');
+  });
+
+  it('when no tile layer is configured, then config.json says so (the map draws the shipped basemap) and images come only from the page', async () => {
+    const response = await fetch(`${gateway.url}/console/config.json`);
+    expect(response.status).to.equal(200);
+    expect(response.headers.get('cache-control')).to.equal('no-cache');
+    expect(response.headers.get('content-security-policy')).to.equal(consoleCsp(null));
+    expect(await response.json()).to.deep.equal({ tiles: null });
   });
 
   it('when a hashed asset is fetched, then it is cached for a year and sent gzipped to clients that accept it', async () => {
@@ -101,5 +115,47 @@ describe('GET /console: the web console served by the gateway', () => {
 
   it('when the default build directory is used, then it is apps/console/dist of the @dfc/console workspace', () => {
     expect(defaultConsoleDirectory().split(/[\\/]/).slice(-3)).to.deep.equal(['apps', 'console', 'dist']);
+  });
+});
+
+describe('GET /console with a tile layer (CONSOLE_TILE_URL): the map draws it, and the CSP lets its images in', () => {
+  let gateway: TestGateway;
+  let directory: string;
+  const tiles = consoleTileLayer({
+    url: 'https://tiles.example.org:8443/wmts/1.0.0/topo/default/GoogleMapsCompatible/{TileMatrix}/{TileRow}/{TileCol}.png',
+    attribution: '© Example Mapping Agency',
+    attributionUrl: 'https://example.org/copyright',
+    maxZoom: 17,
+  });
+
+  before(async () => {
+    directory = await mkdtemp(join(tmpdir(), 'dfc-console-'));
+    await mkdir(join(directory, 'assets'), { recursive: true });
+    await writeFile(join(directory, 'index.html'), PAGE);
+    gateway = await startTestGateway({ consoleDirectory: directory, ...(tiles === null ? {} : { consoleTiles: tiles }) });
+  });
+  after(async () => {
+    await gateway.closeAll();
+    await rm(directory, { recursive: true, force: true });
+  });
+
+  it("when the page or its settings are fetched, then img-src names the tile layer's origin and nothing else changes", async () => {
+    for (const path of ['/console', '/console/reviews/1b7c9c5e-0000-4000-8000-000000000000', '/console/config.json']) {
+      const csp = (await fetch(`${gateway.url}${path}`)).headers.get('content-security-policy') ?? '';
+      expect(csp.split('; '), path).to.include("img-src 'self' data: https://tiles.example.org:8443");
+      expect(csp.replace(' https://tiles.example.org:8443', ''), path).to.equal(consoleCsp(null));
+    }
+  });
+
+  it('when config.json is fetched, then it holds the layer as Leaflet fills it: WMTS names as {z}/{y}/{x}, the credit, the zoom limit', async () => {
+    const response = await fetch(`${gateway.url}/console/config.json`);
+    expect(await response.json()).to.deep.equal({
+      tiles: {
+        url: 'https://tiles.example.org:8443/wmts/1.0.0/topo/default/GoogleMapsCompatible/{z}/{y}/{x}.png',
+        attribution: '© Example Mapping Agency',
+        attribution_url: 'https://example.org/copyright',
+        max_zoom: 17,
+      },
+    });
   });
 });

@@ -6,6 +6,7 @@ import { generateTokenKeys, listen, type Listening } from '@dfc/kit/testing';
 import type { HttpServerLimits } from '@dfc/kit/http';
 import { buildApp, buildMetricsApp } from '../../src/app.js';
 import { publicOriginResolver } from '../../src/domain/public-origin.js';
+import type { TileLayer } from '../../src/domain/tile-layer.js';
 import { RateLimits, type RateLimitSettings } from '../../src/http/rate-limit.js';
 import { KeyCache } from '../../src/store/key-cache.js';
 import type { SharedLimitStore } from '../../src/store/limit-store.js';
@@ -43,6 +44,7 @@ export interface TestGatewayOptions {
   trustProxy?: boolean;
   serverLimits?: HttpServerLimits;
   consoleDirectory?: string;
+  consoleTiles?: TileLayer;
   publicBaseUrl?: string;
   allowedHosts?: string;
   corsAllowedOrigins?: string;
@@ -114,6 +116,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     upstreams,
     trustProxy: options.trustProxy ?? false,
     ...(options.consoleDirectory === undefined ? {} : { consoleDirectory: options.consoleDirectory }),
+    consoleTiles: options.consoleTiles ?? null,
     // Port 0, as the gateway listens here: the loopback names on whatever port it gets, unless the test names others.
     publicOriginOf: publicOriginResolver({ baseUrl: options.publicBaseUrl ?? '', allowedHosts: options.allowedHosts ?? '', port: 0 }),
     corsAllowedOrigins: options.corsAllowedOrigins ?? '',
