@@ -38,7 +38,7 @@ describe('the console map: 4-D volumes (pure)', () => {
       flight_area: { type: 'FeatureCollection' as const, features: [feature(5), feature(5.1), feature(5.2)] },
     };
     const layers = volumeLayers(record as Parameters<typeof volumeLayers>[0]);
-    expect(layers.map((layer) => [layer.id, layer.kind, (layer.data as { features: unknown[] }).features.length])).to.deep.equal([
+    expect(layers.map((layer) => [layer.id, layer.kind, (layer.data as unknown as { features: unknown[] }).features.length])).to.deep.equal([
       ['r-volume-0', 'volume', 1],
       ['r-volume-1', 'volume', 2],
     ]);
