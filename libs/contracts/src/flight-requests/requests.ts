@@ -1,4 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Double, Int32, LargeListQuery, Line, Nullable, RequiredFreeText, RequiredLine, Timestamp, UtcTimestamp, Uuid } from '../schema-helpers.js';
 import { FLIGHT_REQUEST_STATUSES, FlightRequestStatus } from './status.js';
 import { FlightArea, VolumeGeometry } from './geojson.js';
@@ -117,7 +117,7 @@ export const FlightRequestCreate = Type.Object(
 export type FlightRequestCreate = Static<typeof FlightRequestCreate>;
 
 /** The submission as the OpenAPI document shows it: the geometries with their GeoJSON schemas (the service checks them in code). */
-export const FlightRequestCreateDocument = {
+export const FlightRequestCreateDocument: TSchema = {
   ...FlightRequestCreate,
   properties: {
     ...FlightRequestCreate.properties,
