@@ -48,22 +48,6 @@ export function serialisedPerDocument<T>(collection: string, id: unknown, write:
   return result;
 }
 
-/** serialisedPerDocument for one command that writes several documents (a bulk of conditional updates): after each one's earlier writes. */
-export function serialisedPerDocuments<T>(collection: string, ids: readonly unknown[], write: () => Promise<T>): Promise<T> {
-  const keys = [...new Set(ids.map((id) => `${collection}\u0000${String(id)}`))];
-  const previous = Promise.all(keys.map((key) => tails.get(key) ?? Promise.resolve()));
-  const result = previous.then(write);
-  const tail = result.then(
-    () => undefined,
-    () => undefined,
-  );
-  for (const key of keys) tails.set(key, tail);
-  void tail.then(() => {
-    for (const key of keys) if (tails.get(key) === tail) tails.delete(key);
-  });
-  return result;
-}
-
 /** A guard older than this was left by a writer that died between taking it and writing. */
 const STALE_GUARD_MS = 10_000;
 /** How long a writer waits for a busy guard before it reports the document as changed meanwhile. */

@@ -93,7 +93,7 @@ export class AggregateStore<D extends Aggregate> {
    * command. Those a unique index refuses are left out (a redelivered message
    * creating what it created before); the ones inserted are returned.
    */
-  async insertEach(entries: Array<{ doc: Omit<D, 'version'>; events: EventEnvelope[] }>, options: { publish?: 'now' | 'later' } = {}): Promise<D[]> {
+  async insertEach(entries: Array<{ doc: Omit<D, 'version'>; events: EventEnvelope[] }>): Promise<D[]> {
     if (entries.length === 0) return [];
     // The schema casts each document (a value of the wrong type throws before anything is written), without
     // building a mongoose document of it; the driver then stores them as they are. The outbox is added after
@@ -107,25 +107,10 @@ export class AggregateStore<D extends Aggregate> {
       refused = refusedAsDuplicates(error);
     }
     const inserted = entries.filter((_, index) => !refused.has(index));
-    if (options.publish !== 'later') {
-      for (const { doc, events } of inserted) {
-        if (events.length > 0) void this.outbox.notify(this.outboxModel, doc._id, { version: 0, outbox: events });
-      }
+    for (const { doc, events } of inserted) {
+      if (events.length > 0) void this.outbox.notify(this.outboxModel, doc._id, { version: 0, outbox: events });
     }
     return inserted.map(({ doc }) => ({ ...doc, version: 0 }) as D);
-  }
-
-  /**
-   * Publishes the events of documents `insertEach(…, { publish: 'later' })` inserted, all together: a writer of
-   * thousands (a bulk import) publishes after its last write, so that what its events set off does not compete
-   * with the writes, and the outboxes are emptied by a few commands. Until then (and after a crash) the sweep
-   * publishes them.
-   */
-  publishInserted(inserted: ReadonlyArray<{ doc: Pick<D, '_id'>; events: EventEnvelope[] }>): Promise<void> {
-    return this.outbox.publishInserted(
-      this.outboxModel,
-      inserted.map(({ doc, events }) => ({ id: doc._id, events })),
-    );
   }
 
   /**

@@ -1,9 +1,9 @@
-import type { Connection, Model, mongo } from 'mongoose';
+import type { Connection, Model } from 'mongoose';
 import type { Logger } from 'pino';
 import { Gauge, Counter, type Registry } from 'prom-client';
 import type { EventEnvelope } from '@dfc/contracts';
 import type { Broker } from '../broker/broker.js';
-import { serialisedPerDocument, serialisedPerDocuments } from '../db/engine-gaps.js';
+import { serialisedPerDocument } from '../db/engine-gaps.js';
 import { Lease } from '../db/lease.js';
 import type { OutboxFields } from './fields.js';
 import { repeatEvery, type PeriodicJob } from '../periodic.js';
@@ -21,9 +21,6 @@ interface RelayOptions {
   sweepLeaseMs?: number;
   registry?: Registry;
 }
-
-/** New documents whose outboxes are emptied by one command: a bulk insert's thousands cost a few commands, not one each. */
-const INSERTED_BULK = 500;
 
 /** What a write left in a document: the version it produced and the whole outbox after it. */
 export interface WrittenOutbox {
@@ -59,7 +56,6 @@ export class OutboxRelay {
   private readonly models: OutboxModel[] = [];
   private readonly sweepLeases = new Map<Connection, Lease>();
   private readonly inFlight = new Map<string, Promise<void>>();
-  private readonly insertedInFlight = new Set<Promise<void>>();
   private readonly sentInRun = new Map<string, Set<string>>();
   private readonly published: Counter<'type'> | undefined;
   private readonly lag: Gauge | undefined;
@@ -99,7 +95,7 @@ export class OutboxRelay {
   /** Waits for the sweep under way (closing the connection under its query would interrupt it) and the publishes in flight. */
   async stop(): Promise<void> {
     await this.sweeps?.stop();
-    await Promise.allSettled([...this.inFlight.values(), ...this.insertedInFlight]);
+    await Promise.allSettled([...this.inFlight.values()]);
   }
 
   /**
@@ -131,48 +127,6 @@ export class OutboxRelay {
       this.sentInRun.delete(key);
     });
     return next;
-  }
-
-  /**
-   * Publishes the events of new documents a writer inserted without notifying (a bulk import, which publishes
-   * after its last write), then empties their outboxes in unordered bulks of updates, each conditional on the
-   * document still being at its first version; a document changed since is drained one by one, as the sweep would.
-   * What fails is left to the sweep.
-   */
-  publishInserted(model: OutboxModel, inserted: ReadonlyArray<{ id: unknown; events: EventEnvelope[] }>): Promise<void> {
-    if (this.options.publishing === false) return Promise.resolve();
-    const entries = inserted.filter((entry) => entry.events.length > 0);
-    const run = (async () => {
-      for (let offset = 0; offset < entries.length; offset += INSERTED_BULK) {
-        await this.publishInsertedBulk(model, entries.slice(offset, offset + INSERTED_BULK));
-      }
-    })().catch((error: Error) => {
-      this.log.warn({ err: error.message, collection: model.collection.name }, 'outbox publish deferred to the sweep');
-      this.lastLeftUnpublished = performance.now();
-      this.unpublishedKnown = true;
-      this.sweeps?.paceChanged();
-    });
-    this.insertedInFlight.add(run);
-    void run.finally(() => this.insertedInFlight.delete(run));
-    return run;
-  }
-
-  private async publishInsertedBulk(model: OutboxModel, entries: ReadonlyArray<{ id: unknown; events: EventEnvelope[] }>): Promise<void> {
-    await this.publish(
-      entries.flatMap((entry) => entry.events),
-      new Set(),
-    );
-    const ids = entries.map((entry) => entry.id);
-    const emptied = await serialisedPerDocuments(model.collection.name, ids, () =>
-      // The driver's collection, as the write path's: mongoose would cast every update of the bulk again.
-      (model.collection as unknown as mongo.Collection<{ _id: string; version?: number; outbox: EventEnvelope[]; outbox_pending_since?: Date }>).bulkWrite(
-        entries.map((entry) => ({
-          updateOne: { filter: { _id: String(entry.id), version: 0 }, update: { $set: { outbox: [] }, $unset: { outbox_pending_since: 1 } } },
-        })),
-        { ordered: false },
-      ),
-    );
-    if (emptied.matchedCount < entries.length) await Promise.all(ids.map((id) => this.notify(model, id)));
   }
 
   /**

@@ -123,34 +123,6 @@ describe('AggregateStore (real database and broker)', () => {
     expect(captured.events.map((event) => event.id)).not.to.include(duplicate.id);
   });
 
-  it('when documents inserted at once are published later, then nothing leaves before, then every event once and the outboxes emptied by one update command', async () => {
-    const entries = Array.from({ length: 30 }, (_, n) => ({
-      doc: { _id: `later-${n}`, count: 0, label: null },
-      events: [newEvent('counter.created', null, { id: `later-${n}` })],
-    }));
-    await counters.insertEach(entries, { publish: 'later' });
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    const ids = new Set(entries.map(({ events }) => events[0]!.id));
-    expect(captured.events.filter((event) => ids.has(event.id))).to.have.length(0);
-
-    const monitored = await createConnection((await testDependencies()).mongoUrl, { dbName: connection.name, monitorCommands: true }).asPromise();
-    const updates: number[] = [];
-    monitored.getClient().on('commandStarted', (event) => {
-      if (event.commandName === 'update') updates.push((event.command['updates'] as unknown[]).length);
-    });
-    try {
-      await new AggregateStore(monitored.model<Counter>('Counter', schema), relay).publishInserted(entries);
-    } finally {
-      await monitored.close();
-    }
-    await waitFor(() => (captured.events.filter((event) => ids.has(event.id)).length === ids.size ? true : undefined));
-    expect(updates).to.deep.equal([entries.length]);
-    for (const { doc } of entries) {
-      const stored = await counters.model.findById(doc._id).lean<Counter & OutboxFields>();
-      expect([stored?.outbox.length, stored?.outbox_pending_since, stored?.version]).to.deep.equal([0, undefined, 0]);
-    }
-  });
-
   it('when one of several documents inserted at once is invalid, then the insert throws instead of reporting it stored', async () => {
     const outcome = await counters
       .insertEach([

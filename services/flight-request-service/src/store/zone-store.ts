@@ -190,9 +190,8 @@ export class ZoneStore {
   }
 
   /**
-   * New zones in one command, each with the events of its creation in its outbox, published when the caller
-   * says (`publishInserted`, after its last write); those whose id exists already are left out (the caller
-   * replaces them one by one). Returns the ids inserted.
+   * New zones in one command, each with the events of its creation; those whose id exists already are left out
+   * (the caller replaces them one by one). Returns the ids inserted.
    */
   async insertNew(zones: Array<{ zone: GeoZone; events: EventEnvelope[]; contentDigest: string | null }>, now: Date): Promise<Set<string>> {
     const entries = zones.map(({ zone, events, contentDigest }) => {
@@ -203,13 +202,8 @@ export class ZoneStore {
       >;
       return { doc, events };
     });
-    const inserted = await this.aggregates.insertEach(entries, { publish: 'later' });
+    const inserted = await this.aggregates.insertEach(entries);
     return new Set(inserted.map((stored) => stored._id));
-  }
-
-  /** Publishes the events of zones `insertNew` inserted, all together (the sweep does, should this never run). */
-  publishInserted(zones: ReadonlyArray<{ zone: Pick<GeoZone, 'id'>; events: EventEnvelope[] }>): Promise<void> {
-    return this.aggregates.publishInserted(zones.map(({ zone, events }) => ({ doc: { _id: zone.id }, events })));
   }
 
   /** Read → decide → one conditional write with the decision's events (null: nothing to change; 404 when there is no such zone, deleted or not). */

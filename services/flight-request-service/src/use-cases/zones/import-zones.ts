@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import { ValidationError } from '@dfc/kit/errors';
-import type { EventEnvelope, ZoneImportResult } from '@dfc/contracts';
+import type { ZoneImportResult } from '@dfc/contracts';
 import type { GeoZone, GeoZoneDraft } from '../../domain/zones/geo-zone.js';
 import { parseZoneImport } from '../../domain/zones/parse-zone-import.js';
 import type { DatasetIssue } from '../../domain/zones/published/dataset.js';
@@ -23,9 +23,7 @@ const INSERT_BATCH_CHARS = 6 * 1024 * 1024;
  * failing zone, and nothing is written); then each zone is created, or
  * replaced (revived when it was deleted) by its id, with its own zone.changed
  * event, which rescreens the live requests it meets; this replica puts what it
- * wrote into its index before answering. The new zones' events are published
- * once every write is done, so that the reads they set off (every replica's
- * index, the rescreening) do not compete with the import's own writes.
+ * wrote into its index before answering.
  *
  * An ED-269 / ED-318 document is an issue of its dataset: the same issue again
  * changes nothing; an older one is refused; a newer one rewrites only the
@@ -42,16 +40,7 @@ export async function importZones(deps: UseCaseDeps, body: unknown, requestId?: 
     requestId,
   );
   await deps.zoneSync.applied(zones, []);
-  void deps.zones.publishInserted(created.inserted);
-  return {
-    format: parsed.format,
-    dataset: null,
-    created: created.count,
-    updated: zones.length - created.count,
-    unchanged: 0,
-    retired: 0,
-    total: zones.length,
-  };
+  return { format: parsed.format, dataset: null, created, updated: zones.length - created, unchanged: 0, retired: 0, total: zones.length };
 }
 
 async function importIssue(deps: UseCaseDeps, issue: DatasetIssue, zones: GeoZone[], requestId?: string): Promise<ZoneImportResult> {
@@ -82,11 +71,10 @@ async function importIssue(deps: UseCaseDeps, issue: DatasetIssue, zones: GeoZon
   }
   await deps.datasets.save(issue, issueDigest, [...listed], deps.now());
   await deps.zoneSync.applied(changed, absent);
-  void deps.zones.publishInserted(created.inserted);
   return {
     ...summary,
-    created: created.count,
-    updated: changed.length - created.count,
+    created,
+    updated: changed.length - created,
     unchanged: zones.length - changed.length,
     retired: absent.length,
   };
@@ -106,31 +94,23 @@ function datasetRecord(issue: DatasetIssue): NonNullable<ZoneImportResult['datas
   return { id: issue.id, issued: issue.issued, valid_from: issue.valid_from, valid_to: issue.valid_to, already_imported: false };
 }
 
-interface Written {
-  /** Zones created, new or revived. */
-  count: number;
-  /** The new ones with the events of their creation, still to publish. */
-  inserted: Array<{ zone: GeoZone; events: EventEnvelope[] }>;
-}
-
 /** Inserts the new zones in batches, then replaces (or revives) those whose id existed, a few at a time. */
-async function writeAll(deps: UseCaseDeps, zones: Array<{ zone: GeoZone; digest: string | null }>, requestId?: string): Promise<Written> {
-  const written: Written = { count: 0, inserted: [] };
+async function writeAll(deps: UseCaseDeps, zones: Array<{ zone: GeoZone; digest: string | null }>, requestId?: string): Promise<number> {
+  let created = 0;
   const existing: Array<{ zone: GeoZone; digest: string | null }> = [];
   for (const batch of batches(zones)) {
     const entries = batch.map(({ zone, digest }) => ({ zone, events: [zoneChanged(zone.id, 'created', requestId)], contentDigest: digest }));
     const inserted = await deps.zones.insertNew(entries, deps.now());
-    written.count += inserted.size;
-    written.inserted.push(...entries.filter(({ zone }) => inserted.has(zone.id)));
+    created += inserted.size;
     existing.push(...batch.filter(({ zone }) => !inserted.has(zone.id)));
   }
   for (let offset = 0; offset < existing.length; offset += CONCURRENT_WRITES) {
     const outcomes = await Promise.all(
       existing.slice(offset, offset + CONCURRENT_WRITES).map(({ zone, digest }) => replace(deps, zone, digest, requestId)),
     );
-    written.count += outcomes.filter((outcome) => outcome === 'created').length;
+    created += outcomes.filter((outcome) => outcome === 'created').length;
   }
-  return written;
+  return created;
 }
 
 function* batches<T extends { zone: GeoZone }>(zones: T[]): Generator<T[]> {
