@@ -158,9 +158,19 @@ export async function findWhereIn<D, T = D>(
       .find(where({ $in: distinct }), projection)
       .lean<T[]>()
       .exec();
-  const found = await Promise.all(distinct.map((value) => model.find(where(value), projection).lean<T[]>().exec()));
-  return found.flat();
+  const found: T[] = [];
+  for (let offset = 0; offset < distinct.length; offset += EQUALITIES_AT_ONCE) {
+    const batch = distinct.slice(offset, offset + EQUALITIES_AT_ONCE);
+    for (const docs of await Promise.all(batch.map((value) => model.find(where(value), projection).lean<T[]>().exec()))) found.push(...docs);
+  }
+  return found;
 }
+
+/**
+ * Equality queries in flight at once for one `findWhereIn`: the local engine serves each on a connection of its
+ * own pool, and a few hundred at once exhaust it for good (every connection held, none given back).
+ */
+const EQUALITIES_AT_ONCE = 16;
 
 /** Deletes the documents whose `field` equals one of `values`: one `$in` on MongoDB, one equality per value on the local engine. */
 export async function deleteWhereIn<D>(model: Model<D>, field: string, values: readonly unknown[]): Promise<number> {
