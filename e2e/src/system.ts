@@ -180,7 +180,8 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
     const output = logs.get(name) ?? [];
     logs.set(name, output);
     // The first gateway's metrics listener is the one `metricsUrl` names; its replicas get ports of their own.
-    const metricsPort = name !== 'gateway' ? undefined : port === (replicaPorts.get(name)?.[0] ?? ports[name]) ? gatewayMetricsPort : await freePort();
+    const metricsPort =
+      name !== 'gateway' ? undefined : port === (replicaPorts.get(name)?.[0] ?? ports[name]) ? gatewayMetricsPort : await freePort();
     const child = spawn(process.execPath, entryPoint(name, 'main', options.compiled === true, options.nodeArgs?.[name]), {
       cwd: REPO_ROOT,
       env: {

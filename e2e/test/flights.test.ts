@@ -118,7 +118,10 @@ describe('activation, end and amendments through the gateway', function () {
     const flight = await submit(pilot, flightRequestBody(pilot, {}, nextLon()));
     const uuid = flight.body.data.uuid as string;
     const oldJti = await authorisationOf(pilot, uuid);
-    const amended = await gateway.send('PATCH', `/api/v1/flight-requests/${uuid}`, { key: pilot.key, body: { purpose: 'Roof inspection, north wing' } });
+    const amended = await gateway.send('PATCH', `/api/v1/flight-requests/${uuid}`, {
+      key: pilot.key,
+      body: { purpose: 'Roof inspection, north wing' },
+    });
     expect(amended.status).to.equal(200);
     expect(amended.body.data).to.include({ status: 'Approved', revision: 2, purpose: 'Roof inspection, north wing' });
     const newJti = await authorisationOf(pilot, uuid);

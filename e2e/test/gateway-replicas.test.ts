@@ -35,7 +35,9 @@ describe('three gateway replicas in front of the system', function () {
         statuses.push((await fetch(`${gateway}/api/operators/${operator.uuid}`, { headers: { 'x-api-key': operator.key } })).status);
       }
       const allowed = statuses.filter((status) => status === 200).length;
-      process.stdout.write(`      ${allowed} of ${statuses.length} calls answered 200 at a limit of ${KEY_LIMIT_PER_MINUTE} across ${gateways.length} gateways\n`);
+      process.stdout.write(
+        `      ${allowed} of ${statuses.length} calls answered 200 at a limit of ${KEY_LIMIT_PER_MINUTE} across ${gateways.length} gateways\n`,
+      );
       expect(allowed, statuses.join(' ')).to.be.within(KEY_LIMIT_PER_MINUTE * 0.9, KEY_LIMIT_PER_MINUTE * 1.1);
       expect(statuses.filter((status) => status !== 200 && status !== 429)).to.deep.equal([]);
     });
@@ -72,7 +74,10 @@ describe('three gateway replicas in front of the system', function () {
       for (const body of ['0', 'null', '[1]', '"text"']) {
         const response = await post('/api/flight-requests', body, { 'x-api-key': operator.key });
         expect(response.status, body).to.equal(422);
-        expect(await response.json(), body).to.deep.equal({ message: 'The body must be a JSON object.', errors: { body: ['The body must be a JSON object.'] } });
+        expect(await response.json(), body).to.deep.equal({
+          message: 'The body must be a JSON object.',
+          errors: { body: ['The body must be a JSON object.'] },
+        });
       }
     });
 
@@ -94,7 +99,10 @@ describe('three gateway replicas in front of the system', function () {
     });
 
     it('when POST /api/flight-requests is not JSON, then 415 from the gateway', async () => {
-      const response = await post('/api/flight-requests', 'purpose=roof', { 'x-api-key': operator.key, 'content-type': 'application/x-www-form-urlencoded' });
+      const response = await post('/api/flight-requests', 'purpose=roof', {
+        'x-api-key': operator.key,
+        'content-type': 'application/x-www-form-urlencoded',
+      });
       expect(response.status).to.equal(415);
       expect(await response.json()).to.deep.equal({ message: 'Request body must be application/json.' });
     });

@@ -102,7 +102,8 @@ describe('restriction notices, suspension and reinstatement through the gateway'
     expect(answer.body.data.status).to.equal('Approved');
     return answer.body.data.uuid as string;
   };
-  const authorisation = async (uuid: string) => (await gateway.send('GET', `/api/v1/flight-requests/${uuid}/authorisation`, { key: client.key })).body?.data;
+  const authorisation = async (uuid: string) =>
+    (await gateway.send('GET', `/api/v1/flight-requests/${uuid}/authorisation`, { key: client.key })).body?.data;
   const tokenStatus = async (jti: string) => (await gateway.send('GET', `/api/v1/authorisations/${jti}`)).body.data.status as string;
   const createZone = async (body: unknown) => {
     const created = await gateway.send('POST', '/api/v1/zones', { key: system.adminKey, body });
@@ -211,7 +212,10 @@ describe('restriction notices, suspension and reinstatement through the gateway'
     const second = await gateway.send('POST', '/api/zones/import', {
       key: system.adminKey,
       body: ed318('Notice test authority', new Date(issued.getTime() + 60_000), [
-        ed318Zone('NTC001', 7.31, { type: 'CONDITIONAL', message: [{ text: 'Nesting season: fly above 120 m only with a spotter.', lang: 'en-GB' }] }),
+        ed318Zone('NTC001', 7.31, {
+          type: 'CONDITIONAL',
+          message: [{ text: 'Nesting season: fly above 120 m only with a spotter.', lang: 'en-GB' }],
+        }),
       ]),
     });
     expect(second.status, JSON.stringify(second.body)).to.equal(200);

@@ -66,7 +66,13 @@ describe('4-D volumes, across two flight-request-service processes', function ()
     return { start, end: new Date(start.getTime() + length * HOUR) };
   };
   const withVolumes = (operator: RegisteredOperator, volumes: unknown[]) => {
-    const { start_time: _start, end_time: _end, max_altitude: _ceiling, flight_area: _area, ...fields } = flightRequestExample({
+    const {
+      start_time: _start,
+      end_time: _end,
+      max_altitude: _ceiling,
+      flight_area: _area,
+      ...fields
+    } = flightRequestExample({
       operatorUuid: operator.uuid,
       operatorEmail: operator.email,
     });
@@ -120,15 +126,28 @@ describe('4-D volumes, across two flight-request-service processes', function ()
   it('POST /api/flight-requests: when a request is written to the seed interface, then it is stored, listed and rendered as before, with one volume from the ground', async () => {
     const [owner] = await operators(1);
     const when = hours(14);
-    const body = flightRequestExample({ operatorUuid: owner!.uuid, operatorEmail: owner!.email, start: when.start, end: when.end, corner: [6.7, 52.7] });
+    const body = flightRequestExample({
+      operatorUuid: owner!.uuid,
+      operatorEmail: owner!.email,
+      start: when.start,
+      end: when.end,
+      corner: [6.7, 52.7],
+    });
     const created = await submit(owner!, body);
     expect(created.status).to.equal(201);
     const record = created.body.data;
     for (const field of ['operator_name', 'operator_email', 'operator_phone', 'start_time', 'end_time', 'max_altitude', 'aircraft_type', 'purpose']) {
-      expect(record[field], field).to.equal((body as Record<string, unknown>)[field]);
+      expect(record[field], field).to.equal(body[field]);
     }
     expect(record.volumes).to.deep.equal([
-      { start_time: body['start_time'], end_time: body['end_time'], altitude_lower: agl(0), altitude_upper: agl(100), bbox: record.area.bbox, features: [0] },
+      {
+        start_time: body['start_time'],
+        end_time: body['end_time'],
+        altitude_lower: agl(0),
+        altitude_upper: agl(100),
+        bbox: record.area.bbox,
+        features: [0],
+      },
     ]);
     const read = await client.send('GET', `/api/v1/flight-requests/${record.uuid}?include_geometry=true`, { key: owner!.key });
     expect(read.body.data.flight_area).to.deep.equal(body['flight_area']);
@@ -141,7 +160,10 @@ describe('4-D volumes, across two flight-request-service processes', function ()
     const when = hours(16);
     const cases: Array<[unknown[], string]> = [
       [[volume([6.8, 52.7], [50, 40], when)], 'volumes.0.altitude_upper.value'],
-      [[volume([6.8, 52.7], [0, 40], when), volume([6.8, 52.7], [0, 40], when, { altitude_upper: { value: 40, reference: 'AGL', units: 'km' } })], 'volumes.1.altitude_upper.units'],
+      [
+        [volume([6.8, 52.7], [0, 40], when), volume([6.8, 52.7], [0, 40], when, { altitude_upper: { value: 40, reference: 'AGL', units: 'km' } })],
+        'volumes.1.altitude_upper.units',
+      ],
       [Array.from({ length: 21 }, () => volume([6.8, 52.7], [0, 40], when)), 'volumes'],
       [[volume([6.8, 52.7], [0, 40], { start: when.end, end: when.start })], 'volumes.0.end_time'],
     ];
@@ -163,12 +185,26 @@ describe('4-D volumes, across two flight-request-service processes', function ()
         lower_limit_m: 0,
         upper_limit_m: 50,
         authority: 'LVNL',
-        geometry: { type: 'Polygon', coordinates: [[[6.9, 52.6], [7.0, 52.6], [7.0, 52.8], [6.9, 52.8], [6.9, 52.6]]] },
+        geometry: {
+          type: 'Polygon',
+          coordinates: [
+            [
+              [6.9, 52.6],
+              [7.0, 52.6],
+              [7.0, 52.8],
+              [6.9, 52.8],
+              [6.9, 52.6],
+            ],
+          ],
+        },
       },
     });
     expect(zone.status).to.equal(201);
     const when = hours(18);
-    const body = withVolumes(owner!, [volume([6.95, 52.7], [60, 100], when), volume([6.95, 52.7], [0, 40], { start: when.end, end: new Date(when.end.getTime() + HOUR) })]);
+    const body = withVolumes(owner!, [
+      volume([6.95, 52.7], [60, 100], when),
+      volume([6.95, 52.7], [0, 40], { start: when.end, end: new Date(when.end.getTime() + HOUR) }),
+    ]);
     const preview = await client.send('POST', '/api/flight-requests/preview', { key: owner!.key, body });
     expect(preview.status).to.equal(200);
     expect(preview.body.data.findings.map((finding: { code: string; volume: number }) => [finding.code, finding.volume])).to.deep.equal([
@@ -181,7 +217,12 @@ describe('4-D volumes, across two flight-request-service processes', function ()
     const when = hours(22);
     const amsl = (value: number) => ({ value, reference: 'AMSL', units: 'ft' });
     const first = await submit(a!, withVolumes(a!, [volume([7.2, 52.7], [0, 0], when, { altitude_lower: amsl(100), altitude_upper: amsl(200) })]));
-    const above = await submit(b!, withVolumes(b!, [volume([7.2, 52.7], [0, 0], when, { altitude_lower: { value: 61, reference: 'AMSL', units: 'm' }, altitude_upper: amsl(300) })]));
+    const above = await submit(
+      b!,
+      withVolumes(b!, [
+        volume([7.2, 52.7], [0, 0], when, { altitude_lower: { value: 61, reference: 'AMSL', units: 'm' }, altitude_upper: amsl(300) }),
+      ]),
+    );
     expect([statusOf(first), statusOf(above)]).to.deep.equal(['Approved', 'Approved']);
     expect(first.body.data.volumes[0].altitude_upper).to.deep.equal(amsl(200));
     expect(first.body.data.max_altitude).to.equal(61);

@@ -114,6 +114,8 @@ describe('webhooks through the gateway', function () {
     expect(notice.body.data).to.include({ operator_uuid: operator.uuid, key_id: null });
     expect(notice.body.data['changes']).to.deep.equal(['email']);
     expect(notice.rawBody, 'neither address').to.not.include(operator.email);
-    expect(verifyWebhookSignature({ rawBody: notice.rawBody, header: String(notice.headers['x-webhook-signature']), secrets: endpoint.secret }).valid).to.equal(true);
+    expect(
+      verifyWebhookSignature({ rawBody: notice.rawBody, header: String(notice.headers['x-webhook-signature']), secrets: endpoint.secret }).valid,
+    ).to.equal(true);
   });
 });

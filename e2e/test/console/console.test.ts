@@ -162,7 +162,11 @@ describe('the web console in Chromium', function () {
     expect(await page.locator('.legend').textContent()).to.include('Zone that raised the review');
     const raisedBy = page.locator('article.item').getByRole('article', { name: 'Zone Console test CTR' });
     await raisedBy.waitFor();
-    expect(await raisedBy.textContent()).to.include('REQ_AUTHORISATION').and.include('0 m AGL – 1,000 m AGL').and.include('Permanent').and.include(AUTHORITY);
+    expect(await raisedBy.textContent())
+      .to.include('REQ_AUTHORISATION')
+      .and.include('0 m AGL – 1,000 m AGL')
+      .and.include('Permanent')
+      .and.include(AUTHORITY);
     expect(await page.locator('.zones-around summary').textContent()).to.equal('Zones around the area: 1');
     await check(page, 'review-item');
 
@@ -589,7 +593,11 @@ function sessionStorageHoldsOnlyTheKey(state: StorageState, key: string): boolea
 const PIXEL = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
 
 /** A tile server on loopback (another origin than the gateway's), recording what each tile request carried. */
-async function startTileServer(): Promise<{ origin: string; requests: Array<{ path: string; referer: string | undefined }>; close(): Promise<void> }> {
+async function startTileServer(): Promise<{
+  origin: string;
+  requests: Array<{ path: string; referer: string | undefined }>;
+  close(): Promise<void>;
+}> {
   const requests: Array<{ path: string; referer: string | undefined }> = [];
   const server: Server = createServer((request, response) => {
     requests.push({ path: request.url ?? '', referer: request.headers.referer });

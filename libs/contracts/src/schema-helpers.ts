@@ -175,7 +175,12 @@ export function CursorPaginated<T extends TSchema>(item: T) {
     {
       data: Type.Array(item),
       links: Type.Object({ first: Type.Null(), last: Type.Null(), prev: Type.Null(), next: Nullable(Type.String()) }),
-      meta: Type.Object({ path: Type.String(), per_page: Int32({ minimum: 1, maximum: 100 }), next_cursor: Nullable(Type.String()), prev_cursor: Type.Null() }),
+      meta: Type.Object({
+        path: Type.String(),
+        per_page: Int32({ minimum: 1, maximum: 100 }),
+        next_cursor: Nullable(Type.String()),
+        prev_cursor: Type.Null(),
+      }),
     },
     wrapperId(item, 'CursorPage'),
   );

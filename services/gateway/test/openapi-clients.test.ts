@@ -37,7 +37,10 @@ describe('the OpenAPI document for client generators', () => {
     );
     expect(constUnions.map(([, at]) => at)).to.deep.equal([]);
     const status = (components['FlightRequestRecord']?.['properties'] as JsonObject)['status'];
-    expect(status).to.deep.equal({ type: 'string', enum: ['Pending', 'Approved', 'Rejected', 'Cancelled', 'Expired', 'Rescinded', 'Suspended', 'Activated', 'Ended'] });
+    expect(status).to.deep.equal({
+      type: 'string',
+      enum: ['Pending', 'Approved', 'Rejected', 'Cancelled', 'Expired', 'Rescinded', 'Suspended', 'Activated', 'Ended'],
+    });
   });
 
   it('when a record combines schemas (IssuedApiKey, WebhookEndpointWithSecret), then it is one object that keeps its nulls', () => {
@@ -98,8 +101,7 @@ describe('the OpenAPI document for client generators', () => {
     expect(queued?.properties['start_time']?.['format']).to.equal('date-time');
     const responseTimes = everything.filter(
       // Request bodies (a submission, an amendment) take the `Z` form as a pattern, not a date-time.
-      ([node, at]) =>
-        at.includes('/components/schemas/') && !/Create|Amendment/.test(at) && /_(at|time)$/.test(at) && node['type'] !== undefined,
+      ([node, at]) => at.includes('/components/schemas/') && !/Create|Amendment/.test(at) && /_(at|time)$/.test(at) && node['type'] !== undefined,
     );
     expect(responseTimes.filter(([node]) => node['format'] !== 'date-time').map(([, at]) => at)).to.deep.equal([]);
   });

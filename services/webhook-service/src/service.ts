@@ -44,7 +44,11 @@ export function createWebhookService(resources: ServiceResources<WebhookServiceC
   const relay = new OutboxRelay(broker, log, { registry });
   const endpoints = new EndpointStore(webhookEndpointModel(connection), relay);
   const retention = retentionOf(config);
-  const deliveries = new DeliveryStore(deliveryModel(connection, retention.deliverySeconds), attemptModel(connection, retention.attemptSeconds), relay);
+  const deliveries = new DeliveryStore(
+    deliveryModel(connection, retention.deliverySeconds),
+    attemptModel(connection, retention.attemptSeconds),
+    relay,
+  );
   const sender = new WebhookSender({ timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowLoopbackTargets: config.ALLOW_LOOPBACK_WEBHOOK_TARGETS });
   const scheduler = brokerScheduler(broker);
   // A hold outlasts the longest request in its slot, with the clock margin on either side.

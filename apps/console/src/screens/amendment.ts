@@ -39,4 +39,3 @@ export function amendment(record: FlightRequestRecord, draft: AmendDraft): Recor
   if (draft.purpose !== before.purpose) body['purpose'] = draft.purpose;
   return Object.keys(body).length === 0 ? null : body;
 }
-

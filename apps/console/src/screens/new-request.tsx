@@ -49,7 +49,6 @@ function drawnArea(points: Array<[number, number]>): string {
   );
 }
 
-
 /** The earliest start and latest end of the drafted volumes (`datetime-local` values compare as text). */
 function envelope(volumes: VolumeDraft[]): { start: string; end: string } {
   const starts = volumes.map((volume) => volume.start_time).filter((value) => value !== '');

@@ -118,7 +118,7 @@ describe('the console map: zones as layers (pure)', () => {
     );
   });
 
-  it("when a zone names its published authority, then the contact gives its name and ways to reach it; else the reviewing authority", () => {
+  it('when a zone names its published authority, then the contact gives its name and ways to reach it; else the reviewing authority', () => {
     expect(contactText(zone())).to.equal('LVNL');
     const authority = {
       name: 'Luchtverkeersleiding Nederland',
@@ -172,7 +172,10 @@ describe('the console map: zones as layers (pure)', () => {
   });
 
   it("when the window is asked for, then it is the flight's, cut to the longest the API answers; no window from times that do not make one", () => {
-    expect(zoneWindow('2026-12-03T10:00:00Z', '2026-12-03T11:00:00Z')).to.deep.equal({ from: '2026-12-03T10:00:00.000Z', to: '2026-12-03T11:00:00.000Z' });
+    expect(zoneWindow('2026-12-03T10:00:00Z', '2026-12-03T11:00:00Z')).to.deep.equal({
+      from: '2026-12-03T10:00:00.000Z',
+      to: '2026-12-03T11:00:00.000Z',
+    });
     expect(zoneWindow('2026-12-01T00:00:00+01:00', '2027-03-01T00:00:00+01:00')).to.deep.equal({
       from: '2026-11-30T23:00:00.000Z',
       to: '2026-12-31T23:00:00.000Z',

@@ -52,7 +52,9 @@ export const FlightVolumeInput = Type.Object(
     geometry: Type.Unknown({
       description: `a GeoJSON Polygon or MultiPolygon, or a Point with radius_m (a circle); at most ${VOLUME_LIMITS.maxPositionsPerVolume} positions`,
     }),
-    radius_m: Type.Optional(Double({ minimum: 1, maximum: 5000, description: 'with a Point geometry (and only then): the circle radius, 1..5000 metres' })),
+    radius_m: Type.Optional(
+      Double({ minimum: 1, maximum: 5000, description: 'with a Point geometry (and only then): the circle radius, 1..5000 metres' }),
+    ),
     altitude_lower: Altitude,
     altitude_upper: Altitude,
     start_time: utcTimestamp('start time'),
@@ -124,7 +126,10 @@ export const FlightRequestCreateDocument: TSchema = {
     flight_area: FlightArea,
     volumes: Type.Optional(
       Type.Array(
-        Type.Object({ ...FlightVolumeInput.properties, geometry: VolumeGeometry }, { $id: 'FlightVolumeInput', additionalProperties: false, ...CIRCLE_RULE }),
+        Type.Object(
+          { ...FlightVolumeInput.properties, geometry: VolumeGeometry },
+          { $id: 'FlightVolumeInput', additionalProperties: false, ...CIRCLE_RULE },
+        ),
         VOLUMES_OPTIONS,
       ),
     ),

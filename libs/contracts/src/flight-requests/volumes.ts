@@ -42,4 +42,3 @@ export const FlightVolumeRecord = Type.Object(
   { $id: 'FlightVolumeRecord' },
 );
 export type FlightVolumeRecord = Static<typeof FlightVolumeRecord>;
-

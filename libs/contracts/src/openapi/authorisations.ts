@@ -76,7 +76,7 @@ export const authorisationPaths: Record<string, PathItem> = {
       operationId: 'getAuthorisationStatus',
       summary: 'Whether an authorisation still stands (public)',
       description:
-        '`valid`; `suspended` while a new authorisation zone has the flight back under its authority\'s review (do not fly); ' +
+        "`valid`; `suspended` while a new authorisation zone has the flight back under its authority's review (do not fly); " +
         '`revoked` when the request was cancelled, rescinded (a new restriction now prohibits the flight) or rejected while ' +
         'suspended, or when a later approval replaced it (the approval that ends a suspension issues a new authorisation); ' +
         '`expired` after the flight window. Nothing else: no reason, time or zone. No API key; limited per client IP.',

@@ -101,7 +101,7 @@ const amendFlightRequest = (operationId: string) => ({
     'holds the new airspace: a deconfliction item) it is Pending, and the old authorisation is revoked. An amendment ' +
     'into a PROHIBITED zone is refused (409) and changes nothing. `revision` counts the amendments; each sends an ' +
     '`amendment` webhook. Sending the same amendment again changes nothing and answers the request as it is.',
-  requestBody: { required: true, content: json(amendBody as unknown as TSchema, amendFlightRequestExample) },
+  requestBody: { required: true, content: json(amendBody, amendFlightRequestExample) },
   responses: {
     '200': response('The amended request (or, for a repeat, the request as it is).', DataEnvelope(FlightRequestRecord)),
     '403': forbidden,

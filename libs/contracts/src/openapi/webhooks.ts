@@ -237,7 +237,11 @@ export const webhookPaths: Record<string, unknown> = {
         { name: 'cursor', in: 'query', required: false, schema: LargeListQuery.cursor },
         { name: 'status', in: 'query', required: false, schema: { type: 'string', enum: ['pending', 'succeeded', 'failed'] } },
       ],
-      responses: { '200': json(PaginatedOrCursor(DeliveryRecord), 'A page of deliveries (with `cursor`, the cursor page).'), ...common, '422': ref('ValidationFailed') },
+      responses: {
+        '200': json(PaginatedOrCursor(DeliveryRecord), 'A page of deliveries (with `cursor`, the cursor page).'),
+        ...common,
+        '422': ref('ValidationFailed'),
+      },
     },
   },
   '/api/webhooks/{id}/deliveries/{delivery_id}/redeliver': {

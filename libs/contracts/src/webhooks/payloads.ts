@@ -132,7 +132,9 @@ export const RestrictionNoticeData = Type.Object(
         identifier: Nullable(Type.String({ description: 'The published ED-269 / ED-318 identifier.' })),
         country: Nullable(Type.String({ description: 'ISO 3166-1 alpha-3.' })),
         type: Type.String({ description: 'CTR, AIRPORT, MILITARY, NATURE, TEMPORARY or OTHER.' }),
-        published_type: Nullable(Type.String({ description: 'The type as published (ED-318 `type`, ED-269 `restriction`), e.g. REQ_AUTHORIZATION.' })),
+        published_type: Nullable(
+          Type.String({ description: 'The type as published (ED-318 `type`, ED-269 `restriction`), e.g. REQ_AUTHORIZATION.' }),
+        ),
         restriction: Type.String({ enum: ['PROHIBITED', 'REQ_AUTHORISATION', 'CONDITIONAL', 'USPACE', 'NO_RESTRICTION'] }),
         name: Type.String(),
         authority: Type.String(),

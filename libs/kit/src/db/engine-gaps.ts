@@ -205,7 +205,10 @@ export async function missingIndexes(model: AnyModel): Promise<string[]> {
     const { toCreate } = await model.diffIndexes();
     return toCreate.map((index) => `${collection} ${JSON.stringify(index)}`);
   }
-  const existing = await model.collection.listIndexes().toArray().catch(() => []);
+  const existing: Array<Record<string, unknown>> = await model.collection
+    .listIndexes()
+    .toArray()
+    .catch(() => []);
   const built = new Set(existing.map((index) => `${JSON.stringify(index['key'])}/${index['unique'] === true}`));
   return model.schema
     .indexes()
@@ -229,7 +232,10 @@ export function ttlIndexes(model: AnyModel): Array<{ field: string; seconds: num
 export async function retimeTtlIndexes(model: AnyModel): Promise<void> {
   const declared = ttlIndexes(model);
   if (declared.length === 0 || (await isLocalEngine(model.db))) return;
-  const existing = await model.collection.listIndexes().toArray().catch(() => []);
+  const existing: Array<Record<string, unknown>> = await model.collection
+    .listIndexes()
+    .toArray()
+    .catch(() => []);
   for (const { field, seconds } of declared) {
     const index = existing.find((candidate) => JSON.stringify(candidate['key']) === JSON.stringify({ [field]: 1 }));
     if (index && typeof index['expireAfterSeconds'] === 'number' && index['expireAfterSeconds'] !== seconds) {

@@ -30,7 +30,11 @@ export async function migrateIndexes<P extends DatabaseSettings, K extends keyof
       MONGO_DB: serviceConfig.properties.MONGO_DB,
     };
     for (const key of settings) properties[key] = serviceConfig.properties[key];
-    const loaded = loadConfig(Type.Object(properties), env) as Pick<Static<TObject<P>>, K & keyof Static<TObject<P>>> & { LOG_LEVEL: string; MONGO_URL: string; MONGO_DB: string };
+    const loaded = loadConfig(Type.Object(properties), env) as Pick<Static<TObject<P>>, K & keyof Static<TObject<P>>> & {
+      LOG_LEVEL: string;
+      MONGO_URL: string;
+      MONGO_DB: string;
+    };
     const { LOG_LEVEL, MONGO_URL, MONGO_DB } = loaded;
     log = createLogger(`${service}-migrate`, LOG_LEVEL);
     const connection = await connectMongo(MONGO_URL, MONGO_DB, log);

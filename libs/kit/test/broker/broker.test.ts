@@ -200,10 +200,15 @@ describe('Broker (real broker): a channel the broker closes', () => {
     await channel.close();
     const classic = await admin.createChannel();
     classic.on('error', () => undefined);
-    const refused = await classic.assertQueue(delayQueue, { durable: true, arguments: { ...delayQueueArguments(exchange, 700, RoutingKeys.operatorUpdated), 'x-queue-type': 'classic' } }).then(
-      () => undefined,
-      (error: Error) => error,
-    );
+    const refused = await classic
+      .assertQueue(delayQueue, {
+        durable: true,
+        arguments: { ...delayQueueArguments(exchange, 700, RoutingKeys.operatorUpdated), 'x-queue-type': 'classic' },
+      })
+      .then(
+        () => undefined,
+        (error: Error) => error,
+      );
     expect(refused?.message).to.include('PRECONDITION_FAILED');
 
     const arrival = await waitFor(() => received.find((entry) => entry.id === event.id), 10_000);

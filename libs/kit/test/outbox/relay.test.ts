@@ -159,7 +159,10 @@ describe('OutboxRelay (real database and broker)', () => {
     const ReplicaThings = replica.model<Thing>('Thing', thingSchema());
     const events = Array.from({ length: 40 }, (_, n) => newEvent(RoutingKeys.operatorUpdated, null, { n, run: 'outage' }));
     const things = await Things.insertMany(events.map((event, n) => ({ name: `outage ${n}`, ...outboxOnCreate([event]) })));
-    const relays = [new OutboxRelay(broker, log, { sweepIntervalMs: 10, sweepGraceMs: 0 }), new OutboxRelay(broker, log, { sweepIntervalMs: 10, sweepGraceMs: 0 })];
+    const relays = [
+      new OutboxRelay(broker, log, { sweepIntervalMs: 10, sweepGraceMs: 0 }),
+      new OutboxRelay(broker, log, { sweepIntervalMs: 10, sweepGraceMs: 0 }),
+    ];
     relays[0]!.watch(Things as never);
     relays[1]!.watch(ReplicaThings as never);
     relays.forEach((relay) => relay.start());
@@ -173,7 +176,10 @@ describe('OutboxRelay (real database and broker)', () => {
       const counts = new Map<string, number>();
       for (const event of captured.events) if (published.has(event.id)) counts.set(event.id, (counts.get(event.id) ?? 0) + 1);
       expect(counts.size, 'every event published').to.equal(events.length);
-      expect([...counts.values()].filter((count) => count > 1), 'events published more than once').to.deep.equal([]);
+      expect(
+        [...counts.values()].filter((count) => count > 1),
+        'events published more than once',
+      ).to.deep.equal([]);
     } finally {
       await Promise.all(relays.map((relay) => relay.stop()));
       await replica.close();

@@ -41,9 +41,7 @@ export function flightRequestRecord(doc: FlightRequestSummary & { geometry?: Fli
           rescinded_at: toOffsetTimestamp(doc.rescission.rescinded_at),
         }
       : null,
-    suspension: doc.suspension
-      ? { zone_ids: [...doc.suspension.zone_ids], suspended_at: toOffsetTimestamp(doc.suspension.suspended_at) }
-      : null,
+    suspension: doc.suspension ? { zone_ids: [...doc.suspension.zone_ids], suspended_at: toOffsetTimestamp(doc.suspension.suspended_at) } : null,
     activation: doc.activation
       ? {
           activated_at: toOffsetTimestampOrNull(doc.activation.activated_at),

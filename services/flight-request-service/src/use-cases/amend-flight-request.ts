@@ -51,9 +51,11 @@ export async function amendFlightRequest(deps: UseCaseDeps, command: AmendComman
   const operator = await deps.operatorFacts.current(current.operator_uuid, command.credentials);
   if (!operator) throw new ConflictError('The operator of this flight request is no longer registered.');
   const context = { actor: actorOf(command.principal), at: now, newItemId: randomUUID, requestId: command.requestId };
-  const decide = async (alsoTaken: ApprovedFlight[] = []) => amend(current, amended, await screenSubmission(deps, amended, operator, alsoTaken), context);
+  const decide = async (alsoTaken: ApprovedFlight[] = []) =>
+    amend(current, amended, await screenSubmission(deps, amended, operator, alsoTaken), context);
   const decision = await decide();
-  const saved = decision.target === 'Approved' ? await approveAmendment(deps, current, amended, decision, decide) : await backToReview(deps, current, decision);
+  const saved =
+    decision.target === 'Approved' ? await approveAmendment(deps, current, amended, decision, decide) : await backToReview(deps, current, decision);
   deps.metrics.requestsByStatus.inc({ status: saved.status });
   return saved;
 }

@@ -15,7 +15,13 @@ const validateEnd = bodyValidator(FlightEndBody);
  * the same write frees its airspace, and the ledger cells are tidied after.
  * An Approved flight that never flew is cancelled instead (409 here).
  */
-export async function endFlightRequest(deps: UseCaseDeps, principal: Principal, uuid: string, body: unknown, requestId?: string): Promise<FlightRequest> {
+export async function endFlightRequest(
+  deps: UseCaseDeps,
+  principal: Principal,
+  uuid: string,
+  body: unknown,
+  requestId?: string,
+): Promise<FlightRequest> {
   if (!isUuid(uuid)) throw new NotFoundError();
   let freed: Deconfliction | null = null;
   const ended = await deps.requests.change(uuid.toLowerCase(), (current) => {

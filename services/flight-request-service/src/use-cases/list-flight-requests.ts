@@ -6,7 +6,6 @@ import type { FlightRequestSummary } from '../domain/flight-request/flight-reque
 import type { ListScope } from '../store/flight-request-store.js';
 import type { UseCaseDeps } from './deps.js';
 
-
 /**
  * GET /api/flight-requests: operators see their own, reviewers the requests
  * with an item of their authority, admins all (or one operator's). Dates are

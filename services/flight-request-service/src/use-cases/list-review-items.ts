@@ -28,7 +28,12 @@ export interface ReviewQueuePage {
  * shows what its request shares with other operators' pending requests, so
  * that the desk knows when approving one denies another.
  */
-export async function listReviewItems(deps: UseCaseDeps, principal: Principal, query: ReviewListQuery, request: ListRequest): Promise<ReviewQueuePage> {
+export async function listReviewItems(
+  deps: UseCaseDeps,
+  principal: Principal,
+  query: ReviewListQuery,
+  request: ListRequest,
+): Promise<ReviewQueuePage> {
   const authority = principal.role === 'reviewer' ? (principal.authority ?? '') : (query.authority ?? null);
   const { items, total, nextCursor } = await deps.reviewQueue.pending(authority, listPosition(request));
   return { rows: await withRequests(deps, items), total, nextCursor };

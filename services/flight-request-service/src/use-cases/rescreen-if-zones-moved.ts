@@ -13,7 +13,12 @@ import { rescreenForZone } from './rescreen-for-zone.js';
  * rescreening's own new epoch, this leaves no request screened against an
  * old map unrescreened (docs/architecture.md, "Zone freshness").
  */
-export async function rescreenIfZonesMoved(deps: UseCaseDeps, request: FlightRequest, screenedAt: ZoneEpoch, requestId?: string): Promise<FlightRequest> {
+export async function rescreenIfZonesMoved(
+  deps: UseCaseDeps,
+  request: FlightRequest,
+  screenedAt: ZoneEpoch,
+  requestId?: string,
+): Promise<FlightRequest> {
   if ((await deps.zoneSync.current()) === screenedAt) return request;
   const [west = 0, south = 0, east = 0, north = 0] = request.area.bbox;
   for (const zone of deps.zoneIndex.search([west, south, east, north])) await rescreenForZone(deps, zone.id, 'updated', requestId, request._id);

@@ -61,7 +61,8 @@ export async function submitFlightRequest(deps: UseCaseDeps, command: SubmitComm
   const { request, events } = submit(submission, screening, context);
   let saved: FlightRequest;
   try {
-    saved = request.status === 'Approved' ? await approveWithReservation(deps, request, events, redecide) : await deps.requests.insert(request, events);
+    saved =
+      request.status === 'Approved' ? await approveWithReservation(deps, request, events, redecide) : await deps.requests.insert(request, events);
   } catch (error) {
     if (!idempotency || !isDuplicateKey(error)) throw error;
     return replayAfterRace(deps, request._id, idempotency.body_sha256, now);

@@ -61,7 +61,8 @@ describe('POST /api/flight-requests/{uuid}/activate and /end', function () {
   };
   const activate = (uuid: string, body: unknown = {}, as = operatorPrincipal(operatorUuid)) =>
     t.call('POST', `/api/flight-requests/${uuid}/activate`, { as, body });
-  const end = (uuid: string, body: unknown = {}, as = operatorPrincipal(operatorUuid)) => t.call('POST', `/api/flight-requests/${uuid}/end`, { as, body });
+  const end = (uuid: string, body: unknown = {}, as = operatorPrincipal(operatorUuid)) =>
+    t.call('POST', `/api/flight-requests/${uuid}/end`, { as, body });
   const record = async (uuid: string) => (await t.call('GET', `/api/flight-requests/${uuid}`, { as: admin })).body.data;
   const authorisationStatus = async (uuid: string) => {
     const { jti } = (await t.call('GET', `/api/flight-requests/${uuid}/authorisation`, { as: admin })).body.data as { jti: string };
@@ -84,7 +85,11 @@ describe('POST /api/flight-requests/{uuid}/activate and /end', function () {
     const activated = response.body.data;
     expect(activated.status).to.equal('Activated');
     expect(activated.status_history.at(-1)).to.include({ status: 'Activated', actor: 'operator', reason: null });
-    expect(activated.activation).to.deep.equal({ activated_at: new Date(clock).toISOString().replace(/\.\d{3}Z$/, '+00:00'), ended_at: null, end_reason: null });
+    expect(activated.activation).to.deep.equal({
+      activated_at: new Date(clock).toISOString().replace(/\.\d{3}Z$/, '+00:00'),
+      ended_at: null,
+      end_reason: null,
+    });
     const event = await statusEvent(flight.uuid, 'Activated');
     expect(event.data).to.include({ previous_status: 'Approved', actor: 'operator', sequence: 3 });
     expect(await authorisation.status()).to.equal('valid');
@@ -105,8 +110,9 @@ describe('POST /api/flight-requests/{uuid}/activate and /end', function () {
   });
 
   it('activate: when the request is Pending or Activated already, then 409 naming its state', async () => {
-    const pending = (await t.call('POST', '/api/flight-requests', { as: operatorPrincipal(operatorUuid), body: submission(operatorUuid, { max_altitude: 200 }) }))
-      .body.data;
+    const pending = (
+      await t.call('POST', '/api/flight-requests', { as: operatorPrincipal(operatorUuid), body: submission(operatorUuid, { max_altitude: 200 }) })
+    ).body.data;
     expect(pending.status).to.equal('Pending');
     into(pending);
     expect((await activate(pending.uuid)).body.message).to.equal('A Pending flight request cannot be activated.');
@@ -195,7 +201,11 @@ describe('POST /api/flight-requests/{uuid}/activate and /end', function () {
     const ended = await record(flight.uuid);
     expect(ended.status).to.equal('Ended');
     expect(ended.activation).to.deep.include({ activated_at: null, end_reason: 'not_activated' });
-    expect(ended.status_history.at(-1)).to.include({ status: 'Ended', actor: 'system', reason: 'The flight window closed before the flight was activated.' });
+    expect(ended.status_history.at(-1)).to.include({
+      status: 'Ended',
+      actor: 'system',
+      reason: 'The flight window closed before the flight was activated.',
+    });
     expect((await statusEvent(flight.uuid, 'Ended')).data).to.include({ previous_status: 'Approved', actor: 'system' });
     expect(await authorisation.status()).to.equal('expired');
   });

@@ -78,7 +78,13 @@ describe('PATCH /api/flight-requests/{uuid}', function () {
     expect(await statusOf(oldJti)).to.equal('revoked');
     expect(await statusOf(newJti)).to.equal('valid');
     const event = await amendedEvent(approved.uuid, 2);
-    expect(event.data).to.deep.include({ previous_status: 'Approved', status: 'Approved', changed: ['purpose'], revoked_authorisation: oldJti, sequence: 3 });
+    expect(event.data).to.deep.include({
+      previous_status: 'Approved',
+      status: 'Approved',
+      changed: ['purpose'],
+      revoked_authorisation: oldJti,
+      sequence: 3,
+    });
     const stored = await unrecorded(() => t.service.deps.requests.find(approved.uuid));
     expect(stored?.deconfliction).to.include({ state: 'held' });
     expect(stored?.deconfliction?.next ?? null).to.equal(null);
@@ -195,7 +201,10 @@ describe('PATCH /api/flight-requests/{uuid}', function () {
     const approved = await submit();
     const answers = await Promise.all(Array.from({ length: 5 }, (_, i) => amend(approved.uuid, { purpose: `Inspection, take ${i}` })));
     const statuses = answers.map((answer) => answer.status);
-    expect(statuses.every((status) => status === 200 || status === 409), JSON.stringify(statuses)).to.equal(true);
+    expect(
+      statuses.every((status) => status === 200 || status === 409),
+      JSON.stringify(statuses),
+    ).to.equal(true);
     const landed = statuses.filter((status) => status === 200).length;
     expect(landed).to.be.at.least(1);
     const after = (await t.call('GET', `/api/flight-requests/${approved.uuid}`, { as: admin })).body.data;
@@ -214,7 +223,10 @@ describe('PATCH /api/flight-requests/{uuid}', function () {
     expect(bounds.status).to.equal(422);
     expect(bounds.body.errors).to.have.keys('max_altitude', 'end_time');
     const area = await amend(approved.uuid, {
-      flight_area: { type: 'FeatureCollection', features: [{ type: 'Feature', properties: {}, geometry: { type: 'Polygon', coordinates: [[[4.9, 52]]] } }] },
+      flight_area: {
+        type: 'FeatureCollection',
+        features: [{ type: 'Feature', properties: {}, geometry: { type: 'Polygon', coordinates: [[[4.9, 52]]] } }],
+      },
     });
     expect(area.status).to.equal(422);
     expect(Object.keys(area.body.errors).every((path) => path.startsWith('flight_area.features.0'))).to.equal(true);
@@ -236,7 +248,9 @@ describe('PATCH /api/flight-requests/{uuid}', function () {
       const response = await amend(started._id, { purpose: 'x' });
       expect(response.status).to.equal(409);
       expect(response.body.message).to.equal(
-        status === 'Activated' ? 'An Activated flight request cannot be amended.' : 'A flight request whose flight window has started cannot be amended.',
+        status === 'Activated'
+          ? 'An Activated flight request cannot be amended.'
+          : 'A flight request whose flight window has started cannot be amended.',
       );
     }
   });

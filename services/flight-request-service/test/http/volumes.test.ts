@@ -57,7 +57,8 @@ describe('flight requests with 4-D volumes', function () {
   });
 
   const operators = (count: number) => Promise.all(Array.from({ length: count }, () => one.seedOperator()));
-  const submit = (owner: string, body: unknown, index = 0) => replica(index).call('POST', '/api/flight-requests', { as: operatorPrincipal(owner), body });
+  const submit = (owner: string, body: unknown, index = 0) =>
+    replica(index).call('POST', '/api/flight-requests', { as: operatorPrincipal(owner), body });
   const get = async (uuid: string, query = '') => (await one.call('GET', `/api/flight-requests/${uuid}${query}`, { as: admin })).body.data;
 
   it('POST /api/flight-requests: when a request is written to the interface spec, then it is stored, listed and rendered as before, with the one volume its fields form', async () => {
@@ -81,7 +82,9 @@ describe('flight requests with 4-D volumes', function () {
     expect(read.flight_area.features).to.have.length(2);
     expect(read.volumes).to.deep.equal(record.volumes);
     const listed = await one.call('GET', '/api/flight-requests', { as: operatorPrincipal(owner!) });
-    expect(listed.body.data.map((entry: { uuid: string; volumes: unknown }) => [entry.uuid, entry.volumes])).to.deep.equal([[record.uuid, record.volumes]]);
+    expect(listed.body.data.map((entry: { uuid: string; volumes: unknown }) => [entry.uuid, entry.volumes])).to.deep.equal([
+      [record.uuid, record.volumes],
+    ]);
   });
 
   it('POST /api/flight-requests: when a request has volumes, then the record shows them and the spec fields as their envelope, and the flight area as their areas', async () => {
@@ -89,7 +92,10 @@ describe('flight requests with 4-D volumes', function () {
     const first = window(3);
     const second = { start: first.end, end: new Date(first.end.getTime() + HOUR) };
     const circle = { geometry: { type: 'Point', coordinates: [31.5, 40.5] }, radius_m: 300 };
-    const body = withVolumes(owner!, [volume([31, 40], [0, 60], first), volume([31, 40], [60, 110], second, { ...circle, altitude_upper: agl(110) })]);
+    const body = withVolumes(owner!, [
+      volume([31, 40], [0, 60], first),
+      volume([31, 40], [60, 110], second, { ...circle, altitude_upper: agl(110) }),
+    ]);
     const preview = await one.call('POST', '/api/flight-requests/preview', { as: operatorPrincipal(owner!), body });
     expect(preview.status).to.equal(200);
     const created = await submit(owner!, body);
@@ -132,28 +138,88 @@ describe('flight requests with 4-D volumes', function () {
     const when = window(6);
     const at: [number, number] = [33, 40];
     const good = volume(at, [0, 50], when);
-    const refusals: Array<[string, unknown[] | unknown, string]> = [
+    const refusals: Array<[string, unknown, string]> = [
       ['too many volumes', Array.from({ length: 21 }, () => good), 'volumes'],
       ['no volume', [], 'volumes'],
       ['not a list', 'everywhere', 'volumes'],
       ['upper not above lower', [good, volume(at, [60, 60], when)], 'volumes.1.altitude_upper.value'],
-      ['references differ', [volume(at, [0, 50], when, { altitude_upper: { value: 50, reference: 'AMSL', units: 'm' } })], 'volumes.0.altitude_upper.reference'],
+      [
+        'references differ',
+        [volume(at, [0, 50], when, { altitude_upper: { value: 50, reference: 'AMSL', units: 'm' } })],
+        'volumes.0.altitude_upper.reference',
+      ],
       ['above the ceiling', [volume(at, [0, 501], when)], 'volumes.0.altitude_upper.value'],
-      ['above the ceiling in feet', [volume(at, [0, 50], when, { altitude_upper: { value: 1700, reference: 'AGL', units: 'ft' } })], 'volumes.0.altitude_upper.value'],
+      [
+        'above the ceiling in feet',
+        [volume(at, [0, 50], when, { altitude_upper: { value: 1700, reference: 'AGL', units: 'ft' } })],
+        'volumes.0.altitude_upper.value',
+      ],
       ['below the ground', [volume(at, [-10, 50], when)], 'volumes.0.altitude_lower.value'],
-      ['unknown reference', [volume(at, [0, 50], when, { altitude_lower: { value: 0, reference: 'QNH', units: 'm' } })], 'volumes.0.altitude_lower.reference'],
-      ['unknown units', [volume(at, [0, 50], when, { altitude_lower: { value: 0, reference: 'AGL', units: 'yd' } })], 'volumes.0.altitude_lower.units'],
-      ['value not a number', [volume(at, [0, 50], when, { altitude_lower: { value: '0', reference: 'AGL', units: 'm' } })], 'volumes.0.altitude_lower.value'],
+      [
+        'unknown reference',
+        [volume(at, [0, 50], when, { altitude_lower: { value: 0, reference: 'QNH', units: 'm' } })],
+        'volumes.0.altitude_lower.reference',
+      ],
+      [
+        'unknown units',
+        [volume(at, [0, 50], when, { altitude_lower: { value: 0, reference: 'AGL', units: 'yd' } })],
+        'volumes.0.altitude_lower.units',
+      ],
+      [
+        'value not a number',
+        [volume(at, [0, 50], when, { altitude_lower: { value: '0', reference: 'AGL', units: 'm' } })],
+        'volumes.0.altitude_lower.value',
+      ],
       ['no lower limit', [{ ...good, altitude_lower: undefined }], 'volumes.0.altitude_lower'],
       ['an unknown field', [{ ...good, colour: 'red' }], 'volumes.0.colour'],
       ['end before start', [volume(at, [0, 50], { start: when.end, end: when.start })], 'volumes.0.end_time'],
       ['start in the past', [volume(at, [0, 50], { start: new Date(Date.now() - HOUR), end: when.end })], 'volumes.0.start_time'],
-      ['a window over 24 hours', [good, volume(at, [60, 90], { start: new Date(when.start.getTime() + 24 * HOUR), end: new Date(when.end.getTime() + 24 * HOUR) })], 'volumes'],
-      ['an open ring', [volume(at, [0, 50], when, { geometry: { type: 'Polygon', coordinates: [[[33, 40], [33.01, 40], [33.01, 40.01], [33, 40.01]]] } })], 'volumes.0.geometry.coordinates.0'],
+      [
+        'a window over 24 hours',
+        [good, volume(at, [60, 90], { start: new Date(when.start.getTime() + 24 * HOUR), end: new Date(when.end.getTime() + 24 * HOUR) })],
+        'volumes',
+      ],
+      [
+        'an open ring',
+        [
+          volume(at, [0, 50], when, {
+            geometry: {
+              type: 'Polygon',
+              coordinates: [
+                [
+                  [33, 40],
+                  [33.01, 40],
+                  [33.01, 40.01],
+                  [33, 40.01],
+                ],
+              ],
+            },
+          }),
+        ],
+        'volumes.0.geometry.coordinates.0',
+      ],
       ['a circle without radius', [volume(at, [0, 50], when, { geometry: { type: 'Point', coordinates: [33, 40] } })], 'volumes.0.radius_m'],
       ['a radius beside a polygon', [volume(at, [0, 50], when, { radius_m: 50 })], 'volumes.0.radius_m'],
-      ['a line', [volume(at, [0, 50], when, { geometry: { type: 'LineString', coordinates: [[33, 40], [33.1, 40]] } })], 'volumes.0.geometry.type'],
-      ['too many positions', [volume(at, [0, 50], when, { geometry: { type: 'Polygon', coordinates: [manyPositions(2001)] } })], 'volumes.0.geometry'],
+      [
+        'a line',
+        [
+          volume(at, [0, 50], when, {
+            geometry: {
+              type: 'LineString',
+              coordinates: [
+                [33, 40],
+                [33.1, 40],
+              ],
+            },
+          }),
+        ],
+        'volumes.0.geometry.type',
+      ],
+      [
+        'too many positions',
+        [volume(at, [0, 50], when, { geometry: { type: 'Polygon', coordinates: [manyPositions(2001)] } })],
+        'volumes.0.geometry',
+      ],
     ];
     for (const [story, volumes, path] of refusals) {
       const answer = await submit(owner!, withVolumes(owner!, volumes as unknown[]));
@@ -206,9 +272,18 @@ describe('flight requests with 4-D volumes', function () {
     const otherBand = await submit(b!, withVolumes(b!, [volume(at, [40, 90], when)]), 1);
     const otherTime = await submit(c!, withVolumes(c!, [volume(at, [0, 40], { start: when.end, end: new Date(when.end.getTime() + HOUR) })]), 0);
     const otherArea = await submit(d!, withVolumes(d!, [volume([36.02, 40], [0, 40], when)]), 1);
-    expect([first, otherBand, otherTime, otherArea].map((answer) => answer.body.data.status)).to.deep.equal(['Approved', 'Approved', 'Approved', 'Approved']);
+    expect([first, otherBand, otherTime, otherArea].map((answer) => answer.body.data.status)).to.deep.equal([
+      'Approved',
+      'Approved',
+      'Approved',
+      'Approved',
+    ]);
 
-    const specField = await submit(b!, submission(b!, { flight_area: { type: 'FeatureCollection', features: [feature(36, 40)] }, ...times(when) }), 0);
+    const specField = await submit(
+      b!,
+      submission(b!, { flight_area: { type: 'FeatureCollection', features: [feature(36, 40)] }, ...times(when) }),
+      0,
+    );
     expect(specField.body.data.status, 'a flight from the ground up meets the band 0–40 m').to.equal('Pending');
     const [finding] = specField.body.data.review.findings;
     expect(finding.conflict).to.deep.include({ lower_altitude_m: 0, upper_altitude_m: 40 });
@@ -234,7 +309,11 @@ describe('flight requests with 4-D volumes', function () {
       for (const answer of answers.filter((candidate) => candidate.body.data.status === 'Pending')) {
         const conflicts = answer.body.data.review.findings.filter((finding: { code: string }) => finding.code === 'DECONFLICTION_OVERLAP');
         expect(conflicts.map((finding: { volume: number }) => finding.volume)).to.deep.equal([1]);
-        expect(conflicts[0].conflict).to.deep.include({ lower_altitude_m: 50, upper_altitude_m: 80, start_time: when.start.toISOString().replace('.000Z', '+00:00') });
+        expect(conflicts[0].conflict).to.deep.include({
+          lower_altitude_m: 50,
+          upper_altitude_m: 80,
+          start_time: when.start.toISOString().replace('.000Z', '+00:00'),
+        });
       }
     }
   });
@@ -254,7 +333,10 @@ describe('flight requests with 4-D volumes', function () {
     const low = await submit(c!, withVolumes(c!, [volume(at, [0, 30], when)]), 1);
     expect(low.body.data.status).to.equal('Pending');
     const conflicts = low.body.data.review.findings.filter((finding: { code: string }) => finding.code === 'DECONFLICTION_OVERLAP');
-    expect(conflicts.map((finding: { conflict: { altitude_reference: string } }) => finding.conflict.altitude_reference)).to.deep.equal(['AMSL', 'AMSL']);
+    expect(conflicts.map((finding: { conflict: { altitude_reference: string } }) => finding.conflict.altitude_reference)).to.deep.equal([
+      'AMSL',
+      'AMSL',
+    ]);
   });
 });
 

@@ -108,8 +108,7 @@ describe('the expiry sweep on two replicas (its lease)', function () {
     await one.close();
   });
 
-  const lease = () =>
-    one.connection.db!.collection<{ _id: string; owner: string; expires_at: Date }>('leases').findOne({ _id: 'expiry-sweep' });
+  const lease = () => one.connection.db!.collection<{ _id: string; owner: string; expires_at: Date }>('leases').findOne({ _id: 'expiry-sweep' });
   const overdueRequest = async (operatorUuid: string) => {
     const start = new Date(Date.now() - MINUTE);
     const request = storedRequest({ operatorUuid, status: 'Pending', start, end: new Date(start.getTime() + 60 * MINUTE) });

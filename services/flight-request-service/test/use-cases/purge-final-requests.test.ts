@@ -22,7 +22,13 @@ describe('purgeFinalRequests (the retention purge)', () => {
   async function stored(status: FlightRequestStatus, daysAgo: number) {
     const changed = new Date(Date.now() - daysAgo * DAY_MS);
     const request = {
-      ...storedRequest({ operatorUuid, status, start: new Date(changed.getTime() - DAY_MS), end: changed, items: [{ authority: 'NATIONAL', kind: 'altitude' }] }),
+      ...storedRequest({
+        operatorUuid,
+        status,
+        start: new Date(changed.getTime() - DAY_MS),
+        end: changed,
+        items: [{ authority: 'NATIONAL', kind: 'altitude' }],
+      }),
       updated_at: changed,
     };
     await insertStored(t, request);

@@ -102,7 +102,9 @@ describe('zone freshness across replicas', function () {
       watched.getClient().on('commandStarted', (event: mongo.CommandStartedEvent) => {
         if (event.commandName === 'find') filters.push(event.command);
       });
-      watched.getClient().on('commandSucceeded', (event: mongo.CommandSucceededEvent) => replies.push({ command: event.commandName, reply: event.reply }));
+      watched
+        .getClient()
+        .on('commandSucceeded', (event: mongo.CommandSucceededEvent) => replies.push({ command: event.commandName, reply: event.reply }));
       const log = createLogger('zone-reload-test', 'silent');
       index = new ZoneIndex();
       sync = new ZoneIndexSync(

@@ -55,7 +55,13 @@ const ADMIN_ONLY: readonly Role[] = ['admin'];
  * alike (k8s/base/ingress.yaml, checked by scripts/ci/check-manifests.py).
  */
 export const LARGE_BODY_ROUTES: ReadonlyArray<{ method: string; path: string; limitBytes: number; timeoutMs: number; roles: readonly Role[] }> = [
-  { method: 'POST', path: '/api/zones/import', limitBytes: ZONE_IMPORT_BODY_LIMIT_BYTES, timeoutMs: ZONE_IMPORT_UPSTREAM_TIMEOUT_MS, roles: ADMIN_ONLY },
+  {
+    method: 'POST',
+    path: '/api/zones/import',
+    limitBytes: ZONE_IMPORT_BODY_LIMIT_BYTES,
+    timeoutMs: ZONE_IMPORT_UPSTREAM_TIMEOUT_MS,
+    roles: ADMIN_ONLY,
+  },
 ];
 
 const VERSION_PREFIX = '/api/v1';

@@ -39,12 +39,17 @@ export function consoleTileLayer(settings: TileSettings): TileLayer | null {
   const attributionUrl = settings.attributionUrl.trim();
   if (settings.url.trim() === '') {
     if (attribution !== '' || attributionUrl !== '')
-      throw new ConfigError(['CONSOLE_TILE_ATTRIBUTION and CONSOLE_TILE_ATTRIBUTION_URL describe a tile layer: set CONSOLE_TILE_URL too, or neither']);
+      throw new ConfigError([
+        'CONSOLE_TILE_ATTRIBUTION and CONSOLE_TILE_ATTRIBUTION_URL describe a tile layer: set CONSOLE_TILE_URL too, or neither',
+      ]);
     return null;
   }
   const url = leafletTemplate(settings.url.trim(), problems);
   const origin = url === null ? null : originOf(url, problems);
-  if (attribution === '') problems.push('CONSOLE_TILE_ATTRIBUTION is required with CONSOLE_TILE_URL: the credit the tile provider asks for, e.g. "© OpenStreetMap contributors"');
+  if (attribution === '')
+    problems.push(
+      'CONSOLE_TILE_ATTRIBUTION is required with CONSOLE_TILE_URL: the credit the tile provider asks for, e.g. "© OpenStreetMap contributors"',
+    );
   if (attributionUrl !== '' && !isHttpUrl(attributionUrl)) problems.push('CONSOLE_TILE_ATTRIBUTION_URL must be an http:// or https:// URL');
   if (problems.length > 0 || url === null || origin === null) throw new ConfigError(problems);
   return { url, attribution, attributionUrl: attributionUrl === '' ? null : attributionUrl, maxZoom: settings.maxZoom, origin };
@@ -69,7 +74,10 @@ function leafletTemplate(template: string, problems: string[]): string | null {
         'write the rest (a subdomain, style or tile matrix set) out',
     );
   const missing = ['z', 'x', 'y'].filter((name) => !seen.has(name));
-  if (missing.length > 0) problems.push(`CONSOLE_TILE_URL must be a URL template with {z}, {x} and {y} (e.g. ${EXAMPLE}); it lacks ${missing.map((name) => `{${name}}`).join(', ')}`);
+  if (missing.length > 0)
+    problems.push(
+      `CONSOLE_TILE_URL must be a URL template with {z}, {x} and {y} (e.g. ${EXAMPLE}); it lacks ${missing.map((name) => `{${name}}`).join(', ')}`,
+    );
   if (/[{}]/.test(converted.replace(/\{(z|x|y|-y)\}/g, '')) && unknown.size === 0) problems.push('CONSOLE_TILE_URL has an unmatched { or }');
   return problems.length > 0 ? null : converted;
 }

@@ -80,7 +80,12 @@ describe('the console tile layer (CONSOLE_TILE_*)', () => {
   });
 
   it('when credentials are in the URL, the credit is missing or its link is not http(s), then each is named, without echoing the URL', () => {
-    const problems = problemsOf({ url: 'https://user:secret@tiles.example.org/{z}/{x}/{y}.png', attribution: ' ', attributionUrl: 'javascript:alert(1)', maxZoom: 19 });
+    const problems = problemsOf({
+      url: 'https://user:secret@tiles.example.org/{z}/{x}/{y}.png',
+      attribution: ' ',
+      attributionUrl: 'javascript:alert(1)',
+      maxZoom: 19,
+    });
     expect(problems).to.have.length(3);
     expect(problems[0]).to.match(/^CONSOLE_TILE_URL must not carry a user name or password/);
     expect(problems[1]).to.match(/^CONSOLE_TILE_ATTRIBUTION is required with CONSOLE_TILE_URL/);

@@ -83,8 +83,7 @@ export function brokerScheduler(broker: Broker): AttemptScheduler {
     now: async (messages) => {
       if (messages.length > 0) await firstMessages.add(messages);
     },
-    later: (message, delayMs) =>
-      broker.publishDelayed(queueName(broker.exchangeName, delayQueueName(delayMs)), message, delayMs, ATTEMPT_DUE),
+    later: (message, delayMs) => broker.publishDelayed(queueName(broker.exchangeName, delayQueueName(delayMs)), message, delayMs, ATTEMPT_DUE),
   };
 }
 

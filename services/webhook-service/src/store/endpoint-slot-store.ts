@@ -48,7 +48,9 @@ export class EndpointSlotStore {
       const held = new Map((await driverCollection(this.model).find({ endpoint_id: endpointId }).toArray()).map((lease) => [lease.slot, lease]));
       const now = this.now().getTime();
       const free = candidates.filter((slot) => !held.has(slot));
-      const expired = candidates.map((slot) => held.get(slot)).filter((lease): lease is EndpointSlotLease => lease !== undefined && lease.expires_at.getTime() < now);
+      const expired = candidates
+        .map((slot) => held.get(slot))
+        .filter((lease): lease is EndpointSlotLease => lease !== undefined && lease.expires_at.getTime() < now);
       if (free.length === 0 && expired.length === 0) return null;
       for (const slot of free) {
         const taken = await this.insert(endpointId, slot);

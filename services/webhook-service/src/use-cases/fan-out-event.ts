@@ -42,7 +42,9 @@ export async function fanOutEvent(deps: WebhookDeps, event: EventEnvelope, redel
   }
   // The account's security notice goes to every enabled endpoint; everything else to those subscribed to its kind.
   const subscribers =
-    kind === 'credentials_changed' ? await deps.endpoints.findEnabled(event.operator_uuid) : await deps.endpoints.findSubscribers(event.operator_uuid, kind);
+    kind === 'credentials_changed'
+      ? await deps.endpoints.findEnabled(event.operator_uuid)
+      : await deps.endpoints.findSubscribers(event.operator_uuid, kind);
   if (subscribers.length === 0) return 0;
   const body = publicPayload(event, kind);
   const now = deps.now();

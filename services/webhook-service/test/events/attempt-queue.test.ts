@@ -124,7 +124,10 @@ describe('delivery attempts through the broker', () => {
 
   it('GET /metrics (webhook_attempts_waiting): when five attempts wait behind a held request, then every replica reports five, though the broker holds no ready message, and 0 once they are made', async () => {
     const shared = names();
-    const [one, two] = [await start(shared, { WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: '1' }), await start(shared, { WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: '1' })];
+    const [one, two] = [
+      await start(shared, { WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: '1' }),
+      await start(shared, { WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: '1' }),
+    ];
     const alice = operator();
     const hook = await receiver();
     let release = () => {};

@@ -267,7 +267,13 @@ describe('events from the broker → webhook deliveries', () => {
 
       const [request] = onlyReviews.requests;
       expect(request!.headers['x-webhook-event']).to.equal('credentials_changed');
-      expect(verifyWebhookSignature({ rawBody: request!.rawBody, header: String(request!.headers['x-webhook-signature']), secrets: reviewsEndpoint.secret }).valid).to.equal(true);
+      expect(
+        verifyWebhookSignature({
+          rawBody: request!.rawBody,
+          header: String(request!.headers['x-webhook-signature']),
+          secrets: reviewsEndpoint.secret,
+        }).valid,
+      ).to.equal(true);
       const body = JSON.parse(request!.rawBody);
       expect(schemaErrors(CredentialsChangedPayload, body)).to.deep.equal({});
       expect(body).to.deep.equal({

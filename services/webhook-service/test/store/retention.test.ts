@@ -28,7 +28,9 @@ describe('retention of the delivery log: TTL on deliveries and attempts', () => 
 
   it('when the service runs with WEBHOOK_*_TTL_DAYS set, then the TTL indexes carry the configured seconds', async () => {
     const declared = (name: string) =>
-      running.connection.models[name]!.schema.indexes().filter(([, options]) => (options as { expireAfterSeconds?: number }).expireAfterSeconds !== undefined);
+      running.connection.models[name]!.schema.indexes().filter(
+        ([, options]) => (options as { expireAfterSeconds?: number }).expireAfterSeconds !== undefined,
+      );
     expect(declared('Delivery')).to.deep.equal([[{ updated_at: 1 }, { expireAfterSeconds: 5 * 86_400 }]]);
     expect(declared('DeliveryAttempt')).to.deep.equal([[{ at: 1 }, { expireAfterSeconds: 3 * 86_400 }]]);
     const built = async (collection: string) => running.connection.db!.collection(collection).listIndexes().toArray();

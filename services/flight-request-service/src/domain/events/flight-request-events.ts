@@ -185,7 +185,11 @@ export interface AmendmentFacts {
   sequence: number | null;
 }
 
-export function amended(subject: EventSubject & { max_altitude: number }, facts: AmendmentFacts, requestId?: string): EventEnvelope<FlightRequestAmended> {
+export function amended(
+  subject: EventSubject & { max_altitude: number },
+  facts: AmendmentFacts,
+  requestId?: string,
+): EventEnvelope<FlightRequestAmended> {
   return newEvent(
     RoutingKeys.flightRequestAmended,
     subject.operator_uuid,

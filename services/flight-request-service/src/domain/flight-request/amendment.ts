@@ -63,7 +63,7 @@ function volumesAsSent(current: FlightRequest): Record<string, unknown>[] | null
   if (!current.volumes || current.volumes.length === 0) return null;
   return current.volumes.map((volume, index) => {
     const feature = current.geometry.flight_area.features[index];
-    const radius = feature?.properties?.['radius_m'];
+    const radius: unknown = feature?.properties?.['radius_m'];
     return {
       geometry: feature?.geometry,
       ...(typeof radius === 'number' ? { radius_m: radius } : {}),
@@ -185,15 +185,19 @@ export function amend(current: FlightRequest, amended: ValidSubmission, screenin
     updated_at: context.at,
   };
   const events = [
-    amendedEvent(subject, {
-      revision,
-      previous_status: current.status,
-      changed: changedFields(current, amended),
-      approvals_kept: items.filter((item) => item.status === 'approved').length,
-      revoked_authorisation: superseded ? authorisationId(current._id, superseded.position) : null,
-      amended_at: context.at,
-      sequence: entry ? history.length : null,
-    }, context.requestId),
+    amendedEvent(
+      subject,
+      {
+        revision,
+        previous_status: current.status,
+        changed: changedFields(current, amended),
+        approvals_kept: items.filter((item) => item.status === 'approved').length,
+        revoked_authorisation: superseded ? authorisationId(current._id, superseded.position) : null,
+        amended_at: context.at,
+        sequence: entry ? history.length : null,
+      },
+      context.requestId,
+    ),
     ...statusChanges(subject, current.status_history, entry ? [entry] : [], context.requestId),
     reviewItemsChanged(current, current.version + 1, [...items, ...dropped], context.requestId),
   ];
@@ -201,7 +205,12 @@ export function amend(current: FlightRequest, amended: ValidSubmission, screenin
 }
 
 /** Approved again is a new approval (a new authorisation); back to review from Approved is a new Pending entry; Pending stays Pending. */
-function historyEntry(current: FlightRequest, target: 'Approved' | 'Pending', revision: number, context: AmendmentContext): StatusHistoryEntry | null {
+function historyEntry(
+  current: FlightRequest,
+  target: 'Approved' | 'Pending',
+  revision: number,
+  context: AmendmentContext,
+): StatusHistoryEntry | null {
   if (target === 'Pending' && current.status === 'Pending') return null;
   const reason =
     target === 'Approved'

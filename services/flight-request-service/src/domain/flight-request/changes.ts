@@ -1,12 +1,5 @@
 import type { EndReason, EventEnvelope, RestrictionNoticeEffect } from '@dfc/contracts';
-import {
-  cascadeRejection,
-  restrictionNotice,
-  reviewCompleted,
-  statusChanges,
-  submitted,
-  type NoticeZone,
-} from '../events/flight-request-events.js';
+import { cascadeRejection, restrictionNotice, reviewCompleted, statusChanges, submitted, type NoticeZone } from '../events/flight-request-events.js';
 import { reviewItemsChanged } from '../events/review-item-events.js';
 import type { ZoneRescreening } from '../rescreening/zone-rescreening.js';
 import {
@@ -20,7 +13,16 @@ import {
   type ReviewItem,
 } from '../review/review-group.js';
 import type { Finding, ScreeningResult } from '../screening/screen.js';
-import { activation, canTransition, cancellation, ending, initialEntry, LIVE_STATUSES, transition, type StatusHistoryEntry } from '../state-machine/transitions.js';
+import {
+  activation,
+  canTransition,
+  cancellation,
+  ending,
+  initialEntry,
+  LIVE_STATUSES,
+  transition,
+  type StatusHistoryEntry,
+} from '../state-machine/transitions.js';
 import type { ValidSubmission } from '../submission/check-submission.js';
 import type { GeoZone } from '../zones/geo-zone.js';
 import type { FlightRequest, FlightRequestChange, Suspension, ZoneScreening } from './flight-request.js';

@@ -75,7 +75,15 @@ export function zoneOutcome(zone: GeoZone, flight: FlightFacts, meeting: ZoneMee
     case 'NO_RESTRICTION':
       // Nothing to decide, but a published message is what the authority wants a pilot there to read.
       return (zone.published?.messages.length ?? 0) > 0
-        ? { finding: finding(zone, 'ZONE_INFORMATION', `The flight enters ${where}, which restricts nothing: its published message applies.`, meeting), item: null }
+        ? {
+            finding: finding(
+              zone,
+              'ZONE_INFORMATION',
+              `The flight enters ${where}, which restricts nothing: its published message applies.`,
+              meeting,
+            ),
+            item: null,
+          }
         : { finding: null, item: null };
   }
 }

@@ -91,7 +91,10 @@ export function cancellation(request: { status: FlightRequestStatus; end_time: D
 }
 
 /** Activation: an Approved flight, from its start until its end. */
-export function activation(request: { status: FlightRequestStatus; start_time: Date; end_time: Date }, context: TransitionContext): StatusHistoryEntry {
+export function activation(
+  request: { status: FlightRequestStatus; start_time: Date; end_time: Date },
+  context: TransitionContext,
+): StatusHistoryEntry {
   const entry = transition(request.status, 'Activated', context);
   const now = context.at.getTime();
   if (now < request.start_time.getTime()) throw new ConflictError('A flight cannot be activated before its flight window starts.');

@@ -116,7 +116,11 @@ function check(
   return {
     errors: {},
     checked: {
-      area: { stored: { type: 'FeatureCollection', features: volumes.map((volume) => volume.feature) }, polygons, summary: summarise(polygons, areaM2) },
+      area: {
+        stored: { type: 'FeatureCollection', features: volumes.map((volume) => volume.feature) },
+        polygons,
+        summary: summarise(polygons, areaM2),
+      },
       volumes: volumes.map((volume) => ({
         bbox: boundsOf(volume.polygon),
         start_time: volume.start,
@@ -148,7 +152,10 @@ function buildVolume(
 ): BuiltVolume | null {
   const geometryPath = at(path, 'geometry');
   if (positions > VOLUME_LIMITS.maxPositionsPerVolume) {
-    bag.add(geometryPath, `The ${attribute(geometryPath)} must not have more than ${VOLUME_LIMITS.maxPositionsPerVolume} positions (it has ${positions}).`);
+    bag.add(
+      geometryPath,
+      `The ${attribute(geometryPath)} must not have more than ${VOLUME_LIMITS.maxPositionsPerVolume} positions (it has ${positions}).`,
+    );
     return null;
   }
   const geometry = own(volume, 'geometry');
@@ -163,7 +170,14 @@ function buildVolume(
   const upper = own(volume, 'altitude_upper') as Altitude;
   if (!type) return null;
   const feature = buildFeature(
-    { path, type, coordinates: own(geometry as Record<string, unknown>, 'coordinates'), properties: radiusM === null ? {} : { radius_m: radiusM }, radiusM, id: undefined },
+    {
+      path,
+      type,
+      coordinates: own(geometry as Record<string, unknown>, 'coordinates'),
+      properties: radiusM === null ? {} : { radius_m: radiusM },
+      radiusM,
+      id: undefined,
+    },
     bag,
   );
   if (!feature || (type === 'Point' && radiusM === null)) return null;
@@ -221,7 +235,10 @@ function checkBand(
   }
   const height = Math.ceil(heightAboveGround(upper, box, vertical));
   if (height < 1 || height > limits.maxAltitudeM) {
-    bag.add(upperPath, `The ${attribute(upperPath)} field must be between 1 and ${limits.maxAltitudeM} metres above the ground (it is ${height} m here).`);
+    bag.add(
+      upperPath,
+      `The ${attribute(upperPath)} field must be between 1 and ${limits.maxAltitudeM} metres above the ground (it is ${height} m here).`,
+    );
     return false;
   }
   return true;

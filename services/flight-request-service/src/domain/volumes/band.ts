@@ -51,7 +51,8 @@ export function bandsOverlap(a: Band, b: Band): boolean {
 
 /** The heights two overlapping bands share, in their reference, or above mean sea level when they have different ones. */
 export function sharedBand(a: Band, b: Band): { reference: AltitudeReference; lower_m: number; upper_m: number } {
-  if (a.reference === b.reference) return { reference: a.reference, lower_m: Math.max(a.lower_m, b.lower_m), upper_m: Math.min(a.upper_m, b.upper_m) };
+  if (a.reference === b.reference)
+    return { reference: a.reference, lower_m: Math.max(a.lower_m, b.lower_m), upper_m: Math.min(a.upper_m, b.upper_m) };
   const placed = [a, b].filter((band) => band.amsl_lower_m !== null && band.amsl_upper_m !== null);
   return {
     reference: 'AMSL',

@@ -15,7 +15,13 @@ const limits = { maxAltitudeM: 500, maxDurationHours: 24, maxStartAheadDays: 90,
 const area = featureCollection(square(4.89, 52.37, 0.02)) as unknown as FlightRequest['geometry']['flight_area'];
 const context = { actor: 'operator', at: now, newItemId: randomUUID };
 
-const altitudeDraft: ReviewItemDraft = { kind: 'altitude', authority: 'NATIONAL', zone_id: null, finding_codes: ['ALTITUDE_ABOVE_LIMIT'], message: 'high' };
+const altitudeDraft: ReviewItemDraft = {
+  kind: 'altitude',
+  authority: 'NATIONAL',
+  zone_id: null,
+  finding_codes: ['ALTITUDE_ABOVE_LIMIT'],
+  message: 'high',
+};
 
 function item(status: ReviewItem['status']): ReviewItem {
   return { id: randomUUID(), ...altitudeDraft, status, reason: null, decided_at: null, decided_by: null };
@@ -79,7 +85,9 @@ describe('amendments (domain)', () => {
 
   it('when the amended area lies inside, the window within and the ceiling no higher, then it stays within; any one outside, then not', () => {
     const current = approvedRequest();
-    expect(staysWithin(current, amended(current, { flight_area: featureCollection(square(4.895, 52.375, 0.005)), max_altitude: 150 }))).to.equal(true);
+    expect(staysWithin(current, amended(current, { flight_area: featureCollection(square(4.895, 52.375, 0.005)), max_altitude: 150 }))).to.equal(
+      true,
+    );
     expect(staysWithin(current, amended(current, {}))).to.equal(true);
     expect(staysWithin(current, amended(current, { flight_area: featureCollection(square(4.905, 52.375, 0.02)) }))).to.equal(false);
     expect(staysWithin(current, amended(current, { end_time: '2026-12-01T12:00:01Z' }))).to.equal(false);
@@ -96,7 +104,13 @@ describe('amendments (domain)', () => {
     expect(decision.change.set.status_history?.map((entry) => entry.status)).to.deep.equal(['Pending', 'Approved', 'Approved']);
     expect(decision.change.set.revision).to.equal(2);
     const event = decision.change.events?.find((candidate) => candidate.type === RoutingKeys.flightRequestAmended);
-    expect(event?.data).to.deep.include({ revision: 2, approvals_kept: 1, revoked_authorisation: `${current._id}.1`, changed: ['max_altitude'], sequence: 3 });
+    expect(event?.data).to.deep.include({
+      revision: 2,
+      approvals_kept: 1,
+      revoked_authorisation: `${current._id}.1`,
+      changed: ['max_altitude'],
+      sequence: 3,
+    });
   });
 
   it('when the flight leaves what was approved, then the item is pending again (a new one) and the request goes back to Pending, its airspace freed', () => {
@@ -130,7 +144,9 @@ describe('amendments (domain)', () => {
       items: [],
     };
     expect(() => amend(current, amended(current, { purpose: 'Other' }), rejected, context)).to.throw(ConflictError, 'Zone X prohibits flights.');
-    expect(() => checkAmendable({ status: 'Approved', start_time: now }, now)).to.throw('A flight request whose flight window has started cannot be amended.');
+    expect(() => checkAmendable({ status: 'Approved', start_time: now }, now)).to.throw(
+      'A flight request whose flight window has started cannot be amended.',
+    );
     expect(() => checkAmendable({ status: 'Rescinded', start_time: new Date(now.getTime() + 1) }, now)).to.throw(
       'A Rescinded flight request cannot be amended.',
     );

@@ -149,9 +149,30 @@ describe('FlightRequest changes (pure: the fields to set and the events)', () =>
   });
 
   describe('suspension by a new authorisation zone', () => {
-    const zone = { id: 'zone-h', name: 'Harbour', type: 'OTHER', restriction: 'REQ_AUTHORISATION', authority: 'HARBOUR', identifier: null, country: null, published: null } as GeoZone;
-    const finding: Finding = { code: 'ZONE_REQUIRES_AUTHORISATION', message: 'Needs HARBOUR.', zone_id: 'zone-h', zone_name: 'Harbour', authority: 'HARBOUR' };
-    const draft = { kind: 'zone_authorisation' as const, authority: 'HARBOUR', zone_id: 'zone-h', finding_codes: ['ZONE_REQUIRES_AUTHORISATION' as const], message: 'Needs HARBOUR.' };
+    const zone = {
+      id: 'zone-h',
+      name: 'Harbour',
+      type: 'OTHER',
+      restriction: 'REQ_AUTHORISATION',
+      authority: 'HARBOUR',
+      identifier: null,
+      country: null,
+      published: null,
+    } as GeoZone;
+    const finding: Finding = {
+      code: 'ZONE_REQUIRES_AUTHORISATION',
+      message: 'Needs HARBOUR.',
+      zone_id: 'zone-h',
+      zone_name: 'Harbour',
+      authority: 'HARBOUR',
+    };
+    const draft = {
+      kind: 'zone_authorisation' as const,
+      authority: 'HARBOUR',
+      zone_id: 'zone-h',
+      finding_codes: ['ZONE_REQUIRES_AUTHORISATION' as const],
+      message: 'Needs HARBOUR.',
+    };
     const approvedItem: ReviewItem = { ...pendingItem('LVNL'), status: 'approved', decided_at: submittedAt, decided_by: 'reviewer:LVNL' };
     const approved = () =>
       request({
@@ -166,13 +187,25 @@ describe('FlightRequest changes (pure: the fields to set and the events)', () =>
       });
     const context = { at: later, newItemId: randomUUID };
     const suspendedFrom = (current: FlightRequest): FlightRequest => {
-      const change = rescreen(current, { effect: 'suspend', findings: [finding], items: [draft] }, { zone, version: 0 }, { zone_id: 'zone-h', version: 0 }, context);
+      const change = rescreen(
+        current,
+        { effect: 'suspend', findings: [finding], items: [draft] },
+        { zone, version: 0 },
+        { zone_id: 'zone-h', version: 0 },
+        context,
+      );
       return { ...current, ...change!.set, version: current.version + 1 };
     };
 
     it('when a new authorisation zone meets an Approved request, then it is Suspended with the item pending, the claim still held, a status change and a notice', () => {
       const current = approved();
-      const change = rescreen(current, { effect: 'suspend', findings: [finding], items: [draft] }, { zone, version: 0 }, { zone_id: 'zone-h', version: 0 }, context);
+      const change = rescreen(
+        current,
+        { effect: 'suspend', findings: [finding], items: [draft] },
+        { zone, version: 0 },
+        { zone_id: 'zone-h', version: 0 },
+        context,
+      );
       expect(change?.set).to.deep.include({ status: 'Suspended', suspension: { zone_ids: ['zone-h'], suspended_at: later } });
       expect(change?.set.deconfliction).to.equal(undefined);
       expect(change?.set.review?.items.at(-1)).to.include({ authority: 'HARBOUR', zone_id: 'zone-h', status: 'pending' });
@@ -207,7 +240,7 @@ describe('FlightRequest changes (pure: the fields to set and the events)', () =>
       expect(lifted?.set.review?.items.find((item) => item.zone_id === 'zone-h')).to.include({ status: 'withdrawn' });
       expect(lifted?.set.status_history?.at(-1)).to.include({ status: 'Approved', actor: 'screening' });
 
-      const second = { ...zone, id: 'zone-k', authority: 'KEEP' } as GeoZone;
+      const second = { ...zone, id: 'zone-k', authority: 'KEEP' };
       const twice = rescreen(
         suspended,
         { effect: 'suspend', findings: [], items: [{ ...draft, authority: 'KEEP', zone_id: 'zone-k' }] },

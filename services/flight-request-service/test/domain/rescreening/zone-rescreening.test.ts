@@ -89,7 +89,12 @@ describe('rescreenAgainstZone', () => {
   });
 
   it('when a zone needing authorisation covers an approved flight, then the approval is suspended with an item for its authority', () => {
-    const outcome = rescreenAgainstZone(request('Approved'), zone({ restriction: 'REQ_AUTHORISATION', authority: 'LVNL' }), operator, DEFAULT_SCREENING_RULES);
+    const outcome = rescreenAgainstZone(
+      request('Approved'),
+      zone({ restriction: 'REQ_AUTHORISATION', authority: 'LVNL' }),
+      operator,
+      DEFAULT_SCREENING_RULES,
+    );
     expect(outcome.effect).to.equal('suspend');
     if (outcome.effect !== 'suspend') return;
     expect(outcome.items.map((item) => [item.kind, item.authority, item.zone_id])).to.deep.equal([['zone_authorisation', 'LVNL', 'zone-1']]);

@@ -87,7 +87,9 @@ describe('flight request state machine', () => {
     });
 
     it('when the request is Pending, then 409 from the state machine before the window is looked at', () => {
-      expect(() => activation({ status: 'Pending', ...window }, { ...context, at: new Date(0) })).to.throw('A Pending flight request cannot be activated.');
+      expect(() => activation({ status: 'Pending', ...window }, { ...context, at: new Date(0) })).to.throw(
+        'A Pending flight request cannot be activated.',
+      );
     });
   });
 
