@@ -100,8 +100,8 @@ describe('the OpenAPI document for client generators', () => {
     const queued = (components['ReviewQueueEntry']?.['properties'] as Record<string, { properties: Record<string, JsonObject> }>)['flight_request'];
     expect(queued?.properties['start_time']?.['format']).to.equal('date-time');
     const responseTimes = everything.filter(
-      // Request bodies (a submission, an amendment) take the `Z` form as a pattern, not a date-time.
-      ([node, at]) => at.includes('/components/schemas/') && !/Create|Amendment/.test(at) && /_(at|time)$/.test(at) && node['type'] !== undefined,
+      // Request bodies (a submission, an amendment, a volume sent with them) take the `Z` form as a pattern, not a date-time.
+      ([node, at]) => at.includes('/components/schemas/') && !/Create|Amendment|Input/.test(at) && /_(at|time)$/.test(at) && node['type'] !== undefined,
     );
     expect(responseTimes.filter(([node]) => node['format'] !== 'date-time').map(([, at]) => at)).to.deep.equal([]);
   });

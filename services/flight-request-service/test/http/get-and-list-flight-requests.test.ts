@@ -189,7 +189,7 @@ describe('GET /api/flight-requests', function () {
       const response = await mine('?status=Pending,Flying');
       expect(response.status).to.equal(422);
       expect(response.body.errors.status).to.deep.equal([
-        'The selected status is invalid. Allowed values: Pending, Approved, Rejected, Cancelled, Expired, Rescinded.',
+        'The selected status is invalid. Allowed values: Pending, Approved, Rejected, Cancelled, Expired, Rescinded, Suspended, Activated, Ended.',
       ]);
     });
 
