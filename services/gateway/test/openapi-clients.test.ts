@@ -101,7 +101,8 @@ describe('the OpenAPI document for client generators', () => {
     expect(queued?.properties['start_time']?.['format']).to.equal('date-time');
     const responseTimes = everything.filter(
       // Request bodies (a submission, an amendment, a volume sent with them) take the `Z` form as a pattern, not a date-time.
-      ([node, at]) => at.includes('/components/schemas/') && !/Create|Amendment|Input/.test(at) && /_(at|time)$/.test(at) && node['type'] !== undefined,
+      ([node, at]) =>
+        at.includes('/components/schemas/') && !/Create|Amendment|Input/.test(at) && /_(at|time)$/.test(at) && node['type'] !== undefined,
     );
     expect(responseTimes.filter(([node]) => node['format'] !== 'date-time').map(([, at]) => at)).to.deep.equal([]);
   });
