@@ -21,7 +21,6 @@ interface Draft {
   flight_area: string;
 }
 
-
 function emptyDraft(): Draft {
   const start = new Date(Math.ceil(Date.now() / 3_600_000) * 3_600_000 + 3_600_000);
   return {
