@@ -100,8 +100,8 @@ async function approveWithReservation(deps: UseCaseDeps, uuid: string, decideOn:
   }
   try {
     const decided = await deps.requests.change(uuid, (current) => {
-      if (current.deconfliction?.claim !== claim) throw new AirspaceTakenError(current, []);
       const { change, settles } = decideOn(current);
+      if (current.deconfliction?.claim !== claim) throw new AirspaceTakenError(current, []);
       const deconfliction = settles === 'Approved' ? { claim, state: 'held' as const, at: deps.now(), cells: reservation.cells } : null;
       return { ...change, set: { ...change.set, deconfliction } };
     });
