@@ -65,6 +65,7 @@ export interface ListCriteria extends ListScope {
 
 /** Lists and the review queue never carry the geometry (it can be large; only a single GET may ask for it). */
 const WITHOUT_GEOMETRY = { flight_area_json: 0, polygons_json: 0, ...WITHOUT_OUTBOX } as const;
+const WITHOUT_FEATURE_COLLECTION = { flight_area_json: 0, ...WITHOUT_OUTBOX } as const;
 
 /**
  * Flight requests: written only through their aggregate's one write path, read
@@ -213,9 +214,18 @@ export class FlightRequestStore {
     return owner?._id ?? null;
   }
 
-  /** The requests with these uuids, in no particular order. */
-  async findMany(uuids: string[]): Promise<FlightRequestSummary[]> {
-    return (await findWhereIn<StoredFlightRequest, StoredSummary>(this.model, '_id', uuids, WITHOUT_GEOMETRY)).map(toSummary);
+  /**
+   * The requests with these uuids, in no particular order, each with its polygons (not its
+   * FeatureCollection): what a review-queue page shows and compares, in one read.
+   */
+  async findManyWithPolygons(uuids: string[]): Promise<SummaryWithPolygons[]> {
+    const found = await findWhereIn<StoredFlightRequest, StoredSummary & Pick<StoredFlightRequest, 'polygons_json'>>(
+      this.model,
+      '_id',
+      uuids,
+      WITHOUT_FEATURE_COLLECTION,
+    );
+    return found.map(({ polygons_json: polygons, ...summary }) => ({ summary: toSummary(summary), polygons: parsePolygons(polygons) }));
   }
 
   /**
@@ -252,35 +262,29 @@ export class FlightRequestStore {
     end: Date,
     bbox: [number, number, number, number],
   ): Promise<ApprovedFlight[]> {
-    const [west, south, east, north] = bbox;
+    const flights = await this.model
+      .find({ status: statusCondition(status), ...overlapConditions({ operatorUuid, start, end, bbox }) }, OVERLAPPING_FIELDS)
+      .lean<StoredOverlapping[]>()
+      .exec();
+    return flights.map(toApprovedFlight);
+  }
+
+  /**
+   * `overlapping` for each of several probes in one query (an `$or` of their conditions): the
+   * answer for each probe, in the probes' order, each request sorted to the probes it meets by
+   * the same comparisons the query makes.
+   */
+  async overlappingEach(status: FlightRequestStatus | readonly FlightRequestStatus[], probes: readonly OverlapProbe[]): Promise<ApprovedFlight[][]> {
+    if (probes.length === 0) return [];
     const flights = await this.model
       .find(
-        {
-          status: typeof status === 'string' ? status : { $in: [...status] },
-          end_time: { $gt: start },
-          start_time: { $lt: end },
-          operator_uuid: { $ne: operatorUuid },
-          bbox_west: { $lte: east },
-          bbox_east: { $gte: west },
-          bbox_south: { $lte: north },
-          bbox_north: { $gte: south },
-        },
-        { operator_uuid: 1, start_time: 1, end_time: 1, max_altitude: 1, volumes: 1, polygons_json: 1 },
+        { status: statusCondition(status), $or: probes.map(overlapConditions) },
+        { ...OVERLAPPING_FIELDS, bbox_west: 1, bbox_south: 1, bbox_east: 1, bbox_north: 1 },
       )
-      .lean<Array<Pick<StoredFlightRequest, '_id' | 'operator_uuid' | 'start_time' | 'end_time' | 'max_altitude' | 'volumes' | 'polygons_json'>>>()
+      .lean<Array<StoredOverlapping & Pick<StoredFlightRequest, 'bbox_west' | 'bbox_south' | 'bbox_east' | 'bbox_north'>>>()
       .exec();
-    return flights.map((flight) => {
-      const polygons = parsePolygons(flight.polygons_json);
-      return {
-        uuid: flight._id,
-        operator_uuid: flight.operator_uuid,
-        start: flight.start_time,
-        end: flight.end_time,
-        max_altitude: flight.max_altitude,
-        polygons,
-        volumes: volumesOf({ ...flight, geometry: { polygons } }),
-      };
-    });
+    const approved = flights.map((flight) => ({ stored: flight, flight: toApprovedFlight(flight) }));
+    return probes.map((probe) => approved.filter(({ stored }) => meetsProbe(stored, probe)).map(({ flight }) => flight));
   }
 
   /**
@@ -376,6 +380,72 @@ function listFilter(criteria: ListCriteria): QueryFilter<StoredFlightRequest> {
 }
 
 type StoredSummary = Omit<StoredFlightRequest, 'flight_area_json' | 'polygons_json'>;
+
+/** A request of a review-queue page: its summary and its exact area. */
+export interface SummaryWithPolygons {
+  summary: FlightRequestSummary;
+  polygons: FlightRequestGeometry['polygons'];
+}
+
+/** One request's side of `overlapping`: whose it is (its operator's own requests are left out), its window and its bounding box. */
+export interface OverlapProbe {
+  operatorUuid: string;
+  start: Date;
+  end: Date;
+  bbox: [number, number, number, number];
+}
+
+const OVERLAPPING_FIELDS = { operator_uuid: 1, start_time: 1, end_time: 1, max_altitude: 1, volumes: 1, polygons_json: 1 } as const;
+
+type StoredOverlapping = Pick<
+  StoredFlightRequest,
+  '_id' | 'operator_uuid' | 'start_time' | 'end_time' | 'max_altitude' | 'volumes' | 'polygons_json'
+>;
+
+function statusCondition(status: FlightRequestStatus | readonly FlightRequestStatus[]) {
+  return typeof status === 'string' ? status : { $in: [...status] };
+}
+
+/** Another operator's request whose window and bounding box meet the probe's (`meetsProbe` says the same in memory). */
+function overlapConditions({ operatorUuid, start, end, bbox: [west, south, east, north] }: OverlapProbe) {
+  return {
+    end_time: { $gt: start },
+    start_time: { $lt: end },
+    operator_uuid: { $ne: operatorUuid },
+    bbox_west: { $lte: east },
+    bbox_east: { $gte: west },
+    bbox_south: { $lte: north },
+    bbox_north: { $gte: south },
+  };
+}
+
+function meetsProbe(
+  stored: Pick<StoredFlightRequest, 'operator_uuid' | 'start_time' | 'end_time' | 'bbox_west' | 'bbox_south' | 'bbox_east' | 'bbox_north'>,
+  { operatorUuid, start, end, bbox: [west, south, east, north] }: OverlapProbe,
+): boolean {
+  return (
+    stored.end_time.getTime() > start.getTime() &&
+    stored.start_time.getTime() < end.getTime() &&
+    stored.operator_uuid !== operatorUuid &&
+    stored.bbox_west <= east &&
+    stored.bbox_east >= west &&
+    stored.bbox_south <= north &&
+    stored.bbox_north >= south
+  );
+}
+
+function toApprovedFlight(flight: StoredOverlapping): ApprovedFlight {
+  const polygons = parsePolygons(flight.polygons_json);
+  return {
+    uuid: flight._id,
+    operator_uuid: flight.operator_uuid,
+    start: flight.start_time,
+    end: flight.end_time,
+    max_altitude: flight.max_altitude,
+    polygons,
+    volumes: volumesOf({ ...flight, geometry: { polygons } }),
+  };
+}
 
 /** A stored request as the domain knows it; a `Screening` one never gets this far (see SCREENING). */
 function toRequest(stored: StoredFlightRequest): FlightRequest {

@@ -1,9 +1,19 @@
 import { expect } from 'chai';
 import { RoutingKeys, type EventEnvelope } from '@dfc/contracts';
-import type { CapturedEvents } from '@dfc/kit/testing';
+import mongoose, { type mongo } from 'mongoose';
+import { createLogger } from '@dfc/kit/logging';
+import { OutboxRelay } from '@dfc/kit/outbox';
+import { listRequest } from '@dfc/kit/pagination';
+import { waitFor, type CapturedEvents } from '@dfc/kit/testing';
 import { InternalRoutingKeys } from '../../src/messaging.js';
+import { FlightRequestStore } from '../../src/store/flight-request-store.js';
+import { flightRequestModel } from '../../src/store/flight-request-model.js';
+import { ReviewQueueStore } from '../../src/store/review-queue-store.js';
+import { reviewQueueModel } from '../../src/store/review-item-model.js';
+import { listReviewItems } from '../../src/use-cases/list-review-items.js';
 import { admin, operatorPrincipal, reviewerPrincipal, startTestService, type TestService } from '../support/test-service.js';
 import { insertStored, storedRequest } from '../support/stored-request.js';
+import { featureCollection, isoZ, square, submission } from '../support/fixtures.js';
 
 const HOUR = 3_600_000;
 
@@ -69,6 +79,91 @@ describe('reviews', () => {
 
     it('when an operator lists, then 403', async () => {
       expect((await t.call('GET', '/api/reviews', { as: operatorPrincipal(operatorUuid) })).status).to.equal(403);
+    });
+
+    it('when a page holds several requests sharing airspace, then each entry shows what it shares with the others, and the page takes the same few queries however many entries it holds', async () => {
+      const [a, b, c, d] = await Promise.all([t.seedOperator(), t.seedOperator(), t.seedOperator(), t.seedOperator()]);
+      const start = new Date(Math.ceil((Date.now() + 50 * HOUR) / 1000) * 1000);
+      // A chain along one parallel at 200 m (a NATIONAL review each): A meets B and B's second, B meets C, D is alone.
+      const placed: Array<[string, number]> = [
+        [a, 14.0],
+        [b, 14.005],
+        [b, 14.003],
+        [c, 14.012],
+        [d, 14.5],
+      ];
+      const uuids: string[] = [];
+      for (const [owner, lon] of placed) {
+        const answer = await t.call('POST', '/api/flight-requests', {
+          as: operatorPrincipal(owner),
+          body: submission(owner, {
+            flight_area: featureCollection(square(lon, 52.7)),
+            start_time: isoZ(start),
+            end_time: isoZ(new Date(start.getTime() + HOUR)),
+            max_altitude: 200,
+          }),
+        });
+        expect(answer.body.data.status).to.equal('Pending');
+        uuids.push(answer.body.data.uuid as string);
+      }
+      const reviewer = reviewerPrincipal('NATIONAL');
+      type Entry = { flight_request: { uuid: string }; competing: Array<{ bbox: number[] }> };
+      const listed = await waitFor(async () => {
+        const entries = (await t.call('GET', '/api/reviews?per_page=100', { as: reviewer })).body.data as Entry[];
+        return uuids.every((uuid) => entries.some((entry) => entry.flight_request.uuid === uuid)) ? entries : undefined;
+      }, 15_000);
+      const byCorner = (x: number[], y: number[]) => x[0]! - y[0]! || x[2]! - y[2]!;
+      const shared = (uuid: string) =>
+        listed
+          .find((entry) => entry.flight_request.uuid === uuid)!
+          .competing.map((volume) => volume.bbox)
+          .sort(byCorner);
+      const [fromA, fromB, fromSecondB, fromC, fromD] = uuids.map(shared);
+      expect(fromA).to.deep.equal([
+        [14.003, 52.7, 14.01, 52.71],
+        [14.005, 52.7, 14.01, 52.71],
+      ]);
+      expect(fromB).to.deep.equal([
+        [14.005, 52.7, 14.01, 52.71],
+        [14.012, 52.7, 14.015, 52.71],
+      ]);
+      expect(fromSecondB).to.deep.equal([
+        [14.003, 52.7, 14.01, 52.71],
+        [14.012, 52.7, 14.013, 52.71],
+      ]);
+      expect(fromC).to.deep.equal([
+        [14.012, 52.7, 14.013, 52.71],
+        [14.012, 52.7, 14.015, 52.71],
+      ]);
+      expect(fromD).to.deep.equal([]);
+
+      // The same page through stores on a connection of the test's own, every query it sends watched.
+      const filters: Array<{ collection: string; filter: Record<string, unknown> }> = [];
+      const watched = await mongoose.createConnection(t.shared.mongoUrl, { dbName: t.shared.database, monitorCommands: true }).asPromise();
+      watched.getClient().on('commandStarted', (event: mongo.CommandStartedEvent) => {
+        if (event.commandName === 'find')
+          filters.push({ collection: String(event.command['find']), filter: event.command['filter'] as Record<string, unknown> });
+      });
+      const relay = new OutboxRelay(t.broker, createLogger('reviews-test', 'silent'));
+      try {
+        const deps = {
+          ...t.service.deps,
+          requests: new FlightRequestStore(flightRequestModel(watched), relay),
+          reviewQueue: new ReviewQueueStore(reviewQueueModel(watched)),
+        };
+        const page = await listReviewItems(deps, reviewer, { page: 1, per_page: 100 }, listRequest({ page: 1, per_page: 100 }, true));
+        expect(page.rows.map((row) => row.doc._id).sort()).to.deep.equal(listed.map((entry) => entry.flight_request.uuid).sort());
+        for (const row of page.rows) expect(row.competing.map((volume) => volume.bbox).sort(byCorner)).to.deep.equal(shared(row.doc._id));
+        const requestReads = filters.filter(({ collection }) => collection === 'flight_requests').map(({ filter }) => filter);
+        const byId = requestReads.filter((filter) => '_id' in filter);
+        // One `$in` of the page's requests, or on the local engine one equality per request (findWhereIn).
+        expect(byId.length === 1 || byId.length === new Set(page.rows.map((row) => row.doc._id)).size, JSON.stringify(byId)).to.equal(true);
+        expect(requestReads.filter((filter) => !('_id' in filter))).to.have.length(1);
+        expect(filters.filter(({ collection }) => collection === 'review_items')).to.have.length(1);
+      } finally {
+        await relay.stop();
+        await watched.close();
+      }
     });
   });
 
