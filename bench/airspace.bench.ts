@@ -1,3 +1,4 @@
+import { boxRing } from '@dfc/contracts';
 import { flightRequestBody, GatewayClient, type RegisteredOperator } from '../e2e/src/client.js';
 import { startSystem, type System } from '../e2e/src/system.js';
 import { costPerUnit, engineGroups, serviceGroup, untilQuiet } from './accounting.js';
@@ -82,16 +83,12 @@ export default async function airspaceBench(): Promise<BenchSummary> {
   }
 }
 
-function bodyAt(operator: RegisteredOperator, [west, south]: [number, number]): Record<string, unknown> {
-  const ring = [
-    [west, south],
-    [west + SIDE, south],
-    [west + SIDE, south + SIDE],
-    [west, south + SIDE],
-    [west, south],
-  ];
+function bodyAt(operator: RegisteredOperator, corner: [number, number]): Record<string, unknown> {
   return flightRequestBody(operator, {
-    flight_area: { type: 'FeatureCollection', features: [{ type: 'Feature', properties: {}, geometry: { type: 'Polygon', coordinates: [ring] } }] },
+    flight_area: {
+      type: 'FeatureCollection',
+      features: [{ type: 'Feature', properties: {}, geometry: { type: 'Polygon', coordinates: [boxRing(corner, SIDE)] } }],
+    },
   });
 }
 

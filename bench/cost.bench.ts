@@ -4,7 +4,7 @@ import { Broker } from '@dfc/kit/broker';
 import { createLogger } from '@dfc/kit/logging';
 import { INTERNAL_TOKEN_TTL_SECONDS, InternalTokenSigner } from '@dfc/kit/http';
 import { openResources } from '@dfc/kit/service';
-import { newEvent, RoutingKeys, type Principal } from '@dfc/contracts';
+import { boxRing, newEvent, RoutingKeys, type Principal } from '@dfc/contracts';
 import { connect } from 'amqplib';
 import mongoose from 'mongoose';
 import { flightRequestBody, GatewayClient, type RegisteredOperator } from '../e2e/src/client.js';
@@ -356,13 +356,6 @@ async function waitUntilKnown(client: GatewayClient, operator: RegisteredOperato
 
 /** ZONES conditional zones on a grid, five of them over the screened area (findings, no review item). */
 async function importZones(client: GatewayClient, adminKey: string): Promise<void> {
-  const square = (lon: number, lat: number, size: number) => [
-    [lon, lat],
-    [lon + size, lat],
-    [lon + size, lat + size],
-    [lon, lat + size],
-    [lon, lat],
-  ];
   const features = Array.from({ length: ZONES }, (_, index) => {
     const over = index < 5;
     return {
@@ -379,7 +372,7 @@ async function importZones(client: GatewayClient, adminKey: string): Promise<voi
       geometry: {
         type: 'Polygon',
         coordinates: [
-          over ? square(SCREENED_LON - 0.05 + index * 0.005, 51.95, 0.1) : square(20 + (index % 100) * 0.2, 40 + Math.floor(index / 100) * 0.4, 0.1),
+          boxRing(over ? [SCREENED_LON - 0.05 + index * 0.005, 51.95] : [20 + (index % 100) * 0.2, 40 + Math.floor(index / 100) * 0.4], 0.1),
         ],
       },
     };

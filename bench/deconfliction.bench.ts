@@ -1,4 +1,4 @@
-import { flightRequestExample } from '@dfc/contracts';
+import { boxRing, flightRequestExample } from '@dfc/contracts';
 import type { System } from '../e2e/src/system.js';
 import type { BenchSummary } from './run.js';
 import { measure, registerWithKey, round, withSystem, type BenchClient } from './support.js';
@@ -89,27 +89,13 @@ function volumesBody(client: BenchClient, volumes: Array<{ corner: [number, numb
   const { flight_area: _area, start_time: _start, end_time: _end, max_altitude: _ceiling, ...fields } = plainBody(client, CORNER, new Date(), 1);
   return {
     ...fields,
-    volumes: volumes.map(({ corner: [west, south], band, start }) => {
-      const [east, north] = [west + SIDE, south + SIDE].map((value) => Number(value.toFixed(6))) as [number, number];
-      return {
-        geometry: {
-          type: 'Polygon',
-          coordinates: [
-            [
-              [west, south],
-              [east, south],
-              [east, north],
-              [west, north],
-              [west, south],
-            ],
-          ],
-        },
-        altitude_lower: { value: band.lower, reference: 'AGL', units: 'm' },
-        altitude_upper: { value: band.upper, reference: 'AGL', units: 'm' },
-        start_time: utcSeconds(start),
-        end_time: utcSeconds(new Date(start.getTime() + HOUR)),
-      };
-    }),
+    volumes: volumes.map(({ corner, band, start }) => ({
+      geometry: { type: 'Polygon', coordinates: [boxRing(corner, SIDE)] },
+      altitude_lower: { value: band.lower, reference: 'AGL', units: 'm' },
+      altitude_upper: { value: band.upper, reference: 'AGL', units: 'm' },
+      start_time: utcSeconds(start),
+      end_time: utcSeconds(new Date(start.getTime() + HOUR)),
+    })),
   };
 }
 

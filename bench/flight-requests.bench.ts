@@ -4,7 +4,7 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { mongo } from 'mongoose';
-import { flightRequestExample, INTERNAL_TOKEN_HEADER, type Principal } from '@dfc/contracts';
+import { boxRing, flightRequestExample, INTERNAL_TOKEN_HEADER, type Principal } from '@dfc/contracts';
 import { InternalTokenSigner } from '@dfc/kit/http';
 import { createLogger } from '@dfc/kit/logging';
 import { openResources } from '@dfc/kit/service';
@@ -136,16 +136,6 @@ function submitInit(client: Client): RequestInit {
   };
 }
 
-function square(lon: number, lat: number, size: number): number[][] {
-  return [
-    [lon, lat],
-    [lon + size, lat],
-    [lon + size, lat + size],
-    [lon, lat + size],
-    [lon, lat],
-  ];
-}
-
 /**
  * 5,000 CONDITIONAL zones on a grid over western Europe, a handful of them over
  * the benchmark's flight area, so screening really intersects (a finding, no
@@ -168,7 +158,7 @@ async function importZones(system: System): Promise<void> {
         upper_limit_m: 500,
         authority: 'NATURE',
       },
-      geometry: { type: 'Polygon', coordinates: [square(lon, lat, overArea ? 0.06 : 0.1)] },
+      geometry: { type: 'Polygon', coordinates: [boxRing([lon, lat], overArea ? 0.06 : 0.1)] },
     };
   });
   for (let offset = 0; offset < features.length; offset += IMPORT_CHUNK) {

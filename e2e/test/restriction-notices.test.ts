@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { boxRing } from '@dfc/contracts';
 import { Broker } from '@dfc/kit/broker';
 import { createLogger } from '@dfc/kit/logging';
 import { waitFor } from '@dfc/kit/testing';
@@ -8,9 +9,8 @@ import { startSystem, type System } from '../src/system.js';
 
 type Data = Record<string, unknown>;
 
-/** A square zone of the own format around a flight of `flightRequestBody` at `lon`. */
+/** A zone of the own format around a flight of `flightRequestBody` at `lon`. */
 function zoneAround(lon: number, fields: Record<string, unknown>) {
-  const [west, east, south, north] = [lon - 0.01, lon + 0.02, 51.99, 52.01];
   return {
     name: 'Zone',
     type: 'OTHER',
@@ -18,15 +18,7 @@ function zoneAround(lon: number, fields: Record<string, unknown>) {
     upper_limit_m: 1000,
     geometry: {
       type: 'Polygon',
-      coordinates: [
-        [
-          [west, south],
-          [east, south],
-          [east, north],
-          [west, north],
-          [west, south],
-        ],
-      ],
+      coordinates: [boxRing([lon - 0.01, 51.99], [0.03, 0.02])],
     },
     ...fields,
   };
@@ -34,20 +26,11 @@ function zoneAround(lon: number, fields: Record<string, unknown>) {
 
 /** One ED-318 zone over the square of `flightRequestBody` at `lon` (the `index`-th zone of a dataset when many). */
 function ed318Zone(identifier: string, lon: number, properties: Record<string, unknown>, lat = 52) {
-  const [west, east, south, north] = [lon - 0.01, lon + 0.02, lat - 0.01, lat + 0.01];
   return {
     type: 'Feature',
     geometry: {
       type: 'Polygon',
-      coordinates: [
-        [
-          [west, south],
-          [east, south],
-          [east, north],
-          [west, north],
-          [west, south],
-        ],
-      ],
+      coordinates: [boxRing([lon - 0.01, lat - 0.01], [0.03, 0.02])],
       layer: { upper: 500, upperReference: 'AGL', lower: 0, lowerReference: 'AGL', uom: 'm' },
     },
     properties: {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { flightRequestExample } from '@dfc/contracts';
+import { boxRing, flightRequestExample } from '@dfc/contracts';
 import { GatewayClient, isoZ, type RegisteredOperator } from '../src/client.js';
 import { startSystem, type System } from '../src/system.js';
 
@@ -15,20 +15,10 @@ const agl = (value: number) => ({ value, reference: 'AGL', units: 'm' });
 
 /** A square of 0.01° at `corner`, between two altitudes (AGL metres unless given), over `when`. */
 function volume(corner: [number, number], band: [number, number], when: Window, overrides: Record<string, unknown> = {}) {
-  const [west, south] = corner;
-  const [east, north] = [west + 0.01, south + 0.01].map((value) => Number(value.toFixed(6))) as [number, number];
   return {
     geometry: {
       type: 'Polygon',
-      coordinates: [
-        [
-          [west, south],
-          [east, south],
-          [east, north],
-          [west, north],
-          [west, south],
-        ],
-      ],
+      coordinates: [boxRing(corner, 0.01)],
     },
     altitude_lower: agl(band[0]),
     altitude_upper: agl(band[1]),

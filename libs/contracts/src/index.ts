@@ -18,6 +18,7 @@ export * from './flight-requests/requests.js';
 export * from './flight-requests/reviews.js';
 export * from './flight-requests/shared-volume.js';
 export * from './flight-requests/geojson.js';
+export * from './flight-requests/box-ring.js';
 export * from './flight-requests/zones.js';
 export * from './openapi/index.js';
 export * from './flight-requests/zone-admin.js';

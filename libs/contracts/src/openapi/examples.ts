@@ -1,3 +1,5 @@
+import { boxRing } from '../flight-requests/box-ring.js';
+
 /**
  * Whole request bodies shown in the document. Each is a valid request as it
  * stands (a test validates them against their schemas and sends them to the
@@ -46,10 +48,6 @@ const HOUR_MS = 3_600_000;
 export function flightRequestExample(options: FlightRequestExampleOptions = {}): Record<string, unknown> {
   const start = options.start ?? tomorrowAt(10, new Date());
   const end = options.end ?? new Date(start.getTime() + HOUR_MS);
-  const [west, south] = options.corner ?? [5.1, 52.08];
-  const side = options.side ?? 0.01;
-  // Rounded to the micro-degree: 5.1 + 0.01 is 5.109999999999999 in binary floating point.
-  const [east, north] = [west + side, south + side].map((value) => Number(value.toFixed(6)));
   return {
     operator_uuid: options.operatorUuid ?? EXAMPLE_OPERATOR_UUID,
     operator_name: 'Jane Pilot',
@@ -69,15 +67,7 @@ export function flightRequestExample(options: FlightRequestExampleOptions = {}):
           properties: {},
           geometry: {
             type: 'Polygon',
-            coordinates: [
-              [
-                [west, south],
-                [east, south],
-                [east, north],
-                [west, north],
-                [west, south],
-              ],
-            ],
+            coordinates: [boxRing(options.corner ?? [5.1, 52.08], options.side ?? 0.01)],
           },
         },
       ],

@@ -1,14 +1,8 @@
-/** A square of `sizeDeg` degrees with its south-west corner at (lon, lat), counter-clockwise. */
+import { boxRing } from '@dfc/contracts';
+
+/** The Polygon coordinates of a square of `sizeDeg` degrees with its south-west corner at (lon, lat), counter-clockwise. */
 export function square(lon: number, lat: number, sizeDeg = 0.01): number[][][] {
-  return [
-    [
-      [lon, lat],
-      [lon + sizeDeg, lat],
-      [lon + sizeDeg, lat + sizeDeg],
-      [lon, lat + sizeDeg],
-      [lon, lat],
-    ],
-  ];
+  return [boxRing([lon, lat], sizeDeg)];
 }
 
 export function featureCollection(...polygons: number[][][][]): Record<string, unknown> {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { skipFor, type PageRequest } from '@dfc/kit/pagination';
 import { bbox } from '@turf/bbox';
 import { ForbiddenError, NotFoundError, ValidationError } from '@dfc/kit/errors';
-import type { ZoneListQuery } from '@dfc/contracts';
+import { boundsRing, type ZoneListQuery } from '@dfc/contracts';
 import { areasIntersect, type AreaPolygon, type BBox } from '../../domain/geometry/flight-area.js';
 import { activeDuring } from '../../domain/zones/applicability.js';
 import { checkZoneInput } from '../../domain/zones/check-zone-input.js';
@@ -125,15 +125,8 @@ function boxOf(bbox: string | undefined): BBox | null {
   return [west, south, east, north];
 }
 
-function boxArea([west, south, east, north]: BBox): AreaPolygon {
-  const ring = [
-    [west, south],
-    [east, south],
-    [east, north],
-    [west, north],
-    [west, south],
-  ];
-  return { type: 'Feature', properties: {}, geometry: { type: 'Polygon', coordinates: [ring] } };
+function boxArea(box: BBox): AreaPolygon {
+  return { type: 'Feature', properties: {}, geometry: { type: 'Polygon', coordinates: [boundsRing(box)] } };
 }
 
 /** Where daylight events are computed for a zone: the middle of its bounding box. */

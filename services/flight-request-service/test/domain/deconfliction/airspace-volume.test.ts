@@ -1,27 +1,14 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
+import { boundsRing } from '@dfc/contracts';
 import type { AreaPolygon } from '../../../src/domain/geometry/flight-area.js';
 import { cellsOf } from '../../../src/domain/deconfliction/airspace-volume.js';
 
 const HOUR = 3_600_000;
 
+/** Edges unrounded: the property below puts one square's corner exactly on the other's. */
 function square(west: number, south: number, side: number): AreaPolygon {
-  return {
-    type: 'Feature',
-    properties: {},
-    geometry: {
-      type: 'Polygon',
-      coordinates: [
-        [
-          [west, south],
-          [west + side, south],
-          [west + side, south + side],
-          [west, south + side],
-          [west, south],
-        ],
-      ],
-    },
-  };
+  return { type: 'Feature', properties: {}, geometry: { type: 'Polygon', coordinates: [boundsRing([west, south, west + side, south + side])] } };
 }
 
 /** Sides of small flights (at home in fine cells) and of large ones (in coarse cells), in degrees. */

@@ -1,14 +1,9 @@
 import type { Feature, MultiPolygon, Polygon, Position } from 'geojson';
+import { boundsRing } from '@dfc/contracts';
 
-/** Counter-clockwise rectangle ring [west, south] → [east, north]. */
+/** Counter-clockwise rectangle ring [west, south] → [east, north], its edges exactly these. */
 export function rectangle(west: number, south: number, east: number, north: number): Position[] {
-  return [
-    [west, south],
-    [east, south],
-    [east, north],
-    [west, north],
-    [west, south],
-  ];
+  return boundsRing([west, south, east, north]);
 }
 
 export function polygon(...rings: Position[][]): Polygon {
