@@ -1,9 +1,10 @@
 import { expect } from 'chai';
 import { waitFor } from '@dfc/kit/testing';
 import { flightRequestExample } from '@dfc/contracts';
-import { GatewayClient, type RegisteredOperator } from '../src/client.js';
+import type { GatewayClient, RegisteredOperator } from '../src/client.js';
+import { hoursAhead, registerOperators, startFlightReplicas } from '../src/flight-replicas.js';
 import { localStackRunning, pause, resume } from '../src/stack.js';
-import { startSystem, type System } from '../src/system.js';
+import type { System } from '../src/system.js';
 
 const HOUR = 3_600_000;
 const ROUNDS = 2;
@@ -21,20 +22,14 @@ describe('deconfliction and current operator facts, across two flight-request-se
   let client: GatewayClient;
 
   before(async () => {
-    system = await startSystem({
-      services: ['operator-service', 'flight-request-service', 'gateway'],
-      replicas: { 'flight-request-service': 2 },
-      env: { RATE_LIMIT_PUBLIC_PER_IP_PER_MINUTE: '10000' },
-    });
-    client = new GatewayClient(system.gatewayUrl);
+    ({ system, client } = await startFlightReplicas());
   });
   after(async () => {
     await resume('broker').catch(() => undefined);
     await system?.stop();
   });
 
-  const operators = (count: number, overrides: Record<string, unknown> = {}) =>
-    Promise.all(Array.from({ length: count }, () => client.registerOperatorWithKey({ timezone: 'Europe/Amsterdam', ...overrides })));
+  const operators = (count: number, overrides: Record<string, unknown> = {}) => registerOperators(client, count, overrides);
   const flight = (operator: RegisteredOperator, corner: [number, number], start: Date, overrides: Record<string, unknown> = {}) => ({
     ...flightRequestExample({
       operatorUuid: operator.uuid,
@@ -46,7 +41,6 @@ describe('deconfliction and current operator facts, across two flight-request-se
     }),
     ...overrides,
   });
-  const hoursAhead = (hours: number) => new Date(Math.ceil((Date.now() + hours * HOUR) / 1000) * 1000);
   const submit = (operator: RegisteredOperator, body: unknown) => client.send('POST', '/api/flight-requests', { key: operator.key, body });
   const read = async (uuid: string) => (await client.send('GET', `/api/flight-requests/${uuid}`, { key: system.adminKey })).body.data;
 

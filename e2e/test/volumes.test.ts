@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { boxRing, flightRequestExample } from '@dfc/contracts';
-import { GatewayClient, isoZ, type RegisteredOperator } from '../src/client.js';
-import { startSystem, type System } from '../src/system.js';
+import { isoZ, type GatewayClient, type RegisteredOperator } from '../src/client.js';
+import { hoursAhead, registerOperators, startFlightReplicas } from '../src/flight-replicas.js';
+import type { System } from '../src/system.js';
 
 const HOUR = 3_600_000;
 const ROUNDS = 2;
@@ -40,19 +41,13 @@ describe('4-D volumes, across two flight-request-service processes', function ()
   let client: GatewayClient;
 
   before(async () => {
-    system = await startSystem({
-      services: ['operator-service', 'flight-request-service', 'gateway'],
-      replicas: { 'flight-request-service': 2 },
-      env: { RATE_LIMIT_PUBLIC_PER_IP_PER_MINUTE: '10000' },
-    });
-    client = new GatewayClient(system.gatewayUrl);
+    ({ system, client } = await startFlightReplicas());
   });
   after(async () => system?.stop());
 
-  const operators = (count: number) =>
-    Promise.all(Array.from({ length: count }, () => client.registerOperatorWithKey({ timezone: 'Europe/Amsterdam' })));
+  const operators = (count: number) => registerOperators(client, count);
   const hours = (fromNow: number, length = 1): Window => {
-    const start = new Date(Math.ceil((Date.now() + fromNow * HOUR) / 1000) * 1000);
+    const start = hoursAhead(fromNow);
     return { start, end: new Date(start.getTime() + length * HOUR) };
   };
   const withVolumes = (operator: RegisteredOperator, volumes: unknown[]) => {

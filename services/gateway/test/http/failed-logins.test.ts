@@ -1,9 +1,7 @@
 import { expect } from 'chai';
-import { MongoClient } from 'mongodb';
-import { testDependencies, uniqueName } from '@dfc/kit/testing';
-import { SharedLimitStore } from '../../src/store/limit-store.js';
 import { json } from '../support/stub-upstream.js';
-import { grantOperatorKey, startTestGateway, type TestGateway } from '../support/gateway.js';
+import { grantOperatorKey, type TestGateway } from '../support/gateway.js';
+import { limitSharingReplicas } from '../support/limit-replicas.js';
 
 const OPERATOR = '9b2f6c1e-3d4a-4f5b-8c6d-7e8f9a0b1c2d';
 const EMAIL = 'owner@skyline.example';
@@ -21,35 +19,15 @@ function answerLogins(gateway: TestGateway): void {
 }
 
 describe('gateway: failed HTTP Basic logins, counted across replicas', () => {
-  let database: string;
-  let mongoUrl: string;
-  const stores: SharedLimitStore[] = [];
-  const gateways: TestGateway[] = [];
+  const limitReplica = limitSharingReplicas('gateway_limits');
 
-  before(async () => {
-    mongoUrl = (await testDependencies()).mongoUrl;
-    database = uniqueName('gateway_limits');
-  });
-  afterEach(async () => {
-    await Promise.all(gateways.splice(0).map((gateway) => gateway.closeAll()));
-    await Promise.all(stores.splice(0).map((store) => store.close()));
-  });
-  after(async () => {
-    const client = new MongoClient(mongoUrl);
-    await client.db(database).dropDatabase();
-    await client.close();
-  });
-
-  /** A replica counting into `url`'s database; X-Forwarded-For names the client, as a load balancer would. */
-  async function replica(url: string): Promise<TestGateway> {
-    const store = new SharedLimitStore(url, database);
-    stores.push(store);
-    const gateway = await startTestGateway({
+  /** A replica counting into the suite's database (or `mongoUrl`'s); X-Forwarded-For names the client, as a load balancer would. */
+  async function replica(mongoUrl?: string): Promise<TestGateway> {
+    const gateway = await limitReplica({
+      mongoUrl,
       trustProxy: true,
-      limitStore: store,
       rateLimits: { failedLoginsPerAccount: 3, failedAuthPerIpPerMinute: 100, publicPerIpPerMinute: 1000 },
     });
-    gateways.push(gateway);
     answerLogins(gateway);
     return gateway;
   }
@@ -62,7 +40,7 @@ describe('gateway: failed HTTP Basic logins, counted across replicas', () => {
     });
 
   it('when guesses for one account come from many addresses through two replicas, then the account is refused with 429 at both, its owner’s key keeps working', async () => {
-    const [first, second] = [await replica(mongoUrl), await replica(mongoUrl)];
+    const [first, second] = [await replica(), await replica()];
     expect((await login(first, 'guess 1', '198.51.100.1')).status).to.equal(401);
     expect((await login(second, 'guess 2', '198.51.100.2')).status).to.equal(401);
     expect((await login(first, 'guess 3', '198.51.100.3')).status).to.equal(401);

@@ -1,44 +1,21 @@
 import { expect } from 'chai';
-import { MongoClient } from 'mongodb';
-import { testDependencies, uniqueName } from '@dfc/kit/testing';
-import { SharedLimitStore } from '../../src/store/limit-store.js';
-import { grantOperatorKey, startTestGateway, type TestGateway } from '../support/gateway.js';
+import { grantOperatorKey, type TestGateway } from '../support/gateway.js';
+import { limitSharingReplicas } from '../support/limit-replicas.js';
 
 const OPERATOR = '9b2f6c1e-3d4a-4f5b-8c6d-7e8f9a0b1c2d';
 
 describe('gateway: call limits counted across replicas', () => {
-  let database: string;
-  let mongoUrl: string;
-  const stores: SharedLimitStore[] = [];
-  const gateways: TestGateway[] = [];
+  const limitReplica = limitSharingReplicas('gateway_call_limits');
 
-  before(async () => {
-    mongoUrl = (await testDependencies()).mongoUrl;
-    database = uniqueName('gateway_call_limits');
-  });
-  afterEach(async () => {
-    await Promise.all(gateways.splice(0).map((gateway) => gateway.closeAll()));
-    await Promise.all(stores.splice(0).map((store) => store.close()));
-  });
-  after(async () => {
-    const client = new MongoClient(mongoUrl);
-    await client.db(database).dropDatabase();
-    await client.close();
-  });
-
-  async function replica(url: string, perKeyPerMinute: number, publicPerIpPerMinute = 1000): Promise<TestGateway> {
-    const store = new SharedLimitStore(url, database, 4);
-    stores.push(store);
-    const gateway = await startTestGateway({ limitStore: store, rateLimits: { perKeyPerMinute, publicPerIpPerMinute } });
-    gateways.push(gateway);
-    return gateway;
-  }
+  /** A replica counting into the suite's database, or `mongoUrl`'s. */
+  const replica = (perKeyPerMinute: number, publicPerIpPerMinute = 1000, mongoUrl?: string): Promise<TestGateway> =>
+    limitReplica({ mongoUrl, maxPoolSize: 4, rateLimits: { perKeyPerMinute, publicPerIpPerMinute } });
 
   describe('GET /api/zones with one key through three replicas', () => {
     // One call at a time, each to the next replica: the local engine's updates are not atomic across connections
     // (docs/architecture.md, "The local engine"), so concurrent counts there can be lost; MongoDB's cannot.
     it('when the key sends twice its limit, each call to the next replica, then the limit holds for the three together', async () => {
-      const replicas = [await replica(mongoUrl, 30), await replica(mongoUrl, 30), await replica(mongoUrl, 30)];
+      const replicas = [await replica(30), await replica(30), await replica(30)];
       const { key, principal } = grantOperatorKey(replicas[0]!, OPERATOR);
       for (const gateway of replicas.slice(1)) gateway.validKeys.set(key, principal);
       const statuses: number[] = [];
@@ -56,7 +33,7 @@ describe('gateway: call limits counted across replicas', () => {
 
   describe('POST /api/operators from one address through two replicas', () => {
     it('when it registers over its limit at both, then the second replica refuses what the first counted', async () => {
-      const [first, second] = [await replica(mongoUrl, 600, 2), await replica(mongoUrl, 600, 2)];
+      const [first, second] = [await replica(600, 2), await replica(600, 2)];
       const register = (gateway: TestGateway) =>
         fetch(`${gateway.url}/api/operators`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }).then((r) => r.status);
       expect([await register(first), await register(first), await register(second)]).to.deep.equal([200, 200, 429]);
@@ -65,7 +42,7 @@ describe('gateway: call limits counted across replicas', () => {
 
   describe('GET /api/zones while the limits’ database cannot be reached', () => {
     it('when a key calls past its limit, then the replica counts in memory: 200 until the limit, then 429, never an error', async () => {
-      const gateway = await replica('mongodb://127.0.0.1:9/', 3);
+      const gateway = await replica(3, 1000, 'mongodb://127.0.0.1:9/');
       const { key } = grantOperatorKey(gateway, OPERATOR);
       const statuses: number[] = [];
       for (let i = 0; i < 5; i += 1) statuses.push((await fetch(`${gateway.url}/api/zones`, { headers: { 'X-API-Key': key } })).status);
