@@ -12,10 +12,10 @@ import { volumesOf, type StoredVolume } from '../domain/volumes/flight-volume.js
 import { LIVE_STATUSES } from '../domain/state-machine/transitions.js';
 import { SCREENING, type FlightRequestModel, type StoredFlightRequest } from './flight-request-model.js';
 
-/** What rescreening reads of a live request: no stored FeatureCollection. */
+/** What rescreening reads of a live request: its volumes and polygons, no stored FeatureCollection. */
 export type RescreeningCandidate = Pick<
   FlightRequest,
-  '_id' | 'operator_uuid' | 'status' | 'start_time' | 'end_time' | 'max_altitude' | 'area' | 'review' | 'zone_screenings' | 'suspension'
+  '_id' | 'operator_uuid' | 'status' | 'start_time' | 'end_time' | 'max_altitude' | 'volumes' | 'area' | 'review' | 'zone_screenings' | 'suspension'
 > & { geometry: Pick<FlightRequestGeometry, 'polygons'> };
 
 const CANDIDATE_FIELDS = {
@@ -24,6 +24,7 @@ const CANDIDATE_FIELDS = {
   start_time: 1,
   end_time: 1,
   max_altitude: 1,
+  volumes: 1,
   area: 1,
   polygons_json: 1,
   review: 1,

@@ -4,7 +4,7 @@ import { RoutingKeys, type EventEnvelope, type FlightRequestStatusChanged, type 
 import type { StoredFlightRequest } from '../../src/store/flight-request-model.js';
 import { rescreenForZone } from '../../src/use-cases/rescreen-for-zone.js';
 import { admin, operatorPrincipal, reviewerPrincipal, startTestService, type TestService } from '../support/test-service.js';
-import { featureCollection, square, submission } from '../support/fixtures.js';
+import { featureCollection, isoZ, square, submission } from '../support/fixtures.js';
 import { storedRequest } from '../support/stored-request.js';
 import { zoneBody } from '../support/zones.js';
 
@@ -127,6 +127,50 @@ describe('rescreening when a zone is created or changed (zone.changed → rescre
     const after = await t.service.deps.requests.find(pending.uuid);
     expect(after?.version).to.equal(before?.version);
     expect(after?.zone_screenings).to.deep.equal([{ zone_id: zoneId, version: 0 }]);
+  });
+
+  it('when a zone meets a request of volumes only where none of them flies, then nothing changes; one that meets a volume names it', async () => {
+    const start = new Date(Math.ceil((Date.now() + 2 * HOUR) / 1000) * 1000);
+    const window = { start_time: isoZ(start), end_time: isoZ(new Date(start.getTime() + HOUR)) };
+    const agl = (value: number) => ({ value, reference: 'AGL', units: 'm' });
+    const volume = (lon: number, lower: number, upper: number) => ({
+      geometry: { type: 'Polygon', coordinates: square(lon, 47.05) },
+      altitude_lower: agl(lower),
+      altitude_upper: agl(upper),
+      ...window,
+    });
+    const { start_time: _start, end_time: _end, max_altitude: _ceiling, flight_area: _area, ...fields } = submission(operatorUuid);
+    // Volume 0 low over the west square, volume 1 higher over the east one: the envelope is both areas from the ground to 90 m.
+    const response = await t.call('POST', '/api/flight-requests', {
+      as: as(),
+      body: { ...fields, volumes: [volume(60.0, 0, 30), volume(60.05, 60, 90)] },
+    });
+    expect(response.body.data.status).to.equal('Approved');
+    const uuid = response.body.data.uuid as string;
+    const prohibitedFrom50m = { restriction: 'PROHIBITED', type: 'TEMPORARY', authority: 'POLICE', lower_limit_m: 50 };
+
+    const overLowVolume = await t.call('POST', '/api/zones', {
+      as: admin,
+      body: zoneBody({ ...prohibitedFrom50m, name: 'Above the low volume' }, 59.995, 47.045, 0.02),
+    });
+    expect(overLowVolume.status).to.equal(201);
+    const summary = await rescreenForZone(t.service.deps, overLowVolume.body.data.id as string, 'created');
+    expect(summary).to.deep.include({ candidates: 1, rescinded: 0, rejected: 0, reviewed: 0, suspended: 0, noticed: 0 });
+    const unchanged = await read(uuid);
+    expect(unchanged.status).to.equal('Approved');
+    expect(unchanged.status_history).to.have.length(2);
+    expect(unchanged.review.findings).to.deep.equal([]);
+
+    const overHighVolume = await t.call('POST', '/api/zones', {
+      as: admin,
+      body: zoneBody({ ...prohibitedFrom50m, name: 'Crane' }, 60.045, 47.045, 0.02),
+    });
+    const rescinded = await until(uuid, 'Rescinded');
+    expect(rescinded.rescission).to.include({ zone_id: overHighVolume.body.data.id });
+    expect(rescinded.review.findings.map((finding: { code: string; volume?: number }) => [finding.code, finding.volume])).to.deep.equal([
+      ['ZONE_PROHIBITED', 1],
+    ]);
+    expect(rescinded.review.findings[0].message).to.match(/^Volume 1: /);
   });
 
   it('when a second replica shares the queue, then each request is rescinded once, with one status_changed', async () => {

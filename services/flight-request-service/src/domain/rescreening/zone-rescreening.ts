@@ -4,12 +4,13 @@ import type { ReviewItem } from '../review/review-group.js';
 import { screen, type Finding, type ReviewItemDraft, type ScreeningRules } from '../screening/screen.js';
 import type { FlightRequestStatus } from '@dfc/contracts';
 import type { GeoZone } from '../zones/geo-zone.js';
+import { volumesOf, type StoredVolume } from '../volumes/flight-volume.js';
 
 /*
  * A zone created or changed after a request was screened: what it means for
  * that request now. Only this zone is screened again (with the same rules as a
- * submission: area, altitude band, schedule, CTR exemption); what screening
- * found before stays as it was.
+ * submission: area, altitude band, schedule, CTR exemption; each volume of a
+ * request with volumes on its own); what screening found before stays as it was.
  */
 
 export interface ScreenedRequest {
@@ -20,6 +21,8 @@ export interface ScreenedRequest {
   operator_uuid: string;
   area: { bbox: number[] };
   geometry: Pick<FlightRequestGeometry, 'polygons'>;
+  /** Its volumes when it was submitted with them: each is screened, as at submission, and findings name it. */
+  volumes?: StoredVolume[] | null;
   review: { findings: Finding[]; items: ReviewItem[] };
   suspension?: Pick<Suspension, 'zone_ids'> | null;
 }
@@ -54,6 +57,7 @@ export function rescreenAgainstZone(
     start: request.start_time,
     end: request.end_time,
     maxAltitudeM: request.max_altitude,
+    ...(request.volumes && request.volumes.length > 0 ? { volumes: volumesOf(request) } : {}),
     operatorUuid: request.operator_uuid,
     operator,
     zones: [zone],

@@ -56,6 +56,21 @@ describe('rescreenAgainstZone', () => {
     }
   });
 
+  it('when a request has volumes, then each is screened on its own: a zone over one volume’s area but above its band changes nothing, one in the band names the volume', () => {
+    const at = (lower: number, upper: number) => ({
+      bbox: [4.95, 52.05, 4.96, 52.06] as [number, number, number, number],
+      start_time: new Date('2026-12-01T10:00:00Z'),
+      end_time: new Date('2026-12-01T11:00:00Z'),
+      altitude_lower: { value: lower, reference: 'AGL' as const, units: 'm' as const },
+      altitude_upper: { value: upper, reference: 'AGL' as const, units: 'm' as const },
+    });
+    const low = request('Approved', { max_altitude: 90, volumes: [at(0, 30)] });
+    expect(rescreenAgainstZone(low, zone({ lower_limit_m: 50 }), operator, DEFAULT_SCREENING_RULES).effect).to.equal('none');
+    const high = request('Approved', { max_altitude: 90, volumes: [at(60, 90)] });
+    const outcome = rescreenAgainstZone(high, zone({ lower_limit_m: 50 }), operator, DEFAULT_SCREENING_RULES);
+    expect(outcome.effect === 'rescind' && outcome.finding).to.include({ code: 'ZONE_PROHIBITED', volume: 0 });
+  });
+
   it('when a prohibited zone covers a pending flight, then it is rejected', () => {
     expect(rescreenAgainstZone(request('Pending'), zone(), operator, DEFAULT_SCREENING_RULES).effect).to.equal('reject');
   });
