@@ -118,24 +118,19 @@ describe('reviews', () => {
           .find((entry) => entry.flight_request.uuid === uuid)!
           .competing.map((volume) => volume.bbox)
           .sort(byCorner);
-      const [fromA, fromB, fromSecondB, fromC, fromD] = uuids.map(shared);
-      expect(fromA).to.deep.equal([
-        [14.003, 52.7, 14.01, 52.71],
-        [14.005, 52.7, 14.01, 52.71],
+      // Every shared box spans the squares' one row (52.7–52.71): each entry's boxes by their west and east edges.
+      const spans = (uuid: string) =>
+        shared(uuid).map(([west, south, east, north]) => {
+          expect([south, north]).to.deep.equal([52.7, 52.71]);
+          return `${west}–${east}`;
+        });
+      expect(uuids.map(spans)).to.deep.equal([
+        ['14.003–14.01', '14.005–14.01'], // A: B's second and B
+        ['14.005–14.01', '14.012–14.015'], // B: A and C
+        ['14.003–14.01', '14.012–14.013'], // B's second: A and C
+        ['14.012–14.013', '14.012–14.015'], // C: B's second and B
+        [], // D: nobody
       ]);
-      expect(fromB).to.deep.equal([
-        [14.005, 52.7, 14.01, 52.71],
-        [14.012, 52.7, 14.015, 52.71],
-      ]);
-      expect(fromSecondB).to.deep.equal([
-        [14.003, 52.7, 14.01, 52.71],
-        [14.012, 52.7, 14.013, 52.71],
-      ]);
-      expect(fromC).to.deep.equal([
-        [14.012, 52.7, 14.013, 52.71],
-        [14.012, 52.7, 14.015, 52.71],
-      ]);
-      expect(fromD).to.deep.equal([]);
 
       // The same page through stores on a connection of the test's own, every query it sends watched.
       const filters: Array<{ collection: string; filter: Record<string, unknown> }> = [];
