@@ -68,7 +68,7 @@ STATE="$(mktemp -d "${TMPDIR:-/tmp}/dfc-replicas.XXXXXX")"
 RUN="r$(date +%s)"
 declare -A DB_OF=([operator-service]="dfc_replicas_${RUN}_operators" [flight-request-service]="dfc_replicas_${RUN}_flight_requests"
   [webhook-service]="dfc_replicas_${RUN}_webhooks" [gateway]="dfc_replicas_${RUN}_gateway")
-declare -A PID_OF=()
+declare -A PID_OF=() BROKER_PID_OF=()
 HAPROXY_PID=""
 STARTED_AT=$SECONDS
 
@@ -91,11 +91,12 @@ stop_processes() {
 }
 
 stop_brokers() {
-  local node pid
-  for node in "${NODES[@]}"; do
-    pid="$(cat "$STATE/$node/pid" 2>/dev/null)" || continue
-    kill -0 "$pid" 2>/dev/null || continue
-    { rabbitmqctl_ "$node" --timeout 20 stop >/dev/null 2>&1 || kill -KILL "$pid" 2>/dev/null || true; } &
+  local node
+  for node in "${!BROKER_PID_OF[@]}"; do
+    kill -0 "${BROKER_PID_OF[$node]}" 2>/dev/null || continue
+    {
+      rabbitmqctl_ "$node" --timeout 20 stop >/dev/null 2>&1 || kill -KILL -- "-${BROKER_PID_OF[$node]}" 2>/dev/null || true
+    } &
   done
   wait
 }
@@ -183,7 +184,7 @@ rabbitmqctl_() { # node args...
 }
 
 start_brokers() {
-  local node vars
+  local node vars started=$SECONDS
   # One Erlang cookie for the three nodes and their CLI: what lets them form one cluster.
   mkdir -m 700 "$STATE/erlang"
   node -e 'process.stdout.write(require("node:crypto").randomBytes(24).toString("hex"))' >"$STATE/erlang/.erlang.cookie"
@@ -194,12 +195,18 @@ start_brokers() {
     # pause_minority, as the production broker runs: a node cut off from the other two stops serving.
     printf 'listeners.tcp.default = 127.0.0.1:%s\ncluster_partition_handling = pause_minority\n' "${AMQP_PORT_OF[$node]}" >"$STATE/$node/rabbitmq.conf"
     mapfile -d '' vars < <(rabbit_env "$node")
-    env "${vars[@]}" "$RABBIT_BIN/rabbitmq-server" -detached </dev/null >>"$WORK/$node/startup.log" 2>&1 \
-      || die "could not start RabbitMQ node $node (see ${WORK#"$ROOT/"}/$node/)"
+    # In the foreground, in a process group of its own: the cleanup stops the node and all it started.
+    env "${vars[@]}" setsid "$RABBIT_BIN/rabbitmq-server" </dev/null >>"$WORK/$node/startup.log" 2>&1 &
+    BROKER_PID_OF[$node]=$!
   done
+  local deadline=$((SECONDS + 90))
   for node in "${NODES[@]}"; do
-    rabbitmqctl_ "$node" --timeout 90 await_startup >>"$WORK/$node/startup.log" 2>&1 \
-      || die "RabbitMQ node $node did not start (see ${WORK#"$ROOT/"}/$node/)"
+    # await_startup fails at once while the node has not yet registered its name: asked again until then.
+    until rabbitmqctl_ "$node" --timeout 60 await_startup >>"$WORK/$node/startup.log" 2>&1; do
+      kill -0 "${BROKER_PID_OF[$node]}" 2>/dev/null || die "RabbitMQ node $node exited (see ${WORK#"$ROOT/"}/$node/)"
+      ((SECONDS < deadline)) || die "RabbitMQ node $node did not start within 90 s (see ${WORK#"$ROOT/"}/$node/)"
+      sleep 0.5
+    done
   done
   for node in rc2 rc3; do
     { rabbitmqctl_ "$node" stop_app && rabbitmqctl_ "$node" join_cluster rc1@localhost && rabbitmqctl_ "$node" start_app \
@@ -209,7 +216,7 @@ start_brokers() {
   local running
   running="$(rabbitmqctl_ rc1 cluster_status --formatter json | node -e 'let s="";process.stdin.on("data",(c)=>s+=c).on("end",()=>console.log(JSON.parse(s).running_nodes.sort().join(" ")))')"
   [[ "$running" == "rc1@localhost rc2@localhost rc3@localhost" ]] || die "the cluster runs '$running', not the three nodes"
-  log "RabbitMQ cluster of three nodes running: $running (AMQP ${AMQP_PORT_OF[*]})"
+  log "RabbitMQ cluster of three nodes running: $running (AMQP ${AMQP_PORT_OF[*]}), formed in $((SECONDS - started)) s"
 }
 
 # The quorum queues, their members (all three nodes) and those online, and their leader, as a live node reports them.
@@ -258,6 +265,10 @@ defaults
   timeout server 65s
   timeout http-keep-alive 65s
   default-server inter 500ms fall 2 rise 2
+  # A connection to a process is closed after its answer: Node's servers close an idle connection after
+  # 5 s, and a POST sent on a kept one at that moment is lost where it cannot be retried (HAProxy closes
+  # the client's connection). Clients keep theirs to HAProxy.
+  option http-server-close
 
 frontend stats
   mode http
@@ -370,14 +381,14 @@ wait_ready() { # names...
 }
 
 start_services() {
-  local service n names=()
+  local service n names=() started=$SECONDS
   for service in operator-service flight-request-service webhook-service; do
     for n in 1 2; do start_process "$service" "$n" && names+=("$service-$n"); done
   done
   wait_ready "${names[@]}"
   for n in 1 2; do start_process gateway "$n"; done
   wait_ready gateway-1 gateway-2
-  log "8 processes ready: $(for name in "${!PID_OF[@]}"; do printf '%s:%s ' "$name" "${PORT_OF[$name]}"; done)"
+  log "8 processes ready in $((SECONDS - started)) s: $(for name in "${!PID_OF[@]}"; do printf '%s:%s ' "$name" "${PORT_OF[$name]}"; done)"
 }
 
 # Every process still running (none crashed or exited through the run) and ready.
