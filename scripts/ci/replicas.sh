@@ -265,10 +265,6 @@ defaults
   timeout server 65s
   timeout http-keep-alive 65s
   default-server inter 500ms fall 2 rise 2
-  # A connection to a process is closed after its answer: Node's servers close an idle connection after
-  # 5 s, and a POST sent on a kept one at that moment is lost where it cannot be retried (HAProxy closes
-  # the client's connection). Clients keep theirs to HAProxy.
-  option http-server-close
 
 frontend stats
   mode http
