@@ -415,8 +415,9 @@ if [[ -z "${MONGO_URL:-}" ]]; then
 fi
 log "database: $MONGO_URL (databases dfc_replicas_${RUN}_*)"
 check_ports_free
-log "compiling what changed (npm run build:services)"
+step_started=$SECONDS
 npm run --silent build:services >"$WORK/build.log" 2>&1 || { tail -n 30 "$WORK/build.log" >&2; die "the build failed"; }
+log "compiled what changed (npm run build:services) in $((SECONDS - step_started)) s"
 make_secrets
 start_brokers
 write_haproxy_config
