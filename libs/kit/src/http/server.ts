@@ -12,6 +12,15 @@ export interface HttpServerLimits {
 
 export const DEFAULT_HTTP_SERVER_LIMITS: HttpServerLimits = { requestTimeoutMs: 15_000, maxHeaderBytes: 16 * 1024 };
 
+/**
+ * How long an idle keep-alive connection stays open: longer than the proxies in front keep theirs idle
+ * (ingress-nginx's upstream keep-alive, HAProxy's connection pools), so that they, not this server, close it.
+ * With Node's default the server closes a connection just as a proxy sends a request on it, and a proxy
+ * retries no POST: its client gets a 502, or loses its connection. The gateway's own upstream pools close
+ * theirs after a few seconds idle, long before this.
+ */
+const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
 /** What Node's parser reports, and the documented answer for it. */
 const CLIENT_ERRORS: Record<string, { status: number; reason: string; message: string }> = {
   ERR_HTTP_REQUEST_TIMEOUT: { status: 408, reason: 'Request Timeout', message: 'The request was not received in time.' },
@@ -39,6 +48,7 @@ export function createHttpServer(app: Koa, limits: HttpServerLimits = DEFAULT_HT
     // Koa answers a failed request itself (its onerror), so the promise it returns never rejects.
     (request, response) => void handle(request, response),
   );
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => answerClientError(error, socket));
   return server;
 }
