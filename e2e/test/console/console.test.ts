@@ -342,6 +342,91 @@ describe('the web console in Chromium', function () {
     expect(shown).not.to.contain(other.uuid);
   });
 
+  it('an operator amends a request before it starts (rescreened, a new revision), then activates an approved flight inside its window and ends it', async () => {
+    const later = await submitByApi(flightRequestBody(operator, { purpose: 'Field mapping', flight_area: square(4.3) }));
+    expect(later.body.data.status).to.equal('Approved');
+    const page = await signIn(operator.key, operator.uuid);
+    await page.goto(`${system.gatewayUrl}/console/requests/${later.body.data.uuid}`);
+    await page.getByRole('heading', { name: 'Amend this request' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Activate flight' }).count(), 'not before its window').to.equal(0);
+    await page.getByRole('button', { name: 'Amend request' }).click();
+    await page.getByText('Nothing changed: the request stays as it is.').waitFor();
+    await page.getByLabel('Purpose').fill('Field mapping, north half');
+    await page.getByLabel('Maximum altitude (m)').fill('80');
+    await page.getByRole('button', { name: 'Amend request' }).click();
+    await page.locator('.facts').getByText('Field mapping, north half').waitFor();
+    const amended = await client.send('GET', `/api/flight-requests/${later.body.data.uuid}`, { key: operator.key });
+    expect(amended.body.data).to.include({ revision: 2, max_altitude: 80, purpose: 'Field mapping, north half', status: 'Approved' });
+    await check(page, 'request-amend');
+
+    const second = (offset: number) => new Date(Math.floor((Date.now() + offset) / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+    const now = await submitByApi(
+      flightRequestBody(operator, { purpose: 'Flying now', flight_area: square(4.1), start_time: second(-30_000), end_time: second(3_600_000) }),
+    );
+    expect(now.body.data.status).to.equal('Approved');
+    await page.goto(`${system.gatewayUrl}/console/requests/${now.body.data.uuid}`);
+    expect(await page.getByRole('heading', { name: 'Amend this request' }).count(), 'not once started').to.equal(0);
+    await page.getByRole('button', { name: 'Activate flight' }).click();
+    await page.getByText('Status: Activated').waitFor();
+    await page.getByText('Verified against the published keys').waitFor();
+    await check(page, 'request-activated');
+    await page.getByLabel('Reason (optional)').fill('Landed');
+    await page.getByRole('button', { name: 'End flight' }).click();
+    await page.getByText('Status: Ended').waitFor();
+    const ended = await client.send('GET', `/api/flight-requests/${now.body.data.uuid}`, { key: operator.key });
+    expect(ended.body.data.activation.end_reason).to.equal('ended_by_operator');
+    expect(await page.locator('.history').textContent()).to.include('Landed');
+  });
+
+  it('an operator draws a request of two 4-D volumes, one by clicking its corners on the map, each with its band and window; the request shows them', async () => {
+    const page = await signIn(operator.key, operator.uuid);
+    await page.getByRole('link', { name: 'New request' }).click();
+    await page.getByLabel('Pilot name').fill('Jane Pilot');
+    await page.getByLabel('Pilot email').fill(operator.email);
+    await page.getByLabel('Pilot phone').fill('+31 6 1234 5678');
+    await page.getByLabel('Aircraft type').fill('multirotor');
+    await page.getByLabel('Purpose').fill('Two-band survey');
+    await page.getByRole('button', { name: 'Add a volume' }).click();
+    await page.getByLabel('Volume 1 area (GeoJSON Polygon)').fill(JSON.stringify(square(4.2).features[0]?.geometry));
+    await page.locator('#volume-0-upper-value').fill('60');
+    await page.getByRole('button', { name: 'Done drawing' }).click();
+    await page.locator('.leaflet-overlay-pane path').first().waitFor();
+
+    await page.getByRole('button', { name: 'Add a volume' }).click();
+    await page.getByRole('button', { name: 'Done drawing' }).waitFor();
+    const canvas = await page.locator('.map-canvas').boundingBox();
+    if (canvas === null) throw new Error('the map is not shown');
+    for (const [x, y] of [
+      [0.55, 0.35],
+      [0.7, 0.35],
+      [0.62, 0.2],
+    ] as const) {
+      await page.mouse.click(canvas.x + canvas.width * x, canvas.y + canvas.height * y);
+    }
+    const drawn = JSON.parse(await page.getByLabel('Volume 2 area (GeoJSON Polygon)').inputValue()) as { type: string; coordinates: number[][][] };
+    expect(drawn.type).to.equal('Polygon');
+    expect(drawn.coordinates[0]).to.have.length(4);
+    await page.locator('#volume-1-lower-value').fill('60');
+    await page.locator('#volume-1-upper-value').fill('100');
+    await page.getByRole('button', { name: 'Done drawing' }).click();
+    await check(page, 'new-request-volumes');
+
+    await page.getByRole('button', { name: 'Submit request' }).click();
+    await page.getByRole('heading', { name: 'Flight request', exact: true }).waitFor();
+    const volumes = page.locator('.volume-list li');
+    await volumes.first().waitFor();
+    expect(await volumes.allTextContents()).to.have.length(2);
+    expect(await volumes.nth(0).textContent()).to.match(/^0 m AGL – 60 m AGL, /);
+    expect(await volumes.nth(1).textContent()).to.match(/^60 m AGL – 100 m AGL, /);
+    expect(await page.locator('.leaflet-overlay-pane path').count(), 'one shape a volume').to.equal(2);
+    expect(await page.locator('.legend').textContent()).to.include('Volume');
+    const uuid = page.url().split('/').pop() ?? '';
+    const stored = await client.send('GET', `/api/flight-requests/${uuid}`, { key: operator.key });
+    expect(stored.body.data.volumes.map((volume: { altitude_upper: { value: number } }) => volume.altitude_upper.value)).to.deep.equal([60, 100]);
+    expect(stored.body.data.max_altitude).to.equal(100);
+    await check(page, 'request-volumes');
+  });
+
   it('an operator sees the delivery log of its webhook endpoint and sends a test event', async () => {
     const page = await signIn(operator.key, operator.uuid);
     await page.getByRole('link', { name: 'Webhooks' }).click();

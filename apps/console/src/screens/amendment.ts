@@ -1,0 +1,41 @@
+import type { FlightRequestRecord } from '@dfc/contracts';
+import { inputValue, toUtc } from '../ui/format';
+
+/** What the operator may do with the flight now: the API decides, these only offer what it would accept. */
+export function flightActions(record: Pick<FlightRequestRecord, 'status' | 'start_time' | 'end_time'>, now: number) {
+  const start = Date.parse(record.start_time);
+  const end = Date.parse(record.end_time);
+  return {
+    amend: (record.status === 'Pending' || record.status === 'Approved') && now < start,
+    activate: record.status === 'Approved' && start <= now && now < end,
+    end: record.status === 'Activated',
+  };
+}
+
+export interface AmendDraft {
+  start_time: string;
+  end_time: string;
+  max_altitude: string;
+  purpose: string;
+}
+
+/** The amendable fields as the form shows them. */
+export function draftOf(record: FlightRequestRecord): AmendDraft {
+  return {
+    start_time: inputValue(new Date(record.start_time)),
+    end_time: inputValue(new Date(record.end_time)),
+    max_altitude: String(record.max_altitude),
+    purpose: record.purpose,
+  };
+}
+
+/** The PATCH body: the fields the operator changed, each as submission sends it; null when nothing changed. */
+export function amendment(record: FlightRequestRecord, draft: AmendDraft): Record<string, unknown> | null {
+  const before = draftOf(record);
+  const body: Record<string, unknown> = {};
+  if (draft.start_time !== before.start_time) body['start_time'] = toUtc(draft.start_time);
+  if (draft.end_time !== before.end_time) body['end_time'] = toUtc(draft.end_time);
+  if (draft.max_altitude !== before.max_altitude) body['max_altitude'] = Number(draft.max_altitude);
+  if (draft.purpose !== before.purpose) body['purpose'] = draft.purpose;
+  return Object.keys(body).length === 0 ? null : body;
+}

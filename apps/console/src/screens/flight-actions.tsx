@@ -1,0 +1,116 @@
+import { useState } from 'preact/hooks';
+import type { FlightRequestRecord } from '@dfc/contracts';
+import type { Api } from '../api';
+import { ErrorBanner, Field } from '../ui/components';
+import { amendment, draftOf, type AmendDraft } from './amendment';
+
+/** A call that reports its failure on its own form and reloads the request once it is done. */
+function useAction(onDone: () => void) {
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const run = async (call: () => Promise<unknown>) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await call();
+      onDone();
+    } catch (failure) {
+      setError(failure);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { error, busy, run };
+}
+
+/** Start an approved flight inside its window: it becomes Activated and keeps its airspace. */
+export function ActivateForm({ api, uuid, onDone }: { api: Api; uuid: string; onDone: () => void }) {
+  const { error, busy, run } = useAction(onDone);
+  return (
+    <form
+      aria-labelledby="activate-title"
+      onSubmit={(event) => {
+        event.preventDefault();
+        void run(() => api.post(`/api/flight-requests/${uuid}/activate`, {}));
+      }}
+    >
+      <h2 id="activate-title">Start the flight</h2>
+      <ErrorBanner error={error} />
+      <p>Activate the flight now that its window has opened: its airspace stays reserved until it is ended.</p>
+      <button type="submit" disabled={busy}>
+        Activate flight
+      </button>
+    </form>
+  );
+}
+
+/** End an activated flight, with an optional reason: its airspace is given back. */
+export function EndForm({ api, uuid, onDone }: { api: Api; uuid: string; onDone: () => void }) {
+  const [reason, setReason] = useState('');
+  const { error, busy, run } = useAction(onDone);
+  return (
+    <form
+      aria-labelledby="end-title"
+      onSubmit={(event) => {
+        event.preventDefault();
+        void run(() => api.post(`/api/flight-requests/${uuid}/end`, reason.trim() === '' ? {} : { reason }));
+      }}
+    >
+      <h2 id="end-title">End the flight</h2>
+      <ErrorBanner error={error} />
+      <Field id="end-reason" label="Reason (optional)" name="reason" error={error}>
+        {(control) => <input {...control} value={reason} onInput={(event) => setReason(event.currentTarget.value)} />}
+      </Field>
+      <button type="submit" disabled={busy}>
+        End flight
+      </button>
+    </form>
+  );
+}
+
+/**
+ * Amend a request that has not started: its window, ceiling or purpose. It is screened again;
+ * approvals that still hold are kept, the others go back to review (the page shows the outcome).
+ */
+export function AmendForm({ api, record, onDone }: { api: Api; record: FlightRequestRecord; onDone: () => void }) {
+  const [draft, setDraft] = useState<AmendDraft>(() => draftOf(record));
+  const [unchanged, setUnchanged] = useState(false);
+  const { error, busy, run } = useAction(onDone);
+  const set = (field: keyof AmendDraft) => (event: { currentTarget: { value: string } }) => {
+    setUnchanged(false);
+    setDraft({ ...draft, [field]: event.currentTarget.value });
+  };
+  return (
+    <form
+      aria-labelledby="amend-title"
+      noValidate
+      onSubmit={(event) => {
+        event.preventDefault();
+        const body = amendment(record, draft);
+        if (body === null) setUnchanged(true);
+        else void run(() => api.send('PATCH', `/api/flight-requests/${record.uuid}`, body));
+      }}
+    >
+      <h2 id="amend-title">Amend this request</h2>
+      <ErrorBanner error={error} />
+      <div class="grid">
+        <Field id="amend-start" label="Start (UTC)" name="start_time" error={error}>
+          {(control) => <input {...control} type="datetime-local" value={draft.start_time} onInput={set('start_time')} />}
+        </Field>
+        <Field id="amend-end" label="End (UTC)" name="end_time" error={error}>
+          {(control) => <input {...control} type="datetime-local" value={draft.end_time} onInput={set('end_time')} />}
+        </Field>
+        <Field id="amend-altitude" label="Maximum altitude (m)" name="max_altitude" error={error}>
+          {(control) => <input {...control} type="number" min={1} value={draft.max_altitude} onInput={set('max_altitude')} />}
+        </Field>
+      </div>
+      <Field id="amend-purpose" label="Purpose" name="purpose" error={error}>
+        {(control) => <input {...control} value={draft.purpose} onInput={set('purpose')} />}
+      </Field>
+      {unchanged ? <p role="status">Nothing changed: the request stays as it is.</p> : null}
+      <button type="submit" disabled={busy}>
+        Amend request
+      </button>
+    </form>
+  );
+}
