@@ -396,12 +396,14 @@ describe('the web console in Chromium', function () {
     await page.getByRole('button', { name: 'Done drawing' }).waitFor();
     const canvas = await page.locator('.map-canvas').boundingBox();
     if (canvas === null) throw new Error('the map is not shown');
+    console.log('DEBUG box', JSON.stringify(canvas), await page.evaluate('JSON.stringify({y: scrollY, h: innerHeight})'));
     for (const [x, y] of [
       [0.55, 0.35],
       [0.7, 0.35],
       [0.62, 0.2],
     ] as const) {
       await page.mouse.click(canvas.x + canvas.width * x, canvas.y + canvas.height * y);
+      console.log('DEBUG hint', await page.locator('.hint').allTextContents(), await page.evaluate(`(() => { const e = document.elementFromPoint(${canvas.x + canvas.width * x}, ${canvas.y + canvas.height * y}); return e ? e.tagName + '.' + e.className : null })()`));
     }
     const drawn = JSON.parse(await page.getByLabel('Volume 2 area (GeoJSON Polygon)').inputValue()) as { type: string; coordinates: number[][][] };
     expect(drawn.type).to.equal('Polygon');

@@ -1,6 +1,6 @@
 import type { Altitude, FlightRequestRecord, FlightVolumeRecord } from '@dfc/contracts';
-import type { Feature, FeatureCollection } from 'geojson';
-import { toUtc, when } from '../ui/format';
+import type { Feature, FeatureCollection, Geometry, Position } from 'geojson';
+import { inputValue, toUtc, when } from '../ui/format';
 import type { MapLayer } from './layers';
 
 const numbers = new Intl.NumberFormat('en-GB', { maximumFractionDigits: 1 });
@@ -16,12 +16,31 @@ export function volumeText(volume: Pick<FlightVolumeRecord, 'altitude_lower' | '
 }
 
 /**
- * A request's volumes on the map, each its features of `flight_area` (the record names them by index)
- * labelled with its band and window. A request of one volume is its area: the area layer draws it.
+ * Whether a request is the one volume the spec's fields form: its area from the ground (0 m AGL) to
+ * `max_altitude` m AGL over the request's window. Such a request is shown, and amended, by those fields.
  */
-export function volumeLayers(record: Pick<FlightRequestRecord, 'uuid' | 'volumes' | 'flight_area'>): MapLayer[] {
+export function isSpecShaped(record: Pick<FlightRequestRecord, 'volumes' | 'start_time' | 'end_time' | 'max_altitude'>): boolean {
+  const [only, ...others] = record.volumes;
+  if (only === undefined) return true;
+  const aboveGround = (altitude: Altitude, value: number) => altitude.reference === 'AGL' && altitude.units === 'm' && altitude.value === value;
+  return (
+    others.length === 0 &&
+    aboveGround(only.altitude_lower, 0) &&
+    aboveGround(only.altitude_upper, record.max_altitude) &&
+    Date.parse(only.start_time) === Date.parse(record.start_time) &&
+    Date.parse(only.end_time) === Date.parse(record.end_time)
+  );
+}
+
+type VolumedRecord = Pick<FlightRequestRecord, 'uuid' | 'volumes' | 'flight_area' | 'start_time' | 'end_time' | 'max_altitude'>;
+
+/**
+ * A request's volumes on the map, each its features of `flight_area` (the record names them by index)
+ * labelled with its band and window. A request the spec's fields describe is its area: the area layer draws it.
+ */
+export function volumeLayers(record: VolumedRecord): MapLayer[] {
   const features = (record.flight_area?.features ?? []) as Feature[];
-  if (record.volumes.length < 2 || features.length === 0) return [];
+  if (isSpecShaped(record) || features.length === 0) return [];
   return record.volumes.map((volume, index) => {
     const data: FeatureCollection = { type: 'FeatureCollection', features: volume.features.flatMap((at) => features[at] ?? []) };
     return { id: `${record.uuid}-volume-${index}`, kind: 'volume' as const, data, label: `Volume ${index + 1}: ${volumeText(volume)}` };
@@ -31,6 +50,8 @@ export function volumeLayers(record: Pick<FlightRequestRecord, 'uuid' | 'volumes
 /** One volume as the operator drafts it: corners clicked on the map (or pasted), a band, a window (`datetime-local`, UTC). */
 export interface VolumeDraft {
   geometry: string;
+  /** A Point geometry's circle radius in metres (empty for a polygon). */
+  radius_m: string;
   lower: { value: string; reference: Altitude['reference']; units: Altitude['units'] };
   upper: { value: string; reference: Altitude['reference']; units: Altitude['units'] };
   start_time: string;
@@ -60,13 +81,50 @@ export function volumeInput(draft: VolumeDraft): Record<string, unknown> {
     reference: limit.reference,
     units: limit.units,
   });
+  const geometry = parsedJson(draft.geometry) ?? null;
+  const circle = isPoint(geometry) ? { radius_m: draft.radius_m.trim() === '' ? null : Number(draft.radius_m) } : {};
   return {
-    geometry: parsedJson(draft.geometry) ?? null,
+    geometry,
+    ...circle,
     altitude_lower: altitude(draft.lower),
     altitude_upper: altitude(draft.upper),
     start_time: toUtc(draft.start_time),
     end_time: toUtc(draft.end_time),
   };
+}
+
+/** Whether parsed GeoJSON is a Point: a circle, which takes a radius. */
+export function isPoint(geometry: unknown): boolean {
+  return typeof geometry === 'object' && geometry !== null && (geometry as { type?: unknown }).type === 'Point';
+}
+
+/**
+ * A request's volumes as drafts, for an amendment: each one's area is its features of `flight_area`
+ * (one geometry, or a MultiPolygon of several polygons), its radius the circle's.
+ */
+export function volumeDrafts(record: Pick<FlightRequestRecord, 'volumes' | 'flight_area'>): VolumeDraft[] {
+  const features = (record.flight_area?.features ?? []) as Feature[];
+  return record.volumes.map((volume) => {
+    const own = volume.features.flatMap((at) => features[at] ?? []);
+    const radius: unknown = own.length === 1 ? own[0]?.properties?.['radius_m'] : undefined;
+    const limit = (altitude: Altitude) => ({ value: String(altitude.value), reference: altitude.reference, units: altitude.units });
+    return {
+      geometry: JSON.stringify(oneGeometry(own.map((feature) => feature.geometry))),
+      radius_m: typeof radius === 'number' ? String(radius) : '',
+      lower: limit(volume.altitude_lower),
+      upper: limit(volume.altitude_upper),
+      start_time: inputValue(new Date(volume.start_time)),
+      end_time: inputValue(new Date(volume.end_time)),
+    };
+  });
+}
+
+function oneGeometry(geometries: Geometry[]): Geometry | null {
+  if (geometries.length < 2) return geometries[0] ?? null;
+  const coordinates = geometries.flatMap((geometry): Position[][][] =>
+    geometry.type === 'Polygon' ? [geometry.coordinates] : geometry.type === 'MultiPolygon' ? geometry.coordinates : [],
+  );
+  return { type: 'MultiPolygon', coordinates };
 }
 
 /** The drafted volumes on the map: the one being drawn dashed, the others as volumes. */

@@ -1,4 +1,5 @@
 import type { FlightRequestRecord } from '@dfc/contracts';
+import { isSpecShaped, volumeDrafts, volumeInput, type VolumeDraft } from '../map/volumes';
 import { inputValue, toUtc } from '../ui/format';
 
 /** What the operator may do with the flight now: the API decides, these only offer what it would accept. */
@@ -17,25 +18,35 @@ export interface AmendDraft {
   end_time: string;
   max_altitude: string;
   purpose: string;
+  /** A request of volumes is amended by its volumes (the spec's fields are their envelope); null: by the spec's fields. */
+  volumes: VolumeDraft[] | null;
 }
 
+type AmendedRecord = Pick<FlightRequestRecord, 'start_time' | 'end_time' | 'max_altitude' | 'purpose' | 'volumes' | 'flight_area'>;
+
 /** The amendable fields as the form shows them. */
-export function draftOf(record: FlightRequestRecord): AmendDraft {
+export function draftOf(record: AmendedRecord): AmendDraft {
   return {
     start_time: inputValue(new Date(record.start_time)),
     end_time: inputValue(new Date(record.end_time)),
     max_altitude: String(record.max_altitude),
     purpose: record.purpose,
+    volumes: isSpecShaped(record) ? null : volumeDrafts(record),
   };
 }
 
 /** The PATCH body: the fields the operator changed, each as submission sends it; null when nothing changed. */
-export function amendment(record: FlightRequestRecord, draft: AmendDraft): Record<string, unknown> | null {
+export function amendment(record: AmendedRecord, draft: AmendDraft): Record<string, unknown> | null {
   const before = draftOf(record);
   const body: Record<string, unknown> = {};
-  if (draft.start_time !== before.start_time) body['start_time'] = toUtc(draft.start_time);
-  if (draft.end_time !== before.end_time) body['end_time'] = toUtc(draft.end_time);
-  if (draft.max_altitude !== before.max_altitude) body['max_altitude'] = Number(draft.max_altitude);
+  if (draft.volumes !== null && before.volumes !== null) {
+    const volumes = draft.volumes.map(volumeInput);
+    if (JSON.stringify(volumes) !== JSON.stringify(before.volumes.map(volumeInput))) body['volumes'] = volumes;
+  } else {
+    if (draft.start_time !== before.start_time) body['start_time'] = toUtc(draft.start_time);
+    if (draft.end_time !== before.end_time) body['end_time'] = toUtc(draft.end_time);
+    if (draft.max_altitude !== before.max_altitude) body['max_altitude'] = Number(draft.max_altitude);
+  }
   if (draft.purpose !== before.purpose) body['purpose'] = draft.purpose;
   return Object.keys(body).length === 0 ? null : body;
 }

@@ -3,6 +3,7 @@ import type { FlightRequestRecord } from '@dfc/contracts';
 import type { Api } from '../api';
 import { ErrorBanner, Field } from '../ui/components';
 import { amendment, draftOf, type AmendDraft } from './amendment';
+import { VolumeEditor } from './volume-editor';
 
 /** A call that reports its failure on its own form and reloads the request once it is done. */
 function useAction(onDone: () => void) {
@@ -35,7 +36,7 @@ export function ActivateForm({ api, uuid, onDone }: { api: Api; uuid: string; on
       }}
     >
       <h2 id="activate-title">Start the flight</h2>
-      <ErrorBanner error={error} />
+      <ErrorBanner error={error} paths />
       <p>Activate the flight now that its window has opened: its airspace stays reserved until it is ended.</p>
       <button type="submit" disabled={busy}>
         Activate flight
@@ -57,7 +58,7 @@ export function EndForm({ api, uuid, onDone }: { api: Api; uuid: string; onDone:
       }}
     >
       <h2 id="end-title">End the flight</h2>
-      <ErrorBanner error={error} />
+      <ErrorBanner error={error} paths />
       <Field id="end-reason" label="Reason (optional)" name="reason" error={error}>
         {(control) => <input {...control} value={reason} onInput={(event) => setReason(event.currentTarget.value)} />}
       </Field>
@@ -69,17 +70,20 @@ export function EndForm({ api, uuid, onDone }: { api: Api; uuid: string; onDone:
 }
 
 /**
- * Amend a request that has not started: its window, ceiling or purpose. It is screened again;
- * approvals that still hold are kept, the others go back to review (the page shows the outcome).
+ * Amend a request that has not started: its window, ceiling or purpose, or, for a request of 4-D
+ * volumes, its volumes (area, band, window each). It is screened again; approvals that still hold
+ * are kept, the others go back to review (the page shows the outcome).
  */
 export function AmendForm({ api, record, onDone }: { api: Api; record: FlightRequestRecord; onDone: () => void }) {
   const [draft, setDraft] = useState<AmendDraft>(() => draftOf(record));
   const [unchanged, setUnchanged] = useState(false);
   const { error, busy, run } = useAction(onDone);
-  const set = (field: keyof AmendDraft) => (event: { currentTarget: { value: string } }) => {
+  const change = (next: AmendDraft) => {
     setUnchanged(false);
-    setDraft({ ...draft, [field]: event.currentTarget.value });
+    setDraft(next);
   };
+  const set = (field: 'start_time' | 'end_time' | 'max_altitude' | 'purpose') => (event: { currentTarget: { value: string } }) =>
+    change({ ...draft, [field]: event.currentTarget.value });
   return (
     <form
       aria-labelledby="amend-title"
@@ -92,18 +96,22 @@ export function AmendForm({ api, record, onDone }: { api: Api; record: FlightReq
       }}
     >
       <h2 id="amend-title">Amend this request</h2>
-      <ErrorBanner error={error} />
-      <div class="grid">
-        <Field id="amend-start" label="Start (UTC)" name="start_time" error={error}>
-          {(control) => <input {...control} type="datetime-local" value={draft.start_time} onInput={set('start_time')} />}
-        </Field>
-        <Field id="amend-end" label="End (UTC)" name="end_time" error={error}>
-          {(control) => <input {...control} type="datetime-local" value={draft.end_time} onInput={set('end_time')} />}
-        </Field>
-        <Field id="amend-altitude" label="Maximum altitude (m)" name="max_altitude" error={error}>
-          {(control) => <input {...control} type="number" min={1} value={draft.max_altitude} onInput={set('max_altitude')} />}
-        </Field>
-      </div>
+      <ErrorBanner error={error} paths />
+      {draft.volumes === null ? (
+        <div class="grid">
+          <Field id="amend-start" label="Start (UTC)" name="start_time" error={error}>
+            {(control) => <input {...control} type="datetime-local" value={draft.start_time} onInput={set('start_time')} />}
+          </Field>
+          <Field id="amend-end" label="End (UTC)" name="end_time" error={error}>
+            {(control) => <input {...control} type="datetime-local" value={draft.end_time} onInput={set('end_time')} />}
+          </Field>
+          <Field id="amend-altitude" label="Maximum altitude (m)" name="max_altitude" error={error}>
+            {(control) => <input {...control} type="number" min={1} value={draft.max_altitude} onInput={set('max_altitude')} />}
+          </Field>
+        </div>
+      ) : (
+        <VolumeEditor volumes={draft.volumes} drawing={null} error={error} keepOne onChange={(volumes) => change({ ...draft, volumes })} />
+      )}
       <Field id="amend-purpose" label="Purpose" name="purpose" error={error}>
         {(control) => <input {...control} value={draft.purpose} onInput={set('purpose')} />}
       </Field>

@@ -166,6 +166,7 @@ export function NewRequest({ api, operatorUuid }: { api: Api; operatorUuid: stri
             context={zoneLayers(around.zones)}
             onPick={addPoint}
             onView={setView}
+            reveal={drawing}
           />
           {drawing !== null ? (
             <p class="hint" role="status">
@@ -188,7 +189,7 @@ export function NewRequest({ api, operatorUuid }: { api: Api; operatorUuid: stri
           <ZonesNearby around={around} title="Zones in view" />
         </div>
         <form onSubmit={submit} noValidate>
-          <ErrorBanner error={error} />
+          <ErrorBanner error={error} paths={volumes.length > 0} />
           <div class="grid">
             <Field id="operator-name" label="Pilot name" name="operator_name" error={error}>
               {(control) => <input {...control} value={draft.operator_name} onInput={set('operator_name')} />}

@@ -4,7 +4,7 @@ import type { MapLayer } from '../map/map-view';
 import type { ComponentChildren } from 'preact';
 import { MapView } from '../map/map-view';
 import { sharedVolumeLayers, sharedVolumeText } from '../map/shared-volumes';
-import { volumeLayers, volumeText } from '../map/volumes';
+import { isSpecShaped, volumeLayers, volumeText } from '../map/volumes';
 import { padded, zoneLayers, zoneWindow, type BBox } from '../map/zones';
 import { ErrorBanner, Link, Loading, StatusBadge, when } from '../ui/components';
 import { useLoad } from '../ui/use-load';
@@ -37,7 +37,7 @@ export function RequestSummary({ record, statusLabel }: { record: FlightRequestR
         </dd>
         <dt>Maximum altitude</dt>
         <dd>{record.max_altitude} m</dd>
-        {record.volumes.length > 1 ? (
+        {isSpecShaped(record) ? null : (
           <>
             <dt>Volumes</dt>
             <dd>
@@ -48,7 +48,7 @@ export function RequestSummary({ record, statusLabel }: { record: FlightRequestR
               </ol>
             </dd>
           </>
-        ) : null}
+        )}
         <dt>Aircraft</dt>
         <dd>{record.aircraft_type}</dd>
         <dt>Purpose</dt>
@@ -106,9 +106,9 @@ export function findingLayers(findings: FindingRecord[]): MapLayer[] {
   );
 }
 
-/** A request's area as a map layer (the record carries it with `include_geometry=true`); a request of several volumes is drawn by volume. */
+/** A request's area as a map layer (the record carries it with `include_geometry=true`); a request of volumes is drawn by volume. */
 export function areaLayers(record: FlightRequestRecord | null): MapLayer[] {
-  if (record?.flight_area === undefined || record.volumes.length > 1) return [];
+  if (record?.flight_area === undefined || !isSpecShaped(record)) return [];
   return [{ id: record.uuid, kind: 'area', data: record.flight_area, label: `Flight area, up to ${record.max_altitude} m` }];
 }
 

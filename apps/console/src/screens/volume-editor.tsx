@@ -1,5 +1,5 @@
 import type { Altitude } from '@dfc/contracts';
-import type { VolumeDraft } from '../map/volumes';
+import { isPoint, parsedJson, type VolumeDraft } from '../map/volumes';
 import { Field } from '../ui/components';
 
 const REFERENCES: Array<Altitude['reference']> = ['AGL', 'AMSL', 'WGS84'];
@@ -9,6 +9,7 @@ const UNITS: Array<Altitude['units']> = ['m', 'ft'];
 export function newVolume(start: string, end: string, ceiling: string): VolumeDraft {
   return {
     geometry: '',
+    radius_m: '',
     lower: { value: '0', reference: 'AGL', units: 'm' },
     upper: { value: ceiling, reference: 'AGL', units: 'm' },
     start_time: start,
@@ -18,8 +19,9 @@ export function newVolume(start: string, end: string, ceiling: string): VolumeDr
 
 /**
  * The 4-D volumes of a request: each an area (drawn on the map while its "Draw" button is pressed,
- * or pasted as a GeoJSON Polygon), a band between two altitudes with their reference and unit, and
- * a window of its own. The API's 422 messages sit beside the field of the volume they name.
+ * when there is a map to draw on, or pasted as a GeoJSON Polygon), a band between two altitudes with
+ * their reference and unit, and a window of its own. The API's 422 messages sit beside the field of
+ * the volume they name.
  */
 export function VolumeEditor({
   volumes,
@@ -27,12 +29,16 @@ export function VolumeEditor({
   error,
   onChange,
   onDraw,
+  keepOne = false,
 }: {
   volumes: VolumeDraft[];
   drawing: number | null;
   error: unknown;
   onChange: (volumes: VolumeDraft[]) => void;
-  onDraw: (index: number | null) => void;
+  /** Absent: no map to draw on, the areas are edited as GeoJSON. */
+  onDraw?: (index: number | null) => void;
+  /** An amended request keeps at least one volume: its last one cannot be removed. */
+  keepOne?: boolean;
 }) {
   const update = (index: number, change: (draft: VolumeDraft) => VolumeDraft) =>
     onChange(volumes.map((draft, at) => (at === index ? change(draft) : draft)));
@@ -93,14 +99,17 @@ export function VolumeEditor({
           <fieldset key={index} class={drawing === index ? 'volume drawing' : 'volume'}>
             <legend>Volume {index + 1}</legend>
             <div class="actions">
-              <button type="button" aria-pressed={drawing === index} onClick={() => onDraw(drawing === index ? null : index)}>
-                {drawing === index ? 'Done drawing' : `Draw volume ${index + 1} on the map`}
-              </button>
+              {onDraw ? (
+                <button type="button" aria-pressed={drawing === index} onClick={() => onDraw(drawing === index ? null : index)}>
+                  {drawing === index ? 'Done drawing' : `Draw volume ${index + 1} on the map`}
+                </button>
+              ) : null}
               <button
                 type="button"
                 class="danger"
+                disabled={keepOne && volumes.length === 1}
                 onClick={() => {
-                  onDraw(null);
+                  onDraw?.(null);
                   onChange(volumes.filter((_, at) => at !== index));
                 }}
               >
@@ -118,6 +127,19 @@ export function VolumeEditor({
                 />
               )}
             </Field>
+            {isPoint(parsedJson(volume.geometry)) ? (
+              <Field id={`${id}-radius`} label={`Volume ${index + 1} radius (m)`} name={`${path}.radius_m`} error={error}>
+                {(control) => (
+                  <input
+                    {...control}
+                    type="number"
+                    min={1}
+                    value={volume.radius_m}
+                    onInput={(event) => update(index, (draft) => ({ ...draft, radius_m: event.currentTarget.value }))}
+                  />
+                )}
+              </Field>
+            ) : null}
             <div class="grid">
               {limit('lower', `Volume ${index + 1} lower limit`)}
               {limit('upper', `Volume ${index + 1} upper limit`)}

@@ -2,6 +2,22 @@ import { expect } from 'chai';
 import type { FlightRequestRecord } from '@dfc/contracts';
 import { amendment, draftOf, flightActions } from '../../src/screens/amendment';
 
+const band = (value: number) => ({ value, reference: 'AGL' as const, units: 'm' as const });
+const square = (lon: number) => ({
+  type: 'Feature' as const,
+  properties: {},
+  geometry: {
+    type: 'Polygon' as const,
+    coordinates: [
+      [
+        [lon, 52],
+        [lon + 0.01, 52],
+        [lon + 0.01, 52.01],
+        [lon, 52],
+      ],
+    ],
+  },
+});
 const record = {
   uuid: 'r',
   status: 'Approved',
@@ -9,6 +25,18 @@ const record = {
   end_time: '2026-12-03T11:00:00Z',
   max_altitude: 100,
   purpose: 'Survey',
+  volumes: [
+    { start_time: '2026-12-03T10:00:00Z', end_time: '2026-12-03T11:00:00Z', altitude_lower: band(0), altitude_upper: band(100), bbox: [5, 52, 5.01, 52.01], features: [0] },
+  ],
+  flight_area: { type: 'FeatureCollection', features: [square(5)] },
+} as FlightRequestRecord;
+const twoVolumes = {
+  ...record,
+  volumes: [
+    { ...record.volumes[0]!, end_time: '2026-12-03T10:30:00Z', altitude_upper: band(60) },
+    { ...record.volumes[0]!, start_time: '2026-12-03T10:30:00Z', altitude_lower: band(60), features: [1] },
+  ],
+  flight_area: { type: 'FeatureCollection', features: [square(5), square(5.1)] },
 } as FlightRequestRecord;
 const at = (iso: string) => Date.parse(iso);
 
@@ -27,11 +55,28 @@ describe('the console: what an operator may do with a flight request now (pure)'
 
   it('when an amendment is drafted, then only the changed fields are sent, as submission sends them; nothing changed is null', () => {
     const draft = draftOf(record);
-    expect(draft).to.deep.equal({ start_time: '2026-12-03T10:00', end_time: '2026-12-03T11:00', max_altitude: '100', purpose: 'Survey' });
+    expect(draft).to.deep.equal({ start_time: '2026-12-03T10:00', end_time: '2026-12-03T11:00', max_altitude: '100', purpose: 'Survey', volumes: null });
     expect(amendment(record, draft)).to.equal(null);
     expect(amendment(record, { ...draft, max_altitude: '80', end_time: '2026-12-03T11:30' })).to.deep.equal({
       end_time: '2026-12-03T11:30:00Z',
       max_altitude: 80,
     });
+  });
+
+  it("when a request of volumes is amended, then its volumes are sent whole (the spec's fields are their envelope), the others as they were", () => {
+    const draft = draftOf(twoVolumes);
+    expect(draft.volumes?.map((volume) => [volume.lower.value, volume.upper.value, volume.start_time, volume.end_time])).to.deep.equal([
+      ['0', '60', '2026-12-03T10:00', '2026-12-03T10:30'],
+      ['60', '100', '2026-12-03T10:30', '2026-12-03T11:00'],
+    ]);
+    expect(amendment(twoVolumes, draft)).to.equal(null);
+    expect(amendment(twoVolumes, { ...draft, purpose: 'Survey, east field' }), 'the purpose alone').to.deep.equal({ purpose: 'Survey, east field' });
+    const lower = draft.volumes?.map((volume, index) => (index === 1 ? { ...volume, upper: { ...volume.upper, value: '90' } } : volume)) ?? [];
+    const body = amendment(twoVolumes, { ...draft, volumes: lower });
+    expect(Object.keys(body ?? {})).to.deep.equal(['volumes']);
+    expect((body?.['volumes'] as Array<{ altitude_upper: { value: number }; start_time: string }>).map((volume) => [volume.altitude_upper.value, volume.start_time])).to.deep.equal([
+      [60, '2026-12-03T10:00:00Z'],
+      [90, '2026-12-03T10:30:00Z'],
+    ]);
   });
 });
