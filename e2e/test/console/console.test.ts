@@ -443,6 +443,9 @@ describe('the web console in Chromium', function () {
     await page.locator('#volume-1-start').fill(half);
     await page.getByRole('button', { name: 'Done drawing' }).click();
     expect(await page.locator('.leaflet-overlay-pane path').count(), 'both drafted volumes on the map').to.equal(2);
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await page.getByRole('heading', { name: /Preview: this request would be Approved/ }).waitFor();
+    expect(await page.locator('.preview').textContent()).to.include('in 2 feature(s)');
     await check(page, 'new-request-volumes');
 
     await page.getByRole('button', { name: 'Submit request' }).click();
