@@ -477,7 +477,11 @@ describe('the web console in Chromium', function () {
     await page.locator('#volume-0-lower-value').fill('0');
     await page.locator('#volume-1-upper-value').fill('90');
     await page.getByRole('button', { name: 'Amend request' }).click();
-    await page.locator('.facts .volume-list li').nth(1).getByText(/^60 m AGL – 90 m AGL, /).waitFor();
+    await page
+      .locator('.facts .volume-list li')
+      .nth(1)
+      .getByText(/^60 m AGL – 90 m AGL, /)
+      .waitFor();
     const amended = await client.send('GET', `/api/flight-requests/${uuid}`, { key: operator.key });
     expect(amended.body.data).to.include({ revision: 2, status: 'Approved', max_altitude: 90 });
     expect(amended.body.data.volumes.map((volume: { altitude_upper: { value: number } }) => volume.altitude_upper.value)).to.deep.equal([60, 90]);

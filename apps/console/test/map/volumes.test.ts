@@ -1,5 +1,15 @@
 import { expect } from 'chai';
-import { altitudeText, draftLayers, isSpecShaped, polygonText, volumeDrafts, volumeInput, volumeLayers, volumeText, type VolumeDraft } from '../../src/map/volumes';
+import {
+  altitudeText,
+  draftLayers,
+  isSpecShaped,
+  polygonText,
+  volumeDrafts,
+  volumeInput,
+  volumeLayers,
+  volumeText,
+  type VolumeDraft,
+} from '../../src/map/volumes';
 
 const volume = (lower: number, upper: number, features: number[]) => ({
   start_time: '2026-12-03T10:00:00Z',
@@ -31,7 +41,7 @@ describe('the console map: 4-D volumes (pure)', () => {
     expect(volumeText(volume(60, 100, [0]))).to.equal('60 m AGL – 100 m AGL, 3 Dec 2026, 10:00 UTC – 3 Dec 2026, 10:30 UTC');
   });
 
-  it("when a request has several volumes, then each is a layer of its own features of flight_area, labelled with its band and window", () => {
+  it('when a request has several volumes, then each is a layer of its own features of flight_area, labelled with its band and window', () => {
     const record = {
       uuid: 'r',
       start_time: '2026-12-03T10:00:00Z',
@@ -40,7 +50,7 @@ describe('the console map: 4-D volumes (pure)', () => {
       volumes: [volume(0, 60, [0]), volume(60, 100, [1, 2])],
       flight_area: { type: 'FeatureCollection' as const, features: [feature(5), feature(5.1), feature(5.2)] },
     };
-    const layers = volumeLayers(record as Parameters<typeof volumeLayers>[0]);
+    const layers = volumeLayers(record);
     expect(layers.map((layer) => [layer.id, layer.kind, (layer.data as unknown as { features: unknown[] }).features.length])).to.deep.equal([
       ['r-volume-0', 'volume', 1],
       ['r-volume-1', 'volume', 2],
@@ -49,9 +59,10 @@ describe('the console map: 4-D volumes (pure)', () => {
     const spec = { ...record, volumes: [volume(0, 100, [0, 1, 2])] } as Parameters<typeof volumeLayers>[0];
     expect(volumeLayers(spec), "the spec's one volume: the area layer draws it").to.deep.equal([]);
     const banded = { ...record, volumes: [volume(30, 100, [0])] } as Parameters<typeof volumeLayers>[0];
-    expect(volumeLayers(banded).map((layer) => layer.label), 'one volume with a band of its own').to.deep.equal([
-      'Volume 1: 30 m AGL – 100 m AGL, 3 Dec 2026, 10:00 UTC – 3 Dec 2026, 10:30 UTC',
-    ]);
+    expect(
+      volumeLayers(banded).map((layer) => layer.label),
+      'one volume with a band of its own',
+    ).to.deep.equal(['Volume 1: 30 m AGL – 100 m AGL, 3 Dec 2026, 10:00 UTC – 3 Dec 2026, 10:30 UTC']);
   });
 
   it("when a request is one volume from the ground to max_altitude m AGL over its window, then it is the spec's fields; anything else is volumes", () => {
@@ -69,10 +80,14 @@ describe('the console map: 4-D volumes (pure)', () => {
   it("when a request of volumes is amended, then each volume is a draft of its own area, band, window and a circle's radius", () => {
     const circle = { type: 'Feature' as const, properties: { radius_m: 250 }, geometry: { type: 'Point' as const, coordinates: [5.3, 52] } };
     const record = {
-      volumes: [volume(0, 60, [0]), { ...volume(60, 400, [1]), altitude_upper: { value: 400, reference: 'AMSL' as const, units: 'ft' as const } }, volume(0, 30, [2, 3])],
+      volumes: [
+        volume(0, 60, [0]),
+        { ...volume(60, 400, [1]), altitude_upper: { value: 400, reference: 'AMSL' as const, units: 'ft' as const } },
+        volume(0, 30, [2, 3]),
+      ],
       flight_area: { type: 'FeatureCollection' as const, features: [feature(5), circle, feature(5.1), feature(5.2)] },
     };
-    const drafts = volumeDrafts(record as Parameters<typeof volumeDrafts>[0]);
+    const drafts = volumeDrafts(record);
     expect(drafts[0]).to.deep.equal({
       geometry: JSON.stringify(feature(5).geometry),
       radius_m: '',
@@ -87,21 +102,42 @@ describe('the console map: 4-D volumes (pure)', () => {
       type: 'MultiPolygon',
       coordinates: [feature(5.1).geometry.coordinates, feature(5.2).geometry.coordinates],
     });
-    expect(volumeInput(drafts[1] as VolumeDraft)).to.include({ radius_m: 250 }).and.have.nested.property('altitude_upper.units', 'ft');
+    expect(volumeInput(drafts[1] as VolumeDraft))
+      .to.include({ radius_m: 250 })
+      .and.have.nested.property('altitude_upper.units', 'ft');
     expect(volumeInput(drafts[0] as VolumeDraft)).not.to.have.property('radius_m');
   });
 
   it('when corners are clicked, then the volume is a closed Polygon once there are three', () => {
     expect(polygonText([[5, 52]])).to.equal('');
-    expect(JSON.parse(polygonText([[5, 52], [5.01, 52], [5.01, 52.01]]))).to.deep.equal({
+    expect(
+      JSON.parse(
+        polygonText([
+          [5, 52],
+          [5.01, 52],
+          [5.01, 52.01],
+        ]),
+      ),
+    ).to.deep.equal({
       type: 'Polygon',
-      coordinates: [[[5, 52], [5.01, 52], [5.01, 52.01], [5, 52]]],
+      coordinates: [
+        [
+          [5, 52],
+          [5.01, 52],
+          [5.01, 52.01],
+          [5, 52],
+        ],
+      ],
     });
   });
 
   it("when a drafted volume is sent, then it is the submission's volume; what does not parse goes as it is, for the API's 422 to name", () => {
     const draft: VolumeDraft = {
-      geometry: polygonText([[5, 52], [5.01, 52], [5.01, 52.01]]),
+      geometry: polygonText([
+        [5, 52],
+        [5.01, 52],
+        [5.01, 52.01],
+      ]),
       radius_m: '',
       lower: { value: '60', reference: 'AGL', units: 'm' },
       upper: { value: '400', reference: 'AMSL', units: 'ft' },
@@ -115,7 +151,9 @@ describe('the console map: 4-D volumes (pure)', () => {
       start_time: '2026-12-03T10:00:00Z',
       end_time: '2026-12-03T10:30:00Z',
     });
-    expect(volumeInput({ ...draft, geometry: '{not json', upper: { ...draft.upper, value: '' } })).to.include({ geometry: null }).and.have.nested.property('altitude_upper.value', null);
+    expect(volumeInput({ ...draft, geometry: '{not json', upper: { ...draft.upper, value: '' } }))
+      .to.include({ geometry: null })
+      .and.have.nested.property('altitude_upper.value', null);
     expect(draftLayers([draft, { ...draft, geometry: '' }, draft], 2).map((layer) => [layer.id, layer.kind])).to.deep.equal([
       ['volume-draft-0', 'volume'],
       ['volume-draft-2', 'draft'],

@@ -26,7 +26,14 @@ const record = {
   max_altitude: 100,
   purpose: 'Survey',
   volumes: [
-    { start_time: '2026-12-03T10:00:00Z', end_time: '2026-12-03T11:00:00Z', altitude_lower: band(0), altitude_upper: band(100), bbox: [5, 52, 5.01, 52.01], features: [0] },
+    {
+      start_time: '2026-12-03T10:00:00Z',
+      end_time: '2026-12-03T11:00:00Z',
+      altitude_lower: band(0),
+      altitude_upper: band(100),
+      bbox: [5, 52, 5.01, 52.01],
+      features: [0],
+    },
   ],
   flight_area: { type: 'FeatureCollection', features: [square(5)] },
 } as FlightRequestRecord;
@@ -55,7 +62,13 @@ describe('the console: what an operator may do with a flight request now (pure)'
 
   it('when an amendment is drafted, then only the changed fields are sent, as submission sends them; nothing changed is null', () => {
     const draft = draftOf(record);
-    expect(draft).to.deep.equal({ start_time: '2026-12-03T10:00', end_time: '2026-12-03T11:00', max_altitude: '100', purpose: 'Survey', volumes: null });
+    expect(draft).to.deep.equal({
+      start_time: '2026-12-03T10:00',
+      end_time: '2026-12-03T11:00',
+      max_altitude: '100',
+      purpose: 'Survey',
+      volumes: null,
+    });
     expect(amendment(record, draft)).to.equal(null);
     expect(amendment(record, { ...draft, max_altitude: '80', end_time: '2026-12-03T11:30' })).to.deep.equal({
       end_time: '2026-12-03T11:30:00Z',
@@ -74,7 +87,12 @@ describe('the console: what an operator may do with a flight request now (pure)'
     const lower = draft.volumes?.map((volume, index) => (index === 1 ? { ...volume, upper: { ...volume.upper, value: '90' } } : volume)) ?? [];
     const body = amendment(twoVolumes, { ...draft, volumes: lower });
     expect(Object.keys(body ?? {})).to.deep.equal(['volumes']);
-    expect((body?.['volumes'] as Array<{ altitude_upper: { value: number }; start_time: string }>).map((volume) => [volume.altitude_upper.value, volume.start_time])).to.deep.equal([
+    expect(
+      (body?.['volumes'] as Array<{ altitude_upper: { value: number }; start_time: string }>).map((volume) => [
+        volume.altitude_upper.value,
+        volume.start_time,
+      ]),
+    ).to.deep.equal([
       [60, '2026-12-03T10:00:00Z'],
       [90, '2026-12-03T10:30:00Z'],
     ]);
