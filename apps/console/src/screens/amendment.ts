@@ -46,6 +46,9 @@ export function amendment(record: AmendedRecord, draft: AmendDraft): Record<stri
     if (draft.start_time !== before.start_time) body['start_time'] = toUtc(draft.start_time);
     if (draft.end_time !== before.end_time) body['end_time'] = toUtc(draft.end_time);
     if (draft.max_altitude !== before.max_altitude) body['max_altitude'] = Number(draft.max_altitude);
+    // A request sent as one volume shaped like the spec's fields keeps its volumes unless the amendment
+    // sends its area: the area as it is makes the new window and ceiling the request's, not the volume's.
+    if (Object.keys(body).length > 0 && record.flight_area !== undefined) body['flight_area'] = record.flight_area;
   }
   if (draft.purpose !== before.purpose) body['purpose'] = draft.purpose;
   return Object.keys(body).length === 0 ? null : body;

@@ -60,7 +60,7 @@ describe('the console: what an operator may do with a flight request now (pure)'
     expect(flightActions(record, at('2026-12-03T11:00:00Z'))).to.deep.equal({ amend: false, activate: false, end: false });
   });
 
-  it('when an amendment is drafted, then only the changed fields are sent, as submission sends them; nothing changed is null', () => {
+  it("when an amendment is drafted, then only the changed fields are sent, as submission sends them, a new window or ceiling with the request's area; nothing changed is null", () => {
     const draft = draftOf(record);
     expect(draft).to.deep.equal({
       start_time: '2026-12-03T10:00',
@@ -70,10 +70,12 @@ describe('the console: what an operator may do with a flight request now (pure)'
       volumes: null,
     });
     expect(amendment(record, draft)).to.equal(null);
-    expect(amendment(record, { ...draft, max_altitude: '80', end_time: '2026-12-03T11:30' })).to.deep.equal({
+    expect(amendment(record, { ...draft, max_altitude: '80', end_time: '2026-12-03T11:30' }), 'with the area as it is').to.deep.equal({
       end_time: '2026-12-03T11:30:00Z',
       max_altitude: 80,
+      flight_area: record.flight_area,
     });
+    expect(amendment(record, { ...draft, purpose: 'Survey, west' }), 'the purpose alone').to.deep.equal({ purpose: 'Survey, west' });
   });
 
   it("when a request of volumes is amended, then its volumes are sent whole (the spec's fields are their envelope), the others as they were", () => {
