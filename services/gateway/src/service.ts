@@ -63,6 +63,7 @@ export function createGatewayService({ config, broker, log, registry }: ServiceR
         metricsServer.listen(config.METRICS_PORT, config.HOST, () => resolve());
       });
       log.info({ port: config.METRICS_PORT }, 'metrics listening');
+      limitStore.prepare((error) => log.warn({ err: error }, 'rate limit counters: indexes or expiry failed'));
       await consumeRevocations(broker, keys, log);
     },
     async stop() {

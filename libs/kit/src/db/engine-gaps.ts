@@ -22,10 +22,11 @@
  * 3. It filters `$in` itself, over the whole collection, while an equality is
  *    served by an index. `findWhereIn` and `deleteWhereIn` send one or the other.
  * 4. It refuses TTL indexes (`expireAfterSeconds`) and expires nothing:
- *    `createDeclaredIndexes` builds them without the option and
- *    `expireAsTtlWould` deletes what MongoDB's TTL monitor would.
+ *    `createDeclaredIndexes` (a model's) and `createIndexesOn` (a library's
+ *    collection) build them without the option, and `expireAsTtlWould` and
+ *    `expireCollectionAsTtlWould` delete what MongoDB's TTL monitor would.
  */
-import type { Connection, Model, ProjectionType, QueryFilter } from 'mongoose';
+import type { Connection, Model, mongo, ProjectionType, QueryFilter } from 'mongoose';
 
 /** A model of any documents, as a connection holds them. */
 type AnyModel = Connection['models'][string];
@@ -119,23 +120,28 @@ export function refusedAsDuplicates(error: unknown): Set<number> {
   return new Set(entries.map((entry) => Number(entry.index)));
 }
 
-const localEngines = new WeakMap<Connection, Promise<boolean>>();
+const localEngines = new WeakMap<mongo.Db, Promise<boolean>>();
 
 /** Whether the engine behind `connection` serves `$in` from an index: MongoDB does, the local engine does not. */
 function servesInFromIndexes(connection: Connection): Promise<boolean> {
   return isLocalEngine(connection).then((local) => !local);
 }
 
-/** Whether `connection` talks to the local engine (FerretDB names itself in buildInfo); asked once per connection. */
+/** Whether `connection` talks to the local engine; asked once per database handle. */
 function isLocalEngine(connection: Connection): Promise<boolean> {
-  const known = localEngines.get(connection);
+  return isLocalDb(connection.db!);
+}
+
+/** Whether `db` is served by the local engine (FerretDB names itself in buildInfo); asked once per handle. */
+function isLocalDb(db: mongo.Db): Promise<boolean> {
+  const known = localEngines.get(db);
   if (known) return known;
-  const asked = connection
-    .db!.admin()
+  const asked = db
+    .admin()
     .command({ buildInfo: 1 })
     .then((info) => 'ferretdbVersion' in info);
-  localEngines.set(connection, asked);
-  asked.catch(() => localEngines.delete(connection));
+  localEngines.set(db, asked);
+  asked.catch(() => localEngines.delete(db));
   return asked;
 }
 
@@ -260,6 +266,37 @@ export async function expireAsTtlWould(connection: Connection, now: Date = new D
     }
   }
   return deleted;
+}
+
+/** An index of a collection a library reads and writes itself, as the driver takes it. */
+export type IndexDeclaration = [keys: mongo.IndexSpecification, options: mongo.CreateIndexesOptions];
+
+/**
+ * Builds `indexes` on a collection handed to the driver directly rather than through a model (a
+ * library's own collection): on the local engine without `expireAfterSeconds`, as
+ * `createDeclaredIndexes` builds a model's.
+ */
+export async function createIndexesOn(db: mongo.Db, collection: string, indexes: readonly IndexDeclaration[]): Promise<void> {
+  const local = await isLocalDb(db);
+  for (const [keys, options] of indexes) {
+    const { expireAfterSeconds: _ttl, ...engineOptions } = options;
+    await db.collection(collection).createIndex(keys, local ? engineOptions : options);
+  }
+}
+
+/**
+ * What MongoDB's TTL monitor does to `collection` for a TTL index of `expireAfterSeconds` on
+ * `field`, done on the local engine: deletes what it would. The number deleted; 0 on MongoDB.
+ */
+export async function expireCollectionAsTtlWould(
+  db: mongo.Db,
+  collection: string,
+  { field, seconds }: { field: string; seconds: number },
+  now: Date = new Date(),
+): Promise<number> {
+  if (!(await isLocalDb(db))) return 0;
+  const cutoff = new Date(now.getTime() - seconds * 1000);
+  return (await db.collection(collection).deleteMany({ [field]: { $lt: cutoff } })).deletedCount;
 }
 
 /** How often MongoDB's TTL monitor runs, and so how often a service runs `expireAsTtlWould`. */

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import mongoose, { Schema, type Connection, type Model, type mongo } from 'mongoose';
-import { findWhereIn } from '@dfc/kit/db';
+import { createIndexesOn, expireCollectionAsTtlWould, findWhereIn } from '@dfc/kit/db';
 import { testDependencies, uniqueName } from '@dfc/kit/testing';
 
 interface Thing {
@@ -60,5 +60,49 @@ describe('findWhereIn (real database)', () => {
     } else {
       expect(sent).to.deep.equal([{ _id: { $in: ['t1', 't3'] } }]);
     }
+  });
+});
+
+describe("createIndexesOn, expireCollectionAsTtlWould (a library's collection, real database)", () => {
+  let connection: Connection;
+  let db: mongo.Db;
+
+  before(async () => {
+    const { mongoUrl } = await testDependencies();
+    connection = await mongoose.createConnection(mongoUrl, { dbName: uniqueName('kit_library_indexes') }).asPromise();
+    db = connection.db!;
+  });
+
+  after(async () => {
+    await connection.dropDatabase();
+    await connection.close();
+  });
+
+  it('when a TTL index and a unique one are declared, then both keys are built and the unique one refuses a second document of a key', async () => {
+    await createIndexesOn(db, 'counters', [
+      [{ expire: -1 }, { expireAfterSeconds: 0 }],
+      [{ key: 1 }, { unique: true }],
+    ]);
+    const keys = (await db.collection('counters').listIndexes().toArray()).map((index) => JSON.stringify(index['key']));
+    expect(keys).to.include.members(['{"expire":-1}', '{"key":1}']);
+    await db.collection('counters').insertOne({ key: 'k', expire: new Date() });
+    let refused: unknown;
+    await db
+      .collection('counters')
+      .insertOne({ key: 'k', expire: new Date() })
+      .catch((error: unknown) => (refused = error));
+    expect(refused, 'a second document of one key').to.be.instanceOf(Error);
+  });
+
+  it('when documents are past their expiry, then they are gone after the sweep (by the sweep where the engine has no TTL monitor) and the others stay', async () => {
+    const now = new Date();
+    await db.collection('expiring').insertMany([
+      { key: 'past', expire: new Date(now.getTime() - 1_000) },
+      { key: 'future', expire: new Date(now.getTime() + 60_000) },
+    ]);
+    const deleted = await expireCollectionAsTtlWould(db, 'expiring', { field: 'expire', seconds: 0 }, now);
+    const isFerret = 'ferretdbVersion' in (await db.admin().command({ buildInfo: 1 }));
+    expect(deleted).to.equal(isFerret ? 1 : 0);
+    if (isFerret) expect((await db.collection('expiring').find().toArray()).map((doc) => doc['key'])).to.deep.equal(['future']);
   });
 });

@@ -1,5 +1,6 @@
 import { MongoClient } from 'mongodb';
 import { RateLimiterMemory, RateLimiterMongo } from 'rate-limiter-flexible';
+import { createIndexesOn, expireCollectionAsTtlWould, TTL_MONITOR_INTERVAL_MS, type IndexDeclaration } from '@dfc/kit/db';
 
 export interface SharedLimit {
   /** Names the counters of this limit apart from the others in the one collection. */
@@ -11,9 +12,23 @@ export interface SharedLimit {
 /** How long a limiter waits for the database before its insurance answers for it. */
 const DATABASE_WAIT_MS = 1_000;
 
+const COLLECTION = 'rate_limits';
+const PREPARE_RETRY_MS = 5_000;
+
+/**
+ * The indexes rate-limiter-flexible's MongoDB store declares: a counter expires when its window
+ * does, and one counter per key, so that two replicas counting a new key's first call meet in one
+ * document. Built here (its own creation is off) so that the local engine, which refuses the TTL
+ * option, still gets the unique one.
+ */
+const INDEXES: IndexDeclaration[] = [
+  [{ expire: -1 }, { expireAfterSeconds: 0 }],
+  [{ key: 1 }, { unique: true }],
+];
+
 /**
  * Counters every gateway replica shares: rate-limiter-flexible's MongoDB store, one collection
- * (`rate_limits`, with the TTL and unique indexes the store declares itself) for every limit kept
+ * (`rate_limits`, with the TTL and unique indexes the store declares) for every limit kept
  * on it. Counting a call is one conditional upsert (`$inc`), which returns the new count, so a
  * call costs one database write and no read. A key once over its limit is refused from memory
  * until its window ends (`inMemoryBlockOnConsumed`), so a flood or an attack costs the database
@@ -23,6 +38,8 @@ const DATABASE_WAIT_MS = 1_000;
  */
 export class SharedLimitStore {
   private readonly client: MongoClient;
+  private retry: NodeJS.Timeout | undefined;
+  private expiry: NodeJS.Timeout | undefined;
 
   /** `maxPoolSize`: connections to the database at most; calls beyond them wait for one. */
   constructor(
@@ -37,11 +54,31 @@ export class SharedLimitStore {
     });
   }
 
+  /**
+   * Builds the collection's indexes, retried until the database answers, then keeps expiring
+   * counters where the engine does not (nothing to do on MongoDB).
+   */
+  prepare(onError: (error: unknown) => void): void {
+    const db = this.client.db(this.database);
+    createIndexesOn(db, COLLECTION, INDEXES).then(
+      () => {
+        this.expiry = setInterval(() => {
+          expireCollectionAsTtlWould(db, COLLECTION, { field: 'expire', seconds: 0 }).catch(onError);
+        }, TTL_MONITOR_INTERVAL_MS).unref();
+      },
+      (error: unknown) => {
+        onError(error);
+        this.retry = setTimeout(() => this.prepare(onError), PREPARE_RETRY_MS).unref();
+      },
+    );
+  }
+
   limiter(limit: SharedLimit): RateLimiterMongo {
     return new RateLimiterMongo({
       storeClient: this.client,
       dbName: this.database,
-      tableName: 'rate_limits',
+      tableName: COLLECTION,
+      disableIndexesCreation: true,
       keyPrefix: limit.keyPrefix,
       points: limit.points,
       duration: limit.durationSeconds,
@@ -51,6 +88,8 @@ export class SharedLimitStore {
   }
 
   async close(): Promise<void> {
+    clearTimeout(this.retry);
+    clearInterval(this.expiry);
     await this.client.close();
   }
 }
