@@ -484,6 +484,7 @@ describe('the web console in Chromium', function () {
       .waitFor();
     const amended = await client.send('GET', `/api/flight-requests/${uuid}`, { key: operator.key });
     expect(amended.body.data).to.include({ revision: 2, status: 'Approved', max_altitude: 90 });
+    expect(await page.locator('.outcome').textContent()).to.equal('Amended (revision 2): Approved, with a new authorisation.');
     expect(amended.body.data.volumes.map((volume: { altitude_upper: { value: number } }) => volume.altitude_upper.value)).to.deep.equal([60, 90]);
     expect(await page.getByRole('button', { name: 'Activate flight' }).count(), 'not before its window').to.equal(0);
     await check(page, 'request-volumes-amend');
@@ -493,10 +494,12 @@ describe('the web console in Chromium', function () {
     await page.getByRole('button', { name: 'Amend request' }).click();
     await page.getByRole('button', { name: 'Activate flight' }).click();
     await page.getByText('Status: Activated').waitFor();
+    expect(await page.locator('.outcome').textContent()).to.match(/^Activated at /);
     expect(await page.getByRole('heading', { name: 'Amend this request' }).count(), 'not once started').to.equal(0);
     await page.getByLabel('Reason (optional)').fill('Survey done');
     await page.getByRole('button', { name: 'End flight' }).click();
     await page.getByText('Status: Ended').waitFor();
+    expect(await page.locator('.outcome').textContent()).to.match(/^Ended at .*: the airspace is given back\.$/);
     const ended = await client.send('GET', `/api/flight-requests/${uuid}`, { key: operator.key });
     expect(ended.body.data).to.include({ revision: 3, status: 'Ended' });
     expect(ended.body.data.activation.end_reason).to.equal('ended_by_operator');

@@ -1,6 +1,6 @@
 import type { FlightRequestRecord } from '@dfc/contracts';
 import { isSpecShaped, volumeDrafts, volumeInput, type VolumeDraft } from '../map/volumes';
-import { inputValue, toUtc } from '../ui/format';
+import { inputValue, toUtc, when } from '../ui/format';
 
 /** What the operator may do with the flight now: the API decides, these only offer what it would accept. */
 export function flightActions(record: Pick<FlightRequestRecord, 'status' | 'start_time' | 'end_time'>, now: number) {
@@ -11,6 +11,18 @@ export function flightActions(record: Pick<FlightRequestRecord, 'status' | 'star
     activate: record.status === 'Approved' && start <= now && now < end,
     end: record.status === 'Activated',
   };
+}
+
+export type FlightAction = 'amend' | 'activate' | 'end';
+
+/** What the API answered to an action, as the page says it once the forms have moved on. */
+export function outcomeText(action: FlightAction, answer: Pick<FlightRequestRecord, 'status' | 'revision' | 'activation'>): string {
+  if (action === 'activate')
+    return `Activated at ${when(answer.activation?.activated_at ?? null)}: the airspace stays reserved until the flight is ended.`;
+  if (action === 'end') return `Ended at ${when(answer.activation?.ended_at ?? null)}: the airspace is given back.`;
+  return answer.status === 'Approved'
+    ? `Amended (revision ${answer.revision}): Approved, with a new authorisation.`
+    : `Amended (revision ${answer.revision}): ${answer.status}, under review.`;
 }
 
 export interface AmendDraft {

@@ -2,19 +2,22 @@ import { useState } from 'preact/hooks';
 import type { FlightRequestRecord } from '@dfc/contracts';
 import type { Api } from '../api';
 import { ErrorBanner, Field } from '../ui/components';
-import { amendment, draftOf, type AmendDraft } from './amendment';
+import { amendment, draftOf, type AmendDraft, type FlightAction } from './amendment';
 import { VolumeEditor } from './volume-editor';
 
-/** A call that reports its failure on its own form and reloads the request once it is done. */
-function useAction(onDone: () => void) {
+/** The request as an action's answer gives it, and which action it was. */
+export type ActionDone = (action: FlightAction, answer: FlightRequestRecord) => void;
+type Answer = Promise<{ data: FlightRequestRecord }>;
+
+/** A call that reports its failure on its own form, and its answer to the page, which reloads the request. */
+function useAction(action: FlightAction, onDone: ActionDone) {
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
-  const run = async (call: () => Promise<unknown>) => {
+  const run = async (call: () => Answer) => {
     setBusy(true);
     setError(null);
     try {
-      await call();
-      onDone();
+      onDone(action, (await call()).data);
     } catch (failure) {
       setError(failure);
     } finally {
@@ -25,14 +28,14 @@ function useAction(onDone: () => void) {
 }
 
 /** Start an approved flight inside its window: it becomes Activated and keeps its airspace. */
-export function ActivateForm({ api, uuid, onDone }: { api: Api; uuid: string; onDone: () => void }) {
-  const { error, busy, run } = useAction(onDone);
+export function ActivateForm({ api, uuid, onDone }: { api: Api; uuid: string; onDone: ActionDone }) {
+  const { error, busy, run } = useAction('activate', onDone);
   return (
     <form
       aria-labelledby="activate-title"
       onSubmit={(event) => {
         event.preventDefault();
-        void run(() => api.post(`/api/flight-requests/${uuid}/activate`, {}));
+        void run(() => api.post<{ data: FlightRequestRecord }>(`/api/flight-requests/${uuid}/activate`, {}));
       }}
     >
       <h2 id="activate-title">Start the flight</h2>
@@ -46,15 +49,15 @@ export function ActivateForm({ api, uuid, onDone }: { api: Api; uuid: string; on
 }
 
 /** End an activated flight, with an optional reason: its airspace is given back. */
-export function EndForm({ api, uuid, onDone }: { api: Api; uuid: string; onDone: () => void }) {
+export function EndForm({ api, uuid, onDone }: { api: Api; uuid: string; onDone: ActionDone }) {
   const [reason, setReason] = useState('');
-  const { error, busy, run } = useAction(onDone);
+  const { error, busy, run } = useAction('end', onDone);
   return (
     <form
       aria-labelledby="end-title"
       onSubmit={(event) => {
         event.preventDefault();
-        void run(() => api.post(`/api/flight-requests/${uuid}/end`, reason.trim() === '' ? {} : { reason }));
+        void run(() => api.post<{ data: FlightRequestRecord }>(`/api/flight-requests/${uuid}/end`, reason.trim() === '' ? {} : { reason }));
       }}
     >
       <h2 id="end-title">End the flight</h2>
@@ -74,10 +77,10 @@ export function EndForm({ api, uuid, onDone }: { api: Api; uuid: string; onDone:
  * volumes, its volumes (area, band, window each). It is screened again; approvals that still hold
  * are kept, the others go back to review (the page shows the outcome).
  */
-export function AmendForm({ api, record, onDone }: { api: Api; record: FlightRequestRecord; onDone: () => void }) {
+export function AmendForm({ api, record, onDone }: { api: Api; record: FlightRequestRecord; onDone: ActionDone }) {
   const [draft, setDraft] = useState<AmendDraft>(() => draftOf(record));
   const [unchanged, setUnchanged] = useState(false);
-  const { error, busy, run } = useAction(onDone);
+  const { error, busy, run } = useAction('amend', onDone);
   const change = (next: AmendDraft) => {
     setUnchanged(false);
     setDraft(next);
@@ -92,7 +95,7 @@ export function AmendForm({ api, record, onDone }: { api: Api; record: FlightReq
         event.preventDefault();
         const body = amendment(record, draft);
         if (body === null) setUnchanged(true);
-        else void run(() => api.send('PATCH', `/api/flight-requests/${record.uuid}`, body));
+        else void run(() => api.send<{ data: FlightRequestRecord }>('PATCH', `/api/flight-requests/${record.uuid}`, body));
       }}
     >
       <h2 id="amend-title">Amend this request</h2>

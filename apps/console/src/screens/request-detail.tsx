@@ -3,8 +3,8 @@ import type { FlightRequestRecord } from '@dfc/contracts';
 import type { Api } from '../api';
 import { ErrorBanner, Field } from '../ui/components';
 import { Authorisation } from './authorisation';
-import { flightActions } from './amendment';
-import { ActivateForm, AmendForm, EndForm } from './flight-actions';
+import { flightActions, outcomeText } from './amendment';
+import { ActivateForm, AmendForm, EndForm, type ActionDone } from './flight-actions';
 import { History, RequestPage, useFlightRequest } from './request-parts';
 
 const CANCELLABLE = ['Pending', 'Approved'];
@@ -30,13 +30,22 @@ export function RequestDetail({ api, uuid }: { api: Api; uuid: string }) {
   );
 }
 
+/** The forms the request's status and window allow now, and what the API answered to the last one sent. */
 function Actions({ api, record, onDone }: { api: Api; record: FlightRequestRecord; onDone: () => void }) {
+  const [outcome, setOutcome] = useState('');
   const can = flightActions(record, Date.now());
+  const done: ActionDone = (action, answer) => {
+    setOutcome(outcomeText(action, answer));
+    onDone();
+  };
   return (
     <>
-      {can.activate ? <ActivateForm api={api} uuid={record.uuid} onDone={onDone} /> : null}
-      {can.end ? <EndForm api={api} uuid={record.uuid} onDone={onDone} /> : null}
-      {can.amend ? <AmendForm key={record.revision} api={api} record={record} onDone={onDone} /> : null}
+      <p class="outcome" role="status">
+        {outcome}
+      </p>
+      {can.activate ? <ActivateForm api={api} uuid={record.uuid} onDone={done} /> : null}
+      {can.end ? <EndForm api={api} uuid={record.uuid} onDone={done} /> : null}
+      {can.amend ? <AmendForm key={record.revision} api={api} record={record} onDone={done} /> : null}
     </>
   );
 }

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { FlightRequestRecord } from '@dfc/contracts';
-import { amendment, draftOf, flightActions } from '../../src/screens/amendment';
+import { amendment, draftOf, flightActions, outcomeText } from '../../src/screens/amendment';
 
 const band = (value: number) => ({ value, reference: 'AGL' as const, units: 'm' as const });
 const square = (lon: number) => ({
@@ -98,5 +98,13 @@ describe('the console: what an operator may do with a flight request now (pure)'
       [60, '2026-12-03T10:00:00Z'],
       [90, '2026-12-03T10:30:00Z'],
     ]);
+  });
+
+  it("when an action is answered, then the page says what the API's answer is: the revision and status, the activation's and end's times", () => {
+    expect(outcomeText('amend', { ...record, revision: 2 })).to.equal('Amended (revision 2): Approved, with a new authorisation.');
+    expect(outcomeText('amend', { ...record, status: 'Pending', revision: 3 })).to.equal('Amended (revision 3): Pending, under review.');
+    const activation = { activated_at: '2026-12-03T10:05:00+00:00', ended_at: '2026-12-03T10:40:00+00:00', end_reason: 'ended_by_operator' as const };
+    expect(outcomeText('activate', { ...record, status: 'Activated', activation })).to.match(/^Activated at 3 Dec 2026, 10:05 UTC: /);
+    expect(outcomeText('end', { ...record, status: 'Ended', activation })).to.match(/^Ended at 3 Dec 2026, 10:40 UTC: /);
   });
 });
