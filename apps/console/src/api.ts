@@ -1,8 +1,10 @@
+import type { SharedVolume } from '@dfc/contracts';
+
 /**
  * The console's one way to the API: same origin, the pasted key in `X-API-Key`
  * (never in a URL), JSON in and out. Every answer that is not 2xx becomes an
  * `ApiError` carrying what the screens show where it belongs: the message, the
- * 422 field messages and a 429's `Retry-After`.
+ * 422 field messages, a 409's shared volumes and a 429's `Retry-After`.
  */
 export interface Page<T> {
   data: T[];
@@ -17,6 +19,8 @@ export class ApiError extends Error {
     readonly fields: Record<string, string[]> = {},
     /** 429: seconds to wait, from `Retry-After`. */
     readonly retryAfter: number | null = null,
+    /** 409 of a decision whose airspace is taken: the volumes shared with the approved flights that hold it. */
+    readonly conflicts: SharedVolume[] = [],
   ) {
     super(message);
   }
@@ -54,19 +58,39 @@ export class Api {
       credentials: 'omit',
       cache: 'no-store',
     });
-    const text = await response.text();
-    const parsed: unknown = text === '' ? undefined : JSON.parse(text);
-    if (!response.ok) throw errorFrom(response, parsed);
-    return parsed as T;
+    return readAnswer<T>(response);
+  }
+}
+
+/** A 2xx answer's JSON (undefined when it has none, a 204), or the `ApiError` any other answer is. */
+export async function readAnswer<T>(response: Response): Promise<T> {
+  const parsed = await bodyOf(response);
+  if (!response.ok) throw errorFrom(response, parsed);
+  return parsed as T;
+}
+
+/**
+ * The answer's JSON; undefined when it has none: a 204, or an error some proxy
+ * in front of the gateway wrote as HTML or text, which its status then describes.
+ */
+async function bodyOf(response: Response): Promise<unknown> {
+  const text = await response.text();
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (failure) {
+    if (response.ok) throw failure;
+    return undefined;
   }
 }
 
 function errorFrom(response: Response, body: unknown): ApiError {
-  const shaped = (body ?? {}) as { message?: unknown; errors?: unknown };
-  const message = typeof shaped.message === 'string' ? shaped.message : `${response.status} ${response.statusText}`;
+  const shaped = (body ?? {}) as { message?: unknown; errors?: unknown; conflicts?: unknown };
+  const message = typeof shaped.message === 'string' ? shaped.message : `${response.status} ${response.statusText}`.trim();
   const fields = typeof shaped.errors === 'object' && shaped.errors !== null ? (shaped.errors as Record<string, string[]>) : {};
+  const conflicts = Array.isArray(shaped.conflicts) ? (shaped.conflicts as SharedVolume[]) : [];
   const retryAfter = response.headers.get('Retry-After');
-  return new ApiError(response.status, message, fields, retryAfter === null ? null : Number(retryAfter));
+  return new ApiError(response.status, message, fields, retryAfter === null ? null : Number(retryAfter), conflicts);
 }
 
 /** `?a=1&b=2` without the empty values. */

@@ -218,7 +218,7 @@ describe('the web console in Chromium', function () {
     expect(await page.evaluate('window.__notReloaded'), 'the page was not reloaded').to.equal(true);
   });
 
-  it("a reviewer sees the airspace a request shares with another operator's pending request, in the queue and on the map, naming no one", async () => {
+  it("a reviewer sees the airspace a request shares with another operator's pending request, in the queue and on the map, naming no one; once that one is approved, the airspace it holds", async () => {
     const other = await client.registerOperatorWithKey();
     const mine = await submitByApi(flightRequestBody(operator, { purpose: 'Crane lift', flight_area: square(IN_ZONE + 0.2) }));
     const theirs = await waitFor(
@@ -239,12 +239,35 @@ describe('the web console in Chromium', function () {
     await row.getByRole('cell', { name: '1 shared volume(s)' }).waitFor();
     await page.goto(`${system.gatewayUrl}/console/reviews/${mine.body.data.uuid}`);
     await page.getByRole('heading', { name: 'Competing requests' }).waitFor();
-    expect(await page.locator('.competing').textContent()).to.match(/^Shared volume: .* 0–50 m$/);
+    expect(await page.locator('.competing').textContent()).to.match(/^Shared volume: .* 0–50 m AGL$/);
     expect(await page.locator('.legend').textContent()).to.include('Competing pending flight');
     expect(await page.locator('.leaflet-overlay-pane path').count(), 'the area and the shared box').to.equal(2);
     const shown = await page.content();
     expect(shown).not.to.contain(theirs.body.data.uuid);
     expect(shown).not.to.contain(other.uuid);
+
+    // The other request approved first: approving this one is the API's 409, and the airspace that
+    // flight holds is shown beside the item and on the map, still naming no one.
+    const first = await client.send('POST', `/api/reviews/${theirs.body.data.review.items[0].id}/decision`, {
+      key: reviewerKey,
+      body: { decision: 'approve', reason: 'First come' },
+    });
+    expect(first.status).to.equal(200);
+    await page.getByLabel('Reason for the decision').fill('Coordinated');
+    await page.getByRole('button', { name: 'Approve' }).click();
+    const taken = page.locator('article.item .taken li');
+    await taken.first().waitFor();
+    expect(await page.locator('article.item [role="alert"]').textContent()).to.match(/^Conflict: /);
+    expect(await taken.allTextContents()).to.have.length(1);
+    expect(await taken.first().textContent()).to.match(/^Held by an approved flight: .* 0–50 m AGL$/);
+    await page.locator('.legend').getByText('Shared with another flight').waitFor();
+    expect(await page.locator('.leaflet-overlay-pane path').count(), 'the area and the held box').to.be.at.least(2);
+    await check(page, 'review-item-taken');
+    const after = await page.content();
+    expect(after).not.to.contain(theirs.body.data.uuid);
+    expect(after).not.to.contain(other.uuid);
+    const record = await client.send('GET', `/api/flight-requests/${mine.body.data.uuid}`, { key: operator.key });
+    expect(record.body.data.status, 'the item stays pending').to.equal('Pending');
   });
 
   it('an operator previews (findings shown, nothing stored), submits, sees the request on the map and cancels it; a 409 shows on the cancel form', async () => {
@@ -340,6 +363,147 @@ describe('the web console in Chromium', function () {
     const shown = await page.content();
     expect(shown).not.to.contain(theirs.body.data.uuid);
     expect(shown).not.to.contain(other.uuid);
+  });
+
+  it('an operator amends a request before it starts (rescreened, a new revision), then activates an approved flight inside its window and ends it', async () => {
+    const later = await submitByApi(flightRequestBody(operator, { purpose: 'Field mapping', flight_area: square(4.3) }));
+    expect(later.body.data.status).to.equal('Approved');
+    const page = await signIn(operator.key, operator.uuid);
+    await page.goto(`${system.gatewayUrl}/console/requests/${later.body.data.uuid}`);
+    await page.getByRole('heading', { name: 'Amend this request' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Activate flight' }).count(), 'not before its window').to.equal(0);
+    await page.getByRole('button', { name: 'Amend request' }).click();
+    await page.getByText('Nothing changed: the request stays as it is.').waitFor();
+    await page.getByLabel('Purpose').fill('Field mapping, north half');
+    await page.getByLabel('Maximum altitude (m)').fill('80');
+    await page.getByRole('button', { name: 'Amend request' }).click();
+    await page.locator('.facts').getByText('Field mapping, north half').waitFor();
+    const amended = await client.send('GET', `/api/flight-requests/${later.body.data.uuid}`, { key: operator.key });
+    expect(amended.body.data).to.include({ revision: 2, max_altitude: 80, purpose: 'Field mapping, north half', status: 'Approved' });
+    await check(page, 'request-amend');
+
+    const second = (offset: number) => new Date(Math.floor((Date.now() + offset) / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+    const now = await submitByApi(
+      flightRequestBody(operator, { purpose: 'Flying now', flight_area: square(4.1), start_time: second(-30_000), end_time: second(3_600_000) }),
+    );
+    expect(now.body.data.status).to.equal('Approved');
+    await page.goto(`${system.gatewayUrl}/console/requests/${now.body.data.uuid}`);
+    expect(await page.getByRole('heading', { name: 'Amend this request' }).count(), 'not once started').to.equal(0);
+    await page.getByRole('button', { name: 'Activate flight' }).click();
+    await page.getByText('Status: Activated').waitFor();
+    await page.getByText('Verified against the published keys').waitFor();
+    await check(page, 'request-activated');
+    await page.getByLabel('Reason (optional)').fill('Landed');
+    await page.getByRole('button', { name: 'End flight' }).click();
+    await page.getByText('Status: Ended').waitFor();
+    const ended = await client.send('GET', `/api/flight-requests/${now.body.data.uuid}`, { key: operator.key });
+    expect(ended.body.data.activation.end_reason).to.equal('ended_by_operator');
+    expect(await page.locator('.history').textContent()).to.include('Landed');
+  });
+
+  it('an operator draws a request of two 4-D volumes (one by clicking its corners), each with its band and window, submits it, sees them, amends a band, then moves the window to now, activates and ends the flight', async () => {
+    const page = await signIn(operator.key, operator.uuid);
+    await page.getByRole('link', { name: 'New request' }).click();
+    await page.getByLabel('Pilot name').fill('Jane Pilot');
+    await page.getByLabel('Pilot email').fill(operator.email);
+    await page.getByLabel('Pilot phone').fill('+31 6 1234 5678');
+    await page.getByLabel('Aircraft type').fill('multirotor');
+    await page.getByLabel('Purpose').fill('Two-band survey');
+    await page.getByRole('button', { name: 'Add a volume' }).click();
+    await page.getByLabel('Volume 1 area (GeoJSON Polygon)').fill(JSON.stringify(square(4.2).features[0]?.geometry));
+    await page.locator('#volume-0-upper-value').fill('60');
+    await page.getByRole('button', { name: 'Done drawing' }).click();
+    await page.locator('.leaflet-overlay-pane path').first().waitFor();
+
+    // The second volume's corners are clicked on the map, which "Add a volume" brings back into view.
+    await page.getByRole('button', { name: 'Add a volume' }).click();
+    await page.getByRole('button', { name: 'Done drawing' }).waitFor();
+    const map = page.locator('.map-canvas');
+    const canvas = await map.boundingBox();
+    if (canvas === null) throw new Error('the map is not shown');
+    expect(Math.round(canvas.y), 'the map is in view to be drawn on').to.be.at.least(0);
+    for (const [x, y] of [
+      [0.55, 0.35],
+      [0.7, 0.35],
+      [0.62, 0.2],
+    ] as const) {
+      await map.click({ position: { x: canvas.width * x, y: canvas.height * y } });
+    }
+    const drawnText = await page.getByLabel('Volume 2 area (GeoJSON Polygon)').inputValue();
+    expect(drawnText, 'three corners make the area').not.to.equal('');
+    const drawn = JSON.parse(drawnText) as { type: string; coordinates: number[][][] };
+    expect(drawn.type).to.equal('Polygon');
+    expect(drawn.coordinates[0]).to.have.length(4);
+    await page.locator('#volume-1-lower-value').fill('60');
+    await page.locator('#volume-1-upper-value').fill('100');
+    // The second volume flies the window's second half: a window of its own.
+    const start = await page.locator('#volume-1-start').inputValue();
+    const end = await page.locator('#volume-1-end').inputValue();
+    const half = minuteInput((Date.parse(`${start}Z`) + Date.parse(`${end}Z`)) / 2);
+    await page.locator('#volume-1-start').fill(half);
+    await page.getByRole('button', { name: 'Done drawing' }).click();
+    expect(await page.locator('.leaflet-overlay-pane path').count(), 'both drafted volumes on the map').to.equal(2);
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await page.getByRole('heading', { name: /Preview: this request would be Approved/ }).waitFor();
+    expect(await page.locator('.preview').textContent()).to.include('in 2 feature(s)');
+    await check(page, 'new-request-volumes');
+
+    await page.getByRole('button', { name: 'Submit request' }).click();
+    await page.getByRole('heading', { name: 'Flight request', exact: true }).waitFor();
+    await page.getByText('Status: Approved').waitFor();
+    const volumes = page.locator('.facts .volume-list li');
+    await volumes.first().waitFor();
+    expect(await volumes.allTextContents()).to.have.length(2);
+    expect(await volumes.nth(0).textContent()).to.equal(`0 m AGL – 60 m AGL, ${shownAt(start)} – ${shownAt(end)}`);
+    expect(await volumes.nth(1).textContent()).to.equal(`60 m AGL – 100 m AGL, ${shownAt(half)} – ${shownAt(end)}`);
+    expect(await page.locator('.leaflet-overlay-pane path').count(), 'one shape a volume').to.equal(2);
+    expect(await page.locator('.legend').textContent()).to.include('Volume');
+    const uuid = page.url().split('/').pop() ?? '';
+    const stored = await client.send('GET', `/api/flight-requests/${uuid}`, { key: operator.key });
+    expect(stored.body.data.volumes.map((volume: { altitude_upper: { value: number } }) => volume.altitude_upper.value)).to.deep.equal([60, 100]);
+    expect(stored.body.data).to.include({ max_altitude: 100, start_time: `${start}:00Z`, end_time: `${end}:00Z` });
+    expect(stored.body.data.volumes[1].start_time).to.equal(`${half}:00Z`);
+    await check(page, 'request-volumes');
+
+    // Amended by its volumes: a band left empty is the API's 422, shown with its JSON path and beside the field.
+    await page.getByRole('heading', { name: 'Amend this request' }).waitFor();
+    expect(await page.getByLabel('Maximum altitude (m)').count(), 'a request of volumes is amended by its volumes').to.equal(0);
+    await page.locator('#volume-0-lower-value').fill('');
+    await page.getByRole('button', { name: 'Amend request' }).click();
+    const paths = page.locator('form[aria-labelledby="amend-title"] .error-paths');
+    await paths.waitFor();
+    expect(await paths.textContent()).to.include('volumes.0.altitude_lower.value');
+    expect(await page.locator('#volume-0-lower-value').getAttribute('aria-invalid')).to.equal('true');
+    await page.locator('#volume-0-lower-value').fill('0');
+    await page.locator('#volume-1-upper-value').fill('90');
+    await page.getByRole('button', { name: 'Amend request' }).click();
+    await page
+      .locator('.facts .volume-list li')
+      .nth(1)
+      .getByText(/^60 m AGL – 90 m AGL, /)
+      .waitFor();
+    const amended = await client.send('GET', `/api/flight-requests/${uuid}`, { key: operator.key });
+    expect(amended.body.data).to.include({ revision: 2, status: 'Approved', max_altitude: 90 });
+    expect(await page.locator('.outcome').textContent()).to.equal('Amended (revision 2): Approved, with a new authorisation.');
+    expect(amended.body.data.volumes.map((volume: { altitude_upper: { value: number } }) => volume.altitude_upper.value)).to.deep.equal([60, 90]);
+    expect(await page.getByRole('button', { name: 'Activate flight' }).count(), 'not before its window').to.equal(0);
+    await check(page, 'request-volumes-amend');
+
+    // Its window moved to begin now (the API takes a start a few minutes past): it may be activated, no longer amended.
+    await page.locator('#volume-0-start').fill(minuteInput(Date.now()));
+    await page.getByRole('button', { name: 'Amend request' }).click();
+    await page.getByRole('button', { name: 'Activate flight' }).click();
+    await page.getByText('Status: Activated').waitFor();
+    expect(await page.locator('.outcome').textContent()).to.match(/^Activated at /);
+    expect(await page.getByRole('heading', { name: 'Amend this request' }).count(), 'not once started').to.equal(0);
+    await page.getByLabel('Reason (optional)').fill('Survey done');
+    await page.getByRole('button', { name: 'End flight' }).click();
+    await page.getByText('Status: Ended').waitFor();
+    expect(await page.locator('.outcome').textContent()).to.match(/^Ended at .*: the airspace is given back\.$/);
+    const ended = await client.send('GET', `/api/flight-requests/${uuid}`, { key: operator.key });
+    expect(ended.body.data).to.include({ revision: 3, status: 'Ended' });
+    expect(ended.body.data.activation.end_reason).to.equal('ended_by_operator');
+    expect(await page.locator('.history').textContent()).to.include('Survey done');
   });
 
   it('an operator sees the delivery log of its webhook endpoint and sends a test event', async () => {
@@ -492,6 +656,16 @@ describe('the web console in Chromium', function () {
     expect(await page.evaluate('sessionStorage.length')).to.equal(0);
   });
 });
+
+/** A `datetime-local` value (UTC, as the console reads it) of the minute an instant falls in. */
+function minuteInput(at: number): string {
+  return new Date(at).toISOString().slice(0, 16);
+}
+
+/** A `datetime-local` value as the console shows a time: `3 Dec 2026, 10:00 UTC`. */
+function shownAt(local: string): string {
+  return new Date(`${local}:00Z`).toLocaleString('en-GB', { timeZone: 'UTC', dateStyle: 'medium', timeStyle: 'short' }) + ' UTC';
+}
 
 /** The key is in sessionStorage (the tab), not in localStorage nor in the address. */
 interface StorageState {

@@ -32,6 +32,8 @@ const HOME: L.LatLngExpression = [52.2, 5.0];
  * the cursor (or of the centre, for keyboard users panning with the arrow
  * keys). It fits `layers`; `context` (the zones around) is drawn beneath them
  * and not fitted, and `onView` hears the box the map shows after every move.
+ * `reveal` scrolls it into view whenever it changes to a value other than
+ * null: a form beside it asks for clicks on it, and may have scrolled it away.
  */
 export function MapView({
   layers,
@@ -39,12 +41,14 @@ export function MapView({
   label,
   onPick,
   onView,
+  reveal = null,
 }: {
   layers: MapLayer[];
   context?: MapLayer[];
   label: string;
   onPick?: (position: [number, number]) => void;
   onView?: (box: BBox) => void;
+  reveal?: number | null;
 }) {
   const container = useRef<HTMLDivElement>(null);
   const map = useRef<L.Map | null>(null);
@@ -86,6 +90,10 @@ export function MapView({
       map.current = null;
     };
   }, []);
+
+  useEffect(() => {
+    if (reveal !== null) container.current?.scrollIntoView({ block: 'nearest' });
+  }, [reveal]);
 
   const zoneContent = JSON.stringify(context);
   useEffect(() => {

@@ -19,9 +19,13 @@ export function boxPolygon([west, south, east, north]: number[]): Polygon {
   };
 }
 
-/** A shared volume's window and band: `3 Dec 2026, 10:00 UTC – 3 Dec 2026, 11:00 UTC, 0–60 m`. */
+/**
+ * A shared volume's window and band with the band's reference: `3 Dec 2026, 10:00 UTC – 3 Dec 2026,
+ * 11:00 UTC, 0–60 m AGL` (above ground unless the API names another reference).
+ */
 export function sharedVolumeText(volume: SharedVolume): string {
-  return `${when(volume.start_time)} – ${when(volume.end_time)}, ${volume.lower_altitude_m}–${volume.upper_altitude_m} m`;
+  const band = `${volume.lower_altitude_m}–${volume.upper_altitude_m} m ${volume.altitude_reference ?? 'AGL'}`;
+  return `${when(volume.start_time)} – ${when(volume.end_time)}, ${band}`;
 }
 
 /**

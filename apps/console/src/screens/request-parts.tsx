@@ -4,6 +4,7 @@ import type { MapLayer } from '../map/map-view';
 import type { ComponentChildren } from 'preact';
 import { MapView } from '../map/map-view';
 import { sharedVolumeLayers, sharedVolumeText } from '../map/shared-volumes';
+import { isSpecShaped, volumeLayers, volumeText } from '../map/volumes';
 import { padded, zoneLayers, zoneWindow, type BBox } from '../map/zones';
 import { ErrorBanner, Link, Loading, StatusBadge, when } from '../ui/components';
 import { useLoad } from '../ui/use-load';
@@ -36,6 +37,18 @@ export function RequestSummary({ record, statusLabel }: { record: FlightRequestR
         </dd>
         <dt>Maximum altitude</dt>
         <dd>{record.max_altitude} m</dd>
+        {isSpecShaped(record) ? null : (
+          <>
+            <dt>Volumes</dt>
+            <dd>
+              <ol class="volume-list">
+                {record.volumes.map((volume, index) => (
+                  <li key={index}>{volumeText(volume)}</li>
+                ))}
+              </ol>
+            </dd>
+          </>
+        )}
         <dt>Aircraft</dt>
         <dd>{record.aircraft_type}</dd>
         <dt>Purpose</dt>
@@ -55,6 +68,7 @@ export function Findings({ findings }: { findings: FindingRecord[] }) {
       {findings.map((finding, index) => (
         <li key={index}>
           <strong>{finding.code}</strong>
+          {finding.volume === undefined ? '' : ` · volume ${finding.volume + 1}`}
           {finding.zone_name ? ` · ${finding.zone_name}` : ''}
           {finding.authority ? ` (${finding.authority})` : ''}
           <br />
@@ -92,9 +106,9 @@ export function findingLayers(findings: FindingRecord[]): MapLayer[] {
   );
 }
 
-/** A request's area as a map layer (the record carries it with `include_geometry=true`). */
+/** A request's area as a map layer (the record carries it with `include_geometry=true`); a request of volumes is drawn by volume. */
 export function areaLayers(record: FlightRequestRecord | null): MapLayer[] {
-  if (record?.flight_area === undefined) return [];
+  if (record?.flight_area === undefined || !isSpecShaped(record)) return [];
   return [{ id: record.uuid, kind: 'area', data: record.flight_area, label: `Flight area, up to ${record.max_altitude} m` }];
 }
 
@@ -152,7 +166,7 @@ export function RequestPage({
           <div>
             <MapView
               label="The request's flight area and the zones around it"
-              layers={[...areaLayers(record), ...findingLayers(record.review.findings), ...layers]}
+              layers={[...areaLayers(record), ...volumeLayers(record), ...findingLayers(record.review.findings), ...layers]}
               context={zoneLayers(around.zones, new Set(raised))}
             />
             <ZonesNearby around={around} title="Zones around the area" />

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { GeoZoneRecord, ReviewItemRecord, ReviewQueueEntry, SharedVolume } from '@dfc/contracts';
-import type { Api, Page } from '../api';
+import { ApiError, type Api, type Page } from '../api';
 import { sharedVolumeLayers, sharedVolumeText } from '../map/shared-volumes';
 import { ErrorBanner, Field, StatusBadge } from '../ui/components';
 import { useLoad } from '../ui/use-load';
@@ -24,11 +24,14 @@ function useCompeting(api: Api, uuid: string): SharedVolume[] {
  * One request under review: its area on the map, the findings behind it and
  * its review group, and the airspace it shares with other operators' pending
  * requests. Refreshed every 5 s, so decisions by other authorities (and the
- * request's new status) show without a reload.
+ * request's new status) show without a reload. An approval refused because an
+ * approved flight holds the airspace (409) puts the volumes they share on the
+ * map beside the competing ones, as the item lists them.
  */
 export function ReviewRequest({ api, uuid, authority }: { api: Api; uuid: string; authority: string | null }) {
   const request = useFlightRequest(api, uuid, 5_000);
   const competing = useCompeting(api, uuid);
+  const [taken, setTaken] = useState<SharedVolume[]>([]);
   return (
     <RequestPage
       api={api}
@@ -36,7 +39,7 @@ export function ReviewRequest({ api, uuid, authority }: { api: Api; uuid: string
       title="Review a flight request"
       statusLabel="Request status"
       request={request}
-      layers={sharedVolumeLayers(competing, 'competing')}
+      layers={[...sharedVolumeLayers(competing, 'competing'), ...sharedVolumeLayers(taken, 'finding')]}
     >
       {(record, zones) => (
         <>
@@ -61,6 +64,7 @@ export function ReviewRequest({ api, uuid, authority }: { api: Api; uuid: string
                   zone={zones.find((zone) => zone.id === item.zone_id) ?? null}
                   decidable={!authority || item.authority === authority}
                   onDecided={request.reload}
+                  onTaken={setTaken}
                 />
               </li>
             ))}
@@ -81,12 +85,15 @@ function ReviewItem({
   zone,
   decidable,
   onDecided,
+  onTaken,
 }: {
   api: Api;
   item: ReviewItemRecord;
   zone: GeoZoneRecord | null;
   decidable: boolean;
   onDecided: () => void;
+  /** The volumes an approval was refused over (none once a decision goes through). */
+  onTaken: (volumes: SharedVolume[]) => void;
 }) {
   const [reason, setReason] = useState('');
   const [error, setError] = useState<unknown>(null);
@@ -96,9 +103,11 @@ function ReviewItem({
     setError(null);
     try {
       await api.post(`/api/reviews/${item.id}/decision`, { decision, reason });
+      onTaken([]);
       onDecided();
     } catch (failure) {
       setError(failure);
+      onTaken(failure instanceof ApiError ? failure.conflicts : []);
     } finally {
       setBusy(false);
     }
@@ -114,6 +123,13 @@ function ReviewItem({
       {item.status === 'pending' && decidable ? (
         <form onSubmit={(event) => event.preventDefault()}>
           <ErrorBanner error={error} />
+          {error instanceof ApiError && error.conflicts.length > 0 ? (
+            <ul class="taken">
+              {error.conflicts.map((volume) => (
+                <li key={JSON.stringify(volume)}>Held by an approved flight: {sharedVolumeText(volume)}</li>
+              ))}
+            </ul>
+          ) : null}
           <Field id={`reason-${item.id}`} label="Reason for the decision" name="reason" error={error}>
             {(control) => <textarea {...control} rows={2} value={reason} onInput={(e) => setReason(e.currentTarget.value)} />}
           </Field>

@@ -23,13 +23,26 @@ export function Link({ to, children, label, current }: { to: string; children: C
 /**
  * An API failure as the user should read it: a 429 says how long to wait
  * (`Retry-After`), a 409 gives the API's reason, a 422 says to see the fields
- * (their messages sit beside them, see `Field`).
+ * (their messages sit beside them, see `Field`). With `paths`, a 422's
+ * messages are also listed under the JSON path the API names, for a form
+ * whose body has paths no field of it shows (`volumes`, a volume's geometry
+ * deep inside).
  */
-export function ErrorBanner({ error }: { error: unknown }) {
+export function ErrorBanner({ error, paths = false }: { error: unknown; paths?: boolean }) {
   if (error === null || error === undefined) return null;
+  const fields = paths && error instanceof ApiError ? Object.entries(error.fields) : [];
   return (
     <div class="error-banner" role="alert">
       {describe(error)}
+      {fields.length > 0 ? (
+        <ul class="error-paths">
+          {fields.map(([path, messages]) => (
+            <li key={path}>
+              <code>{path}</code>: {messages.join(' ')}
+            </li>
+          ))}
+        </ul>
+      ) : null}
     </div>
   );
 }

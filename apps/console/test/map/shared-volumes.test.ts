@@ -11,7 +11,7 @@ const shared = {
 
 describe('the console map: shared volumes as layers (pure)', () => {
   it("when a reviewer's request competes with another pending one, then the shared box is a layer saying its window and band, naming no one", () => {
-    expect(sharedVolumeText(shared)).to.equal('3 Dec 2026, 10:00 UTC – 3 Dec 2026, 11:00 UTC, 0–60 m');
+    expect(sharedVolumeText(shared)).to.equal('3 Dec 2026, 10:00 UTC – 3 Dec 2026, 11:00 UTC, 0–60 m AGL');
     expect(sharedVolumeLayers([shared], 'competing')).to.deep.equal([
       {
         id: 'competing-0',
@@ -28,9 +28,13 @@ describe('the console map: shared volumes as layers (pure)', () => {
             ],
           ],
         },
-        label: "Shared with another operator's pending request: 3 Dec 2026, 10:00 UTC – 3 Dec 2026, 11:00 UTC, 0–60 m",
+        label: "Shared with another operator's pending request: 3 Dec 2026, 10:00 UTC – 3 Dec 2026, 11:00 UTC, 0–60 m AGL",
       },
     ]);
+  });
+
+  it('when the shared band is not above ground, then its reference says so', () => {
+    expect(sharedVolumeText({ ...shared, lower_altitude_m: 40, upper_altitude_m: 95, altitude_reference: 'AMSL' })).to.match(/, 40–95 m AMSL$/);
   });
 
   it('when screening found an approved flight in the way, then the layer says so', () => {
