@@ -169,17 +169,24 @@ export const LargeListQuery = {
   ),
 };
 
+/**
+ * A field Laravel's cursor paginator sends and this one leaves null (a cursor walks forward only):
+ * typed as a nullable string, as Laravel's is, since a type of `null` alone has no model in
+ * several client generators.
+ */
+const NullOnCursorPage = Nullable(Type.String({ description: 'always null: a cursor page walks forward only' }));
+
 /** Laravel's cursor paginator envelope, named `<Name>CursorPage`: what a list answers to `cursor`. */
 export function CursorPaginated<T extends TSchema>(item: T) {
   return Type.Object(
     {
       data: Type.Array(item),
-      links: Type.Object({ first: Type.Null(), last: Type.Null(), prev: Type.Null(), next: Nullable(Type.String()) }),
+      links: Type.Object({ first: NullOnCursorPage, last: NullOnCursorPage, prev: NullOnCursorPage, next: Nullable(Type.String()) }),
       meta: Type.Object({
         path: Type.String(),
         per_page: Int32({ minimum: 1, maximum: 100 }),
         next_cursor: Nullable(Type.String()),
-        prev_cursor: Type.Null(),
+        prev_cursor: NullOnCursorPage,
       }),
     },
     wrapperId(item, 'CursorPage'),
