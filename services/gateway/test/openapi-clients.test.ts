@@ -107,6 +107,27 @@ describe('the OpenAPI document for client generators', () => {
     expect(responseTimes.filter(([node]) => node['format'] !== 'date-time').map(([, at]) => at)).to.deep.equal([]);
   });
 
+  it('when a schema forbids a field or holds only null, then it says so in schemas every generator models: no boolean schema, no type null alone', () => {
+    const SUBSCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf'];
+    const booleans = everything.flatMap(([node, at]) => {
+      // A map of properties that has a property named `type` is not itself a schema.
+      if (typeof node['type'] === 'object' && !Array.isArray(node['type'])) return [];
+      const children: Array<[string, unknown]> = [
+        ...Object.entries((node['properties'] ?? {}) as Record<string, unknown>).map(([name, child]): [string, unknown] => [
+          `properties/${name}`,
+          child,
+        ]),
+        ...['items', 'not', 'if', 'then', 'else'].map((key): [string, unknown] => [key, node[key]]),
+        ...SUBSCHEMA_LISTS.flatMap((key) => ((node[key] ?? []) as unknown[]).map((child, index): [string, unknown] => [`${key}/${index}`, child])),
+      ];
+      return children.filter(([, child]) => typeof child === 'boolean').map(([key]) => `${at}/${key}`);
+    });
+    expect(booleans, 'OpenAPI 3.0 loaders (oapi-codegen) refuse boolean schemas').to.deep.equal([]);
+    // `anyOf: [schema, { type: null }]` is how a nullable record is written, and every generator reads it.
+    const nullAlone = everything.filter(([node, at]) => node['type'] === 'null' && !/\/(anyOf|oneOf)\/\d+$/.test(at)).map(([, at]) => at);
+    expect(nullAlone, 'a field of type null alone has no model in several generators').to.deep.equal([]);
+  });
+
   it('when a geometry is one of several, then it is a oneOf discriminated by type with a mapping to each component', () => {
     const geometry = (components['FlightAreaFeature']?.['properties'] as Record<string, JsonObject>)['geometry'];
     expect(geometry).to.deep.equal({

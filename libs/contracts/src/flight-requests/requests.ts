@@ -39,7 +39,7 @@ export const VOLUME_LIMITS = { maxVolumes: 20, maxPositionsPerVolume: 2000 } as 
 const CIRCLE_RULE = {
   if: { properties: { geometry: { properties: { type: { const: 'Point' } }, required: ['type'] } }, required: ['geometry'] },
   then: { required: ['radius_m'] },
-  else: { properties: { radius_m: false } },
+  else: { properties: { radius_m: { not: {} } } },
 };
 
 /**
