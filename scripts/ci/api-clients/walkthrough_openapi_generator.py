@@ -22,6 +22,7 @@ from dfc_openapi import (
     FlightAreaFeature,
     FlightAreaFeatureGeometry,
     FlightRequestCreate,
+    FlightRequestRecordPage,
     FlightRequestsApi,
     GeoJsonPoint,
     GeoJsonPolygon,
@@ -114,7 +115,9 @@ def main(base_url: str, admin_key: str) -> None:
     check(isinstance(polygon, GeoJsonPolygon) and polygon.coordinates[0][0] == [5.2234567, south], "the geometry comes back exactly")
     check(read.start_time == start, "start_time is a datetime, as created_at")
 
-    page = flights.list_flight_requests(status="approved,Pending", from_date=start.date(), to_date=start.date(), per_page=10, page=1)
+    # A list answers a numbered page, or with `cursor` a cursor page: page=1 asks for the first.
+    page = flights.list_flight_requests(status="approved,Pending", from_date=start.date(), to_date=start.date(), per_page=10, page=1).actual_instance
+    check(isinstance(page, FlightRequestRecordPage), "page=1 answers a numbered page")
     check([record.uuid for record in page.data] == [submitted.uuid], "the filtered list holds the request")
 
     cancelled = flights.cancel_flight_request_v1(submitted.uuid, CancelBody(reason="Weather")).data

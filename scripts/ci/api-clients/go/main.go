@@ -31,6 +31,14 @@ func check(condition bool, what string) {
 }
 
 // must stops on a transport error or an answer other than the documented success.
+// valueOf is what a conversion gave, when it gave no error.
+func valueOf[T any](value T, err error) T {
+	if err != nil {
+		check(false, err.Error())
+	}
+	return value
+}
+
 func must[R interface{ StatusCode() int }](answer R, err error) R {
 	if err != nil {
 		check(false, err.Error())
@@ -128,7 +136,10 @@ func main() {
 		Status: ptr("approved,Pending"), FromDate: &day, ToDate: &day, PerPage: ptr(int32(10)), Page: ptr(int32(1)),
 	}))
 	expect(page.StatusCode(), 200, page.Body)
-	check(len(page.JSON200.Data) == 1 && page.JSON200.Data[0].Uuid == uuid, "the filtered list holds the request")
+	// A list answers a numbered page, or with `cursor` a cursor page: page=1 asks for the first.
+	numbered := valueOf(page.JSON200.AsFlightRequestRecordPage())
+	check(len(numbered.Data) == 1 && numbered.Data[0].Uuid == uuid, "the filtered list holds the request")
+	check(numbered.Meta.CurrentPage == 1 && len(numbered.Meta.Links) > 0, "the numbered page carries Laravel's meta")
 
 	cancelled := must(keyed.CancelFlightRequestV1WithResponse(ctx, uuid, dfc.CancelBody{Reason: "Weather"}))
 	expect(cancelled.StatusCode(), 200, cancelled.Body)
@@ -157,7 +168,7 @@ func main() {
 	for deadline := time.Now().Add(20 * time.Second); itemId == nil && time.Now().Before(deadline); time.Sleep(250 * time.Millisecond) {
 		queue := must(reviewer.ListReviewItemsWithResponse(ctx, &dfc.ListReviewItemsParams{PerPage: ptr(int32(100))}))
 		expect(queue.StatusCode(), 200, queue.Body)
-		for _, entry := range queue.JSON200.Data {
+		for _, entry := range valueOf(queue.JSON200.AsReviewQueueEntryPage()).Data {
 			if entry.FlightRequest.Uuid == high.JSON201.Data.Uuid {
 				itemId = &entry.Id
 			}
