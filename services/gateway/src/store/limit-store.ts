@@ -1,6 +1,7 @@
 import { MongoClient } from 'mongodb';
 import { RateLimiterMemory, RateLimiterMongo } from 'rate-limiter-flexible';
-import { createIndexesOn, expireCollectionAsTtlWould, TTL_MONITOR_INTERVAL_MS, type IndexDeclaration } from '@dfc/kit/db';
+// The engine gaps alone, not `@dfc/kit/db`: the gateway has no models and never loads mongoose.
+import { createIndexesOn, expireCollectionAsTtlWould, TTL_MONITOR_INTERVAL_MS, type IndexDeclaration } from '@dfc/kit/engine-gaps';
 
 export interface SharedLimit {
   /** Names the counters of this limit apart from the others in the one collection. */
