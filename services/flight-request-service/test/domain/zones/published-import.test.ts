@@ -80,6 +80,22 @@ describe('parseZoneImport of published documents', () => {
     expect(errorsOf(twice)['UASZoneList.1.identifier']?.[0]).to.contain('repeats the country and identifier at UASZoneList.0.identifier');
   });
 
+  it('when an ED-269 volume in feet is a circle, then its radius is read in feet too (uomDimensions covers every dimension)', () => {
+    const document = sample('sample-ed269.json');
+    const volume = document['UASZoneList'][0].geometry[0];
+    volume.uomDimensions = 'FT';
+    volume.lowerLimit = 0;
+    volume.upperLimit = 400;
+    volume.horizontalProjection = { type: 'Circle', center: [6.17, 46.21], radius: 1000 };
+    const parsed = parseZoneImport(document);
+    expect(parsed.ok).to.equal(true);
+    const zone = parsed.entries[0]?.ok ? parsed.entries[0].zone : null;
+    const ring = zone?.geometry.type === 'Polygon' ? (zone.geometry.coordinates[0] ?? []) : [];
+    const farthest = Math.max(...ring.map(([lon, lat]) => haversineM([6.17, 46.21], [lon as number, lat as number])));
+    // 1,000 ft is 304.8 m; the polygon drawn around the circle reaches a little beyond it, never to 1,000 m.
+    expect(farthest).to.be.within(304.8, 320);
+  });
+
   it('when an ED-269 volume is a circle, then it becomes a polygon around the circle, never inside it', () => {
     const document = sample('sample-ed269.json');
     document['UASZoneList'][0].geometry[0].horizontalProjection = { type: 'Circle', center: [6.17, 46.21], radius: 1000 };

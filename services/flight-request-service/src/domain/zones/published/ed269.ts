@@ -178,18 +178,18 @@ function readVolume(value: unknown, path: string, reader: ZoneReader): ZoneVolum
   const lower = reader.number(own(value, 'lowerLimit') ?? 'missing', reader.pathIn(path, 'lowerLimit'));
   const upperRaw = own(value, 'upperLimit');
   const upper = upperRaw === null || upperRaw === undefined ? null : reader.number(upperRaw, reader.pathIn(path, 'upperLimit'));
-  const area = readProjection(own(value, 'horizontalProjection'), reader.pathIn(path, 'horizontalProjection'), reader);
-  if (!unit || !lowerReference || !upperReference || lower === null || (upperRaw != null && upper === null) || !area) return null;
   const uom = unit === 'FT' ? 'ft' : 'm';
+  const area = readProjection(own(value, 'horizontalProjection'), reader.pathIn(path, 'horizontalProjection'), reader, uom);
+  if (!unit || !lowerReference || !upperReference || lower === null || (upperRaw != null && upper === null) || !area) return null;
   // ED-269 leaves upperLimit null for a zone without a ceiling: it is held as the highest limit a zone may have.
   const volume = { geometry: area, lower: limitOf(lower, lowerReference, uom), upper: limitOf(upper, upperReference, uom) };
   return checkBand(volume, reader.pathIn(path, 'upperLimit'), reader) ? volume : null;
 }
 
-function readProjection(value: unknown, path: string, reader: ZoneReader): Polygonal | null {
+function readProjection(value: unknown, path: string, reader: ZoneReader, unit: 'm' | 'ft'): Polygonal | null {
   if (!isRecord(value)) return (reader.fail(path, 'is required: a volume needs its area.'), null);
   const type = own(value, 'type');
-  if (type === 'Circle') return readCircle(own(value, 'center'), own(value, 'radius'), path, reader);
+  if (type === 'Circle') return readCircle(own(value, 'center'), own(value, 'radius'), path, reader, unit);
   if (type === 'Polygon' || type === 'MultiPolygon') return readArea({ type, coordinates: own(value, 'coordinates') }, path, reader);
   reader.fail(reader.pathIn(path, 'type'), 'must be Polygon or Circle.');
   return null;

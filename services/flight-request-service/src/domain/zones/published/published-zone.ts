@@ -129,8 +129,10 @@ export function readArea(input: unknown, path: string, reader: ZoneReader): Poly
  * A circle as a polygon around it: the polygon's edges lie outside the circle
  * (the radius is stretched by 1/cos(π/n)), so it covers at least the published area.
  */
-export function readCircle(center: unknown, radius: unknown, path: string, reader: ZoneReader): Polygonal | null {
-  const radiusM = reader.number(radius, reader.pathIn(path, 'radius'));
+/** A circle of `radius` in `unit` (ED-269's `uomDimensions` covers horizontal dimensions too; ED-318's radius is in metres). */
+export function readCircle(center: unknown, radius: unknown, path: string, reader: ZoneReader, unit: 'm' | 'ft' = 'm'): Polygonal | null {
+  const published = reader.number(radius, reader.pathIn(path, 'radius'));
+  const radiusM = published === null ? null : inMetres({ value: published, uom: unit });
   const position =
     Array.isArray(center) && center.length >= 2 && center.slice(0, 2).every((value) => typeof value === 'number' && Number.isFinite(value))
       ? (center as Position)
