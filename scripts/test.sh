@@ -47,6 +47,7 @@ npx --no-install mocha --config .mocharc.json \
   'services/*/test/**/*.test.ts' \
   'apps/*/test/**/*.test.ts' \
   'e2e/test/**/*.test.ts' \
+  'scripts/*.test.ts' \
   "$@"
 rc=$?
 set -e
