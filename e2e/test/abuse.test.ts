@@ -85,6 +85,15 @@ describe('abuse by an operator with an ordinary key, through the gateway', funct
   });
 
   describe('no silent ignore (unknown fields on write endpoints)', () => {
+    it('when a registration names a field an operator does not have, then 422 naming it, and nothing is registered', async () => {
+      const email = `unknown-field-${Date.now()}@example.com`;
+      const body = { company_name: 'Extra Fields Ltd', email, password: 'correct horse battery staple', phone: '+31 20 555 0100' };
+      const refused = await client.send('POST', '/api/operators', { body: { ...body, role: 'admin' } });
+      expect(refused.status).to.equal(422);
+      expect(refused.body.errors).to.deep.equal({ role: ['The role field is not a field of an operator.'] });
+      expect((await client.send('POST', '/api/operators', { body })).status, 'the email is still free').to.equal(201);
+    });
+
     it('when key issuance names a role, or a webhook PATCH a secret or an operator, then 422 naming each field', async () => {
       const basic = `Basic ${Buffer.from(`${operator.email}:${operator.password}`).toString('base64')}`;
       const issued = await client.send('POST', `/api/operators/${operator.uuid}/api-keys`, {

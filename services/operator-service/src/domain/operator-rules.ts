@@ -84,9 +84,11 @@ export interface CheckedInput<T> {
   normalisedEmail: string | undefined;
 }
 
+/** A registration checked as sent: a field that is not an operator's is refused by name, never dropped. */
 export function checkRegistration(body: unknown): CheckedInput<OperatorCreate> {
-  const { rest: input } = withoutNullFields(pick(normaliseInput(body, OperatorCreate), CREATABLE_FIELDS), REQUIRED_FIELDS);
-  const errors = mergeFieldErrors(schemaErrors(OperatorCreate, input), operatorRuleErrors(input));
+  const normalised = normaliseInput(body, OperatorCreate);
+  const { rest: input } = withoutNullFields(pick(normalised, CREATABLE_FIELDS), REQUIRED_FIELDS);
+  const errors = mergeFieldErrors(notCreatableErrors(normalised), schemaErrors(OperatorCreate, input), operatorRuleErrors(input));
   const value = input as OperatorCreate;
   return { value, errors, normalisedEmail: wellFormedEmail(value.email, errors) };
 }
@@ -113,6 +115,15 @@ export function checkUpdate(body: unknown, current: OperatorRuleView): CheckedIn
   );
   const value = input as OperatorUpdate;
   return { value, errors, normalisedEmail: wellFormedEmail(value.email, errors) };
+}
+
+function notCreatableErrors(input: Record<string, unknown>): FieldErrors {
+  const creatable = new Set<string>(CREATABLE_FIELDS);
+  return Object.fromEntries(
+    Object.keys(input)
+      .filter((field) => !creatable.has(field))
+      .map((field) => [field, [unknownFieldMessage(field)]]),
+  );
 }
 
 function notUpdatableErrors(input: Record<string, unknown>): FieldErrors {

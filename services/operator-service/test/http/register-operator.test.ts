@@ -91,11 +91,16 @@ describe('POST /api/operators', () => {
       });
     });
 
-    it('when an unknown field is sent, then it is ignored', async () => {
-      const reply = await register(registration({ is_admin: true, uuid: '00000000-0000-4000-8000-000000000000' }));
-      expect(reply.status).to.equal(201);
-      expect(reply.body.data).not.to.have.property('is_admin');
-      expect(reply.body.data.uuid).not.to.equal('00000000-0000-4000-8000-000000000000');
+    it('when an unknown field is sent, then 422 names each one and nothing is registered', async () => {
+      const sent = registration({ is_admin: true, uuid: '00000000-0000-4000-8000-000000000000' });
+      const reply = await register(sent);
+      expect(reply.status).to.equal(422);
+      expect(reply.body.errors).to.deep.equal({
+        is_admin: ['The is admin field is not a field of an operator.'],
+        uuid: ['The uuid field is not a field of an operator.'],
+      });
+      const { is_admin: _admin, uuid: _uuid, ...known } = sent;
+      expect((await register(known)).status, 'the same email is still free').to.equal(201);
     });
 
     it('when the email has surrounding spaces, then it is stored trimmed', async () => {
