@@ -144,7 +144,7 @@ def main(base_url: str, admin_key: str) -> None:
     deadline = time.monotonic() + 20
     items = []
     while not items and time.monotonic() < deadline:
-        items = [entry for entry in reviews.list_review_items(per_page=100).data if entry.flight_request.uuid == high.uuid]
+        items = [entry for entry in reviews.list_review_items(per_page=100).actual_instance.data if entry.flight_request.uuid == high.uuid]
         if not items:
             time.sleep(0.25)
     check(len(items) == 1, "the reviewer's queue holds the item")
