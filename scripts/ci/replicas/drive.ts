@@ -16,7 +16,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { flightRequestExample, verifyWebhookSignature, WEBHOOK_HEADERS } from '@dfc/contracts';
+import { boundsRing, flightRequestExample, verifyWebhookSignature, WEBHOOK_HEADERS } from '@dfc/contracts';
 import { GatewayClient, WebhookReceiver, type Answer, type ReceivedWebhook, type RegisteredOperator } from '../../../e2e/src/client.js';
 
 const HOUR_MS = 3_600_000;
@@ -80,13 +80,7 @@ function submission(operator: RegisteredOperator, corner: [number, number]): Rec
 }
 
 function closure(lon: number, lat: number, name: string): Record<string, unknown> {
-  const ring = [
-    [lon - 0.05, lat - 0.05],
-    [lon + 0.1, lat - 0.05],
-    [lon + 0.1, lat + 0.1],
-    [lon - 0.05, lat + 0.1],
-    [lon - 0.05, lat - 0.05],
-  ];
+  const ring = boundsRing([lon - 0.05, lat - 0.05, lon + 0.1, lat + 0.1]);
   return {
     name,
     type: 'TEMPORARY',
