@@ -14,16 +14,22 @@ const ACCOUNTS = new Map([
   ...['fleet', 'survey', 'rescue', 'farm'].map((name) => [`${name}@aerial.example`, `${name} password of its own`] as const),
 ]);
 
-/** Plays the operator-service's key issuance: 201 for an account's right email and password, 401 for anything else. */
-function answerLogins(gateway: TestGateway): void {
+/**
+ * Plays the operator-service's key issuance: 201 for an account's right email and password, 401 for anything
+ * else, after `delayMs` (a password hash takes its time, and guesses sent at once are all in flight meanwhile).
+ */
+function answerLogins(gateway: TestGateway, delayMs = 0): void {
   const echo = gateway.operators.handler;
   const rightLogins = new Set([...ACCOUNTS].map(([email, password]) => basic(email, password)));
   gateway.operators.handler = (call, response) => {
     if (!call.url.endsWith('/api-keys')) return echo(call, response);
-    if (rightLogins.has(String(call.headers['authorization']))) return json(response, 201, { data: { key: 'issued' } });
-    return json(response, 401, { message: 'Unauthenticated.' });
+    const right = rightLogins.has(String(call.headers['authorization']));
+    setTimeout(() => (right ? json(response, 201, { data: { key: 'issued' } }) : json(response, 401, { message: 'Unauthenticated.' })), delayMs);
   };
 }
+
+const keyIssuances = (...gateways: TestGateway[]) =>
+  gateways.reduce((sum, gateway) => sum + gateway.operators.calls.filter((call) => call.url.endsWith('/api-keys')).length, 0);
 
 describe('gateway: failed HTTP Basic logins, counted across replicas', () => {
   const limitReplica = limitSharingReplicas('gateway_limits');
@@ -40,9 +46,9 @@ describe('gateway: failed HTTP Basic logins, counted across replicas', () => {
   }
 
   /** A replica with the address's count as the test's own limits set it, in the suite's database. */
-  async function addressLimited(rateLimits: TestGatewayOptions['rateLimits']): Promise<TestGateway> {
+  async function addressLimited(rateLimits: TestGatewayOptions['rateLimits'], delayMs = 0): Promise<TestGateway> {
     const gateway = await limitReplica({ trustProxy: true, rateLimits });
-    answerLogins(gateway);
+    answerLogins(gateway, delayMs);
     return gateway;
   }
 
@@ -97,6 +103,39 @@ describe('gateway: failed HTTP Basic logins, counted across replicas', () => {
 
     expect((await loginAs(second, farm, ACCOUNTS.get(farm) ?? '', '10.0.0.4, 203.0.113.9')).status).to.equal(201);
     expect((await loginAs(first, fleet, ACCOUNTS.get(fleet) ?? '', '203.0.113.9')).status).to.equal(201);
+  });
+
+  it('when guesses for one account arrive all at once at two replicas, then no more than its limit reach the operator-service, the rest 429', async () => {
+    const limits = { failedLoginsPerAccount: 3, failedAuthPerIpPerMinute: 100, publicPerIpPerMinute: 1000 };
+    const [first, second] = [await addressLimited(limits, 300), await addressLimited(limits, 300)];
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => loginAs(i % 2 === 0 ? first : second, EMAIL, `guess ${i}`, `198.51.100.${i + 1}`)),
+    );
+    const statuses = answers.map((answer) => answer.status).sort();
+    expect(statuses).to.deep.equal([...Array<number>(3).fill(401), ...Array<number>(9).fill(429)]);
+    expect(keyIssuances(first, second)).to.equal(3);
+  });
+
+  it('when one address sends guesses for several accounts all at once, then no more than its limit reach the operator-service, the rest 429', async () => {
+    const limits = { failedLoginsPerAccount: 100, failedAuthPerIpPerMinute: 3, publicPerIpPerMinute: 1000 };
+    const [first, second] = [await addressLimited(limits, 300), await addressLimited(limits, 300)];
+    const emails = [...ACCOUNTS.keys()];
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => loginAs(i % 2 === 0 ? first : second, emails[i % emails.length] ?? EMAIL, `guess ${i}`, '198.51.100.7')),
+    );
+    expect(answers.filter((answer) => answer.status === 401)).to.have.length(3);
+    expect(answers.filter((answer) => answer.status === 429)).to.have.length(7);
+    expect(keyIssuances(first, second)).to.equal(3);
+  });
+
+  it('when the owner logs in between guesses, then the right login is not counted: the guesses up to the limit still reach the operator-service', async () => {
+    const [first, second] = [await replica(), await replica()];
+    expect((await login(first, 'guess 1', '198.51.100.1')).status).to.equal(401);
+    expect((await login(second, PASSWORD, '203.0.113.9')).status).to.equal(201);
+    expect((await login(first, PASSWORD, '203.0.113.9')).status).to.equal(201);
+    expect((await login(second, 'guess 2', '198.51.100.2')).status).to.equal(401);
+    expect((await login(first, 'guess 3', '198.51.100.3')).status).to.equal(401);
+    expect((await login(second, PASSWORD, '203.0.113.9')).status).to.equal(429);
   });
 
   it('when the database cannot be reached, then each replica counts in memory and still refuses the account', async () => {
