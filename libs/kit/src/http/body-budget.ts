@@ -57,7 +57,7 @@ export const RAW_BYTES_PER_BODY_BYTE = 3;
  * costs a slot, a new one a hidden class of its own, over ten times as much (a body of small objects whose
  * keys all differ costs over 300 bytes an object). So the pass follows each object's keys through the
  * sequences met so far, for a bounded number of them; beyond that bound every member counts as new. The
- * costliest bodies per byte, members of one character each with their keys all new, reserve about 56 bytes
+ * costliest bodies per byte, members of one character each with their keys all new, reserve about 61 bytes
  * a byte with the raw bytes; empty objects 38; an authority's dataset, whose features repeat their keys, 6 to 9.
  */
 export function parsedHeapBytes(text: string): number {

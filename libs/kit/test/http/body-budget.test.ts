@@ -77,6 +77,16 @@ describe('BodyBudget', () => {
   });
 });
 
+describe('parsedHeapBytes', () => {
+  it('when objects repeat their keys in order, as a dataset’s features do, then their members reserve a slot each, not a hidden class', () => {
+    const feature = (keys: string[]) => `{${keys.map((key) => `"${key}":1`).join(',')}}`;
+    const repeated = list(1_000, () => feature(['type', 'id', 'name', 'lower', 'upper']));
+    const distinct = list(1_000, (i) => feature(['type', 'id', 'name', 'lower', 'upper'].map((key) => `${key}${i}`)));
+    expect(parsedHeapBytes(repeated) / Buffer.byteLength(repeated)).to.be.below(8);
+    expect(parsedHeapBytes(distinct)).to.be.above(3 * parsedHeapBytes(repeated));
+  });
+});
+
 describe('jsonBody with a budget of bodies in flight', () => {
   const budget = new BodyBudget(3 * RAW_BYTES_PER_BODY_BYTE * 64 * KIB);
   let service: Listening;

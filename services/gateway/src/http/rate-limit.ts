@@ -67,7 +67,8 @@ export class RateLimits {
       [this.failedAuthPerIp, ctx.ip],
     ] as const;
     const outcomes = await Promise.allSettled(counters.map(([limiter, key]) => limiter.consume(key)));
-    const giveBack = (counted: typeof counters) => Promise.all(counted.map(([limiter, key]) => limiter.reward(key))).then(() => undefined);
+    const giveBack = (counted: ReadonlyArray<readonly [RateLimiterAbstract, string]>) =>
+      Promise.all(counted.map(([limiter, key]) => limiter.reward(key))).then(() => undefined);
     const refusals = outcomes.flatMap((outcome) => (outcome.status === 'rejected' ? [outcome.reason as unknown] : []));
     if (refusals.length === 0) return () => giveBack(counters);
     // A login refused here reaches no one: the counter that took it gives it back, so that an address past its
