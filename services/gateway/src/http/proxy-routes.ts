@@ -41,16 +41,13 @@ export function proxyRoutes(deps: ProxyRouteDeps): Middleware<GatewayState> {
     if (ctx.method !== 'OPTIONS') await deps.rateLimits.enforce(ctx, route, principal);
     if (ctx.method !== 'OPTIONS' && route.roles !== undefined && !route.roles.includes(principal.role)) throw new ForbiddenError();
     const login = ctx.method === 'OPTIONS' ? undefined : basicLoginOf(ctx.get('Authorization'));
-    const giveBackLogin = login === undefined ? undefined : await deps.rateLimits.countLoginAhead(ctx, login);
-    try {
-      const body = forwardedBody(ctx, route, deps.bodyBudget);
-      const headers = upstreamHeaders(ctx, await deps.tokens.tokenFor(principal), body, deps.trustProxy);
-      await deps.upstreams.forward(ctx, { upstream: route.upstream, headers, body, timeoutMs: route.timeoutMs });
-    } finally {
-      // The operator-service alone knows whether the password was right: anything but its 401 was no failed login.
-      if (giveBackLogin !== undefined && ctx.status !== 401) {
-        await giveBackLogin().catch((error: unknown) => ctx.state.log?.warn({ err: error }, 'login counted ahead not given back'));
-      }
+    if (login !== undefined) await deps.rateLimits.refuseBlockedLogin(ctx, login);
+    const body = forwardedBody(ctx, route, deps.bodyBudget);
+    const headers = upstreamHeaders(ctx, await deps.tokens.tokenFor(principal), body, deps.trustProxy);
+    await deps.upstreams.forward(ctx, { upstream: route.upstream, headers, body, timeoutMs: route.timeoutMs });
+    // The operator-service alone knows whether the password was right; its 401 is the failed login.
+    if (login !== undefined && ctx.status === 401) {
+      await deps.rateLimits.countFailedLogin(ctx, login).catch((error: unknown) => ctx.state.log?.warn({ err: error }, 'failed login not counted'));
     }
   };
 }

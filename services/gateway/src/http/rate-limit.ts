@@ -42,41 +42,38 @@ export class RateLimits {
 
   /** With `shared`, every limit is counted across the replicas (the shared store); without it, in this replica. */
   constructor(settings: RateLimitSettings, shared?: SharedLimitStore) {
-    const limit = (keyPrefix: string, points: number, durationSeconds: number, givesBack = false): RateLimiterAbstract =>
-      shared ? shared.limiter({ keyPrefix, points, durationSeconds, givesBack }) : new RateLimiterMemory({ keyPrefix, points, duration: durationSeconds });
+    const limit = (keyPrefix: string, points: number, durationSeconds: number): RateLimiterAbstract =>
+      shared ? shared.limiter({ keyPrefix, points, durationSeconds }) : new RateLimiterMemory({ keyPrefix, points, duration: durationSeconds });
     this.perKey = limit('key', settings.perKeyPerMinute, 60);
     this.publicPerIp = {
       registration: limit('registration', settings.publicPerIpPerMinute, 60),
       'api-keys': limit('api-keys', settings.publicPerIpPerMinute, 60),
       authorisations: limit('authorisations', settings.authorisationChecksPerIpPerMinute, 60),
     };
-    this.failedAuthPerIp = limit('auth', settings.failedAuthPerIpPerMinute, 60, true);
-    this.failedLoginsPerAccount = limit('login', settings.failedLoginsPerAccount, settings.failedLoginWindowSeconds, true);
+    this.failedAuthPerIp = limit('auth', settings.failedAuthPerIpPerMinute, 60);
+    this.failedLoginsPerAccount = limit('login', settings.failedLoginsPerAccount, settings.failedLoginWindowSeconds);
   }
 
   /**
-   * Before an HTTP Basic login reaches the operator-service: counts it as failed, against its account and its
-   * address, ahead of the answer (429 with Retry-After when either is past its limit). Counted ahead, logins sent
-   * all at once cannot each pass a check made before any of them was counted. The function returned gives both
-   * counts back, for a login the operator-service did not refuse. Only logins are refused so: the account's API
-   * keys, which carry no password, keep working for its owner while someone guesses its password.
+   * Before an HTTP Basic login reaches the operator-service: 429 with Retry-After while its account
+   * or its address is over its failures. Only logins are refused so: the account's API keys, which
+   * carry no password, keep working for its owner while someone guesses its password.
    */
-  async countLoginAhead(ctx: Context, email: string): Promise<() => Promise<void>> {
-    const counters = [
-      [this.failedLoginsPerAccount, accountOf(email)],
-      [this.failedAuthPerIp, ctx.ip],
+  async refuseBlockedLogin(ctx: Context, email: string): Promise<void> {
+    const [account, address] = await Promise.all([this.failedLoginsPerAccount.get(accountOf(email)), this.failedAuthPerIp.get(ctx.ip)]);
+    const blocked = [
+      [account, this.failedLoginsPerAccount],
+      [address, this.failedAuthPerIp],
     ] as const;
-    const outcomes = await Promise.allSettled(counters.map(([limiter, key]) => limiter.consume(key)));
-    const giveBack = (counted: ReadonlyArray<readonly [RateLimiterAbstract, string]>) =>
-      Promise.all(counted.map(([limiter, key]) => limiter.reward(key))).then(() => undefined);
-    const refusals = outcomes.flatMap((outcome) => (outcome.status === 'rejected' ? [outcome.reason as unknown] : []));
-    if (refusals.length === 0) return () => giveBack(counters);
-    // A login refused here reaches no one: the counter that took it gives it back, so that an address past its
-    // limit does not use up the accounts it names, nor an account under attack the addresses that try it.
-    await giveBack(counters.filter((_, i) => outcomes[i]?.status === 'fulfilled'));
-    const waits = refusals.map((refusal) => (refusal instanceof RateLimiterRes ? refusal.msBeforeNext : undefined));
-    if (waits.includes(undefined)) throw refusals[waits.indexOf(undefined)];
-    throw new TooManyRequestsError(Math.max(1, Math.ceil(Math.max(...(waits as number[])) / 1000)));
+    for (const [result, limiter] of blocked) {
+      if (result !== null && result.consumedPoints >= limiter.points)
+        throw new TooManyRequestsError(Math.max(1, Math.ceil(result.msBeforeNext / 1000)));
+    }
+  }
+
+  /** Counts a login the operator-service refused, against its account and its address; the answer already went out as 401. */
+  async countFailedLogin(ctx: Context, email: string): Promise<void> {
+    await Promise.all([this.failedLoginsPerAccount.penalty(accountOf(email)), this.failedAuthPerIp.penalty(ctx.ip)]);
   }
 
   /** Counts one failed authentication; 429 with Retry-After once the IP is over its limit. */

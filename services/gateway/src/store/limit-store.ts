@@ -8,12 +8,6 @@ export interface SharedLimit {
   keyPrefix: string;
   points: number;
   durationSeconds: number;
-  /**
-   * Whether a count may be given back (a failure counted ahead, taken back when it turns out none): such a key is
-   * refused from memory only once a count past the limit was refused, never on reaching it, which a count given
-   * back may undo.
-   */
-  givesBack?: boolean;
 }
 
 /** How long a limiter waits for the database before its insurance answers for it. */
@@ -89,7 +83,7 @@ export class SharedLimitStore {
       keyPrefix: limit.keyPrefix,
       points: limit.points,
       duration: limit.durationSeconds,
-      inMemoryBlockOnConsumed: limit.givesBack === true ? limit.points + 1 : limit.points,
+      inMemoryBlockOnConsumed: limit.points,
       insuranceLimiter: new RateLimiterMemory({ keyPrefix: limit.keyPrefix, points: limit.points, duration: limit.durationSeconds }),
     });
   }
