@@ -8,7 +8,7 @@ export interface CellSnapshot {
 
 /** How many keys this process keeps, and how many claims over all of them: the least recently read go first. */
 const MAX_KEYS = 4_096;
-const MAX_CLAIMS = 20_000;
+const MAX_CLAIMS = 10_000;
 
 /**
  * What this process last read under each key of the ledger, with the cell
