@@ -41,13 +41,18 @@ export function proxyRoutes(deps: ProxyRouteDeps): Middleware<GatewayState> {
     if (ctx.method !== 'OPTIONS') await deps.rateLimits.enforce(ctx, route, principal);
     if (ctx.method !== 'OPTIONS' && route.roles !== undefined && !route.roles.includes(principal.role)) throw new ForbiddenError();
     const login = ctx.method === 'OPTIONS' ? undefined : basicLoginOf(ctx.get('Authorization'));
-    if (login !== undefined) await deps.rateLimits.refuseBlockedLogin(ctx, login);
-    const body = forwardedBody(ctx, route, deps.bodyBudget);
-    const headers = upstreamHeaders(ctx, await deps.tokens.tokenFor(principal), body, deps.trustProxy);
-    await deps.upstreams.forward(ctx, { upstream: route.upstream, headers, body, timeoutMs: route.timeoutMs });
-    // The operator-service alone knows whether the password was right; its 401 is the failed login.
-    if (login !== undefined && ctx.status === 401) {
-      await deps.rateLimits.countFailedLogin(ctx, login).catch((error: unknown) => ctx.state.log?.warn({ err: error }, 'failed login not counted'));
+    if (login !== undefined) await deps.rateLimits.takeLoginAttempt(ctx, login);
+    let refusedPassword = false;
+    try {
+      const body = forwardedBody(ctx, route, deps.bodyBudget);
+      const headers = upstreamHeaders(ctx, await deps.tokens.tokenFor(principal), body, deps.trustProxy);
+      await deps.upstreams.forward(ctx, { upstream: route.upstream, headers, body, timeoutMs: route.timeoutMs });
+      // The operator-service alone knows whether the password was right; its 401 is the failed login.
+      refusedPassword = ctx.status === 401;
+    } finally {
+      if (login !== undefined && !refusedPassword) {
+        await deps.rateLimits.giveBackLogin(ctx, login).catch((error: unknown) => ctx.state.log?.warn({ err: error }, 'login count not given back'));
+      }
     }
   };
 }

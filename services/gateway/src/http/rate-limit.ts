@@ -2,6 +2,7 @@ import { hash } from 'node:crypto';
 import type { Context } from 'koa';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Principal } from '@dfc/contracts';
+import { serialisedPerDocument } from '@dfc/kit/engine-gaps';
 import { TooManyRequestsError } from '@dfc/kit/errors';
 import type { ProxyRoute, PublicRouteKind } from '../domain/routing.js';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
@@ -63,25 +64,33 @@ export class RateLimits {
   }
 
   /**
-   * Before an HTTP Basic login reaches the operator-service: 429 with Retry-After while its account
-   * or its address is over its failures. Only logins are refused so: the account's API keys, which
-   * carry no password, keep working for its owner while someone guesses its password.
+   * Before an HTTP Basic login reaches the operator-service: counts it as failed ahead, on its
+   * account and its address, and refuses it with 429 and Retry-After when either is over its
+   * failures; `giveBackLogin` returns the count once the operator-service did not refuse the
+   * password. Counted before the answer, so guesses sent at once are counted before any is
+   * answered. Only logins are refused so: the account's API keys, which carry no password, keep
+   * working for its owner while someone guesses its password.
    */
-  async refuseBlockedLogin(ctx: Context, email: string): Promise<void> {
-    const [account, address] = await Promise.all([this.failedLoginsPerAccount.get(accountOf(email)), this.failedAuthPerIp.get(ctx.ip)]);
-    const blocked = [
-      [account, this.failedLoginsPerAccount],
-      [address, this.failedAuthPerIp],
-    ] as const;
-    for (const [result, limiter] of blocked) {
-      if (result !== null && result.consumedPoints >= limiter.points)
-        throw new TooManyRequestsError(Math.max(1, Math.ceil(result.msBeforeNext / 1000)));
-    }
+  async takeLoginAttempt(ctx: Context, email: string): Promise<void> {
+    const counted = this.loginCounters(ctx, email);
+    const taken = await Promise.allSettled(counted.map(([limiter, key]) => serialisedPerDocument('rate_limits', key, () => limiter.consume(key))));
+    const refusal = taken.find((outcome) => outcome.status === 'rejected');
+    if (refusal === undefined) return;
+    // A login refused here was never tried: what one counter took is given back.
+    await Promise.all(counted.filter((_, index) => taken[index]?.status === 'fulfilled').map(([limiter, key]) => limiter.reward(key)));
+    throw tooManyOr(refusal.reason);
   }
 
-  /** Counts a login the operator-service refused, against its account and its address; the answer already went out as 401. */
-  async countFailedLogin(ctx: Context, email: string): Promise<void> {
-    await Promise.all([this.failedLoginsPerAccount.penalty(accountOf(email)), this.failedAuthPerIp.penalty(ctx.ip)]);
+  /** Gives back what `takeLoginAttempt` counted: the operator-service did not refuse the password. */
+  async giveBackLogin(ctx: Context, email: string): Promise<void> {
+    await Promise.all(this.loginCounters(ctx, email).map(([limiter, key]) => limiter.reward(key)));
+  }
+
+  private loginCounters(ctx: Context, email: string): Array<[RateLimiterAbstract, string]> {
+    return [
+      [this.failedLoginsPerAccount, accountOf(email)],
+      [this.failedAuthPerIp, ctx.ip],
+    ];
   }
 
   /** Counts one failed authentication; 429 with Retry-After once the IP is over its limit. */

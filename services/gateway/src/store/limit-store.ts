@@ -83,7 +83,8 @@ export class SharedLimitStore {
       keyPrefix: limit.keyPrefix,
       points: limit.points,
       duration: limit.durationSeconds,
-      inMemoryBlockOnConsumed: limit.points,
+      // Once over, not at, the limit: a login counted ahead and then given back must not leave its account blocked.
+      inMemoryBlockOnConsumed: limit.points + 1,
       insuranceLimiter: new RateLimiterMemory({ keyPrefix: limit.keyPrefix, points: limit.points, duration: limit.durationSeconds }),
     });
   }

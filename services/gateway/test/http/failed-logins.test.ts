@@ -20,7 +20,9 @@ function answerLogins(gateway: TestGateway): void {
   const echo = gateway.operators.handler;
   gateway.operators.handler = (call, response) => {
     if (!call.url.endsWith('/api-keys')) return echo(call, response);
-    const [email = '', password] = Buffer.from(String(call.headers['authorization']).replace(/^Basic /, ''), 'base64').toString('utf8').split(':');
+    const [email = '', password] = Buffer.from(String(call.headers['authorization']).replace(/^Basic /, ''), 'base64')
+      .toString('utf8')
+      .split(':');
     const right = password === passwordOf(email);
     return right ? json(response, 201, { data: { key: 'issued' } }) : json(response, 401, { message: 'Unauthenticated.' });
   };
@@ -109,6 +111,19 @@ describe('gateway: failed HTTP Basic logins, counted across replicas', () => {
     expect((await loginAs(second, owner, 'guess 2', '192.0.2.102')).status).to.equal(401);
     expect((await loginAs(first, owner, 'guess 3', '192.0.2.103')).status).to.equal(401);
     expect((await loginAs(second, owner, passwordOf(owner), '192.0.2.200')).status).to.equal(429);
+  });
+
+  it('when twelve guesses for one account are sent at once, then only its limit of them reach the operator-service, the others get 429', async () => {
+    const gateway = await replica();
+    const [target = ''] = freshAccounts('burst');
+    const before = gateway.operators.calls.length;
+    const statuses = await Promise.all(
+      Array.from({ length: 12 }, (_, n) => loginAs(gateway, target, `guess ${n}`, `198.51.100.${150 + n}`).then((answer) => answer.status)),
+    );
+    expect(statuses.filter((status) => status === 401)).to.have.length(3);
+    expect(statuses.filter((status) => status === 429)).to.have.length(9);
+    expect(gateway.operators.calls.length - before).to.equal(3);
+    expect((await loginAs(gateway, target, passwordOf(target), '203.0.113.77')).status).to.equal(429);
   });
 
   it('when the database cannot be reached, then each replica counts in memory and still refuses the account', async () => {
