@@ -207,12 +207,20 @@ async function webhookMetrics(system: System): Promise<{ notSucceeded: number; a
   let attemptsWaiting = 0;
   for (const url of system.replicaUrls('webhook-service')) {
     const text = await (await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(10_000) })).text();
-    for (const [, outcome, value] of text.matchAll(/^webhook_attempts_total\{outcome="([^"]+)"\} (\S+)$/gm)) {
-      if (outcome !== 'succeeded') notSucceeded += Number(value);
-    }
-    attemptsWaiting = Math.max(attemptsWaiting, Number(/^webhook_attempts_waiting (\S+)$/m.exec(text)?.[1] ?? Number.NaN));
+    for (const { labels, value } of series(text, 'webhook_attempts_total')) if (labels.get('outcome') !== 'succeeded') notSucceeded += value;
+    attemptsWaiting = Math.max(attemptsWaiting, series(text, 'webhook_attempts_waiting')[0]?.value ?? Number.NaN);
   }
   return { notSucceeded, attemptsWaiting };
+}
+
+/** The samples of one metric in Prometheus's text format, with their labels (every service adds its own `service`). */
+function series(text: string, metric: string): Array<{ labels: Map<string, string>; value: number }> {
+  return [...text.matchAll(/^(\w+)(?:\{([^}]*)\})? (\S+)$/gm)]
+    .filter(([, name]) => name === metric)
+    .map(([, , labels = '', value]) => ({
+      labels: new Map([...labels.matchAll(/(\w+)="([^"]*)"/g)].map(([, label = '', content = '']) => [label, content])),
+      value: Number(value),
+    }));
 }
 
 /**
