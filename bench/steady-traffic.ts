@@ -64,7 +64,8 @@ const PART_NAMES: Record<string, string> = {
   submissions: 'submissions',
   lists: 'lists',
   forReview: 'submissions for review',
-  decisions: 'reviewer calls',
+  reviews: 'looks at the review queue',
+  decisions: 'decisions',
   gets: 'gets',
   cancels: 'cancellations',
 };
@@ -144,7 +145,8 @@ export interface Mix {
 
 export interface MixedTraffic extends SteadyTraffic {
   forReview: Answered;
-  /** The reviewer's looks at its queue and its decisions. */
+  /** The reviewer's looks at its queue. */
+  reviews: Answered;
   decisions: Answered;
   gets: Answered;
   cancels: Answered;
@@ -166,6 +168,7 @@ export function mixedTraffic(client: GatewayClient, mix: Mix, seconds: number): 
     submissions: noAnswers(),
     lists: noAnswers(),
     forReview: noAnswers(),
+    reviews: noAnswers(),
     decisions: noAnswers(),
     gets: noAnswers(),
     cancels: noAnswers(),
@@ -201,7 +204,7 @@ export function mixedTraffic(client: GatewayClient, mix: Mix, seconds: number): 
     every(rates.forReview, seconds, (n) => submit(traffic.forReview, mix.reviewCorner(n), 'Pending')),
     every(rates.gets, seconds, get),
     every(rates.cancels, seconds, cancel),
-    review(client, mix.reviewerKey, seconds, traffic.decisions),
+    review(client, mix.reviewerKey, seconds, traffic),
     listsFor(client, key, seconds, traffic.lists),
   ]).then(() => undefined);
   return { traffic, done };
@@ -211,15 +214,22 @@ export function mixedTraffic(client: GatewayClient, mix: Mix, seconds: number): 
  * The reviewer for `seconds`: its queue's first page, every item on it approved, again REVIEW_PAUSE_SECONDS after.
  * An item it decided is never decided again: the queue is a projection, which may list it a moment longer.
  */
-async function review(client: GatewayClient, reviewerKey: string, seconds: number, part: Answered): Promise<void> {
+async function review(
+  client: GatewayClient,
+  reviewerKey: string,
+  seconds: number,
+  traffic: Pick<MixedTraffic, 'reviews' | 'decisions'>,
+): Promise<void> {
   const decided = new Set<string>();
   const deadline = performance.now() + seconds * 1000;
   while (performance.now() < deadline) {
-    const queue = await counted(part, () => client.send<{ data?: Array<{ id: string }> }>('GET', '/api/reviews?per_page=50', { key: reviewerKey }));
+    const queue = await counted(traffic.reviews, () =>
+      client.send<{ data?: Array<{ id: string }> }>('GET', '/api/reviews?per_page=50', { key: reviewerKey }),
+    );
     for (const { id } of queue?.body.data ?? []) {
       if (decided.has(id) || performance.now() >= deadline) continue;
       decided.add(id);
-      await counted(part, () =>
+      await counted(traffic.decisions, () =>
         client.send('POST', `/api/reviews/${id}/decision`, { key: reviewerKey, body: { decision: 'approve', reason: 'Soak' } }),
       );
     }
