@@ -1,4 +1,5 @@
 import mongoose, { type mongo } from 'mongoose';
+import { flightRequestExample } from '@dfc/contracts';
 import { COUNT_LIMIT, LIST_TIME_LIMIT_MS } from '@dfc/kit/pagination';
 import { startSystem, type System } from '../e2e/src/system.js';
 import type { BenchSummary } from './run.js';
@@ -29,6 +30,7 @@ export default async function listsBench(): Promise<BenchSummary> {
     const few = await registerWithKey(system);
     const many = await registerWithKey(system);
     const requests = connection.db!.collection('flight_requests');
+    await submitOne(system, few);
     const template = await requests.findOne({ operator_uuid: few.uuid });
     if (!template) throw new Error('no stored request to copy');
     await seed(requests, template, STORED - (await requests.countDocuments()), few.uuid, many.uuid);
@@ -53,6 +55,17 @@ export default async function listsBench(): Promise<BenchSummary> {
     await connection.close();
     await system.stop();
   }
+}
+
+/** One real submission through the gateway: the template of the seeded copies. */
+async function submitOne(system: System, client: Client): Promise<void> {
+  const body = flightRequestExample({ operatorUuid: client.uuid, operatorEmail: client.email });
+  const answer = await fetch(`${system.gatewayUrl}/api/flight-requests`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': client.key },
+    body: JSON.stringify(body),
+  });
+  if (answer.status !== 201) throw new Error(`the template submission failed: ${answer.status} ${await answer.text()}`);
 }
 
 /** Copies of a stored request, created before the real ones; every 100th is `few`'s, the others `many`'s. */

@@ -14,6 +14,8 @@ export interface StoredCellClaim {
   /** `<claim>.<volume>@<cell>`: writing the same claim into the same cell again changes nothing. */
   _id: string;
   key: string;
+  /** The cell version its write raised the cell to (rewritten by a retry): a reader that knows the cell up to a version reads only what came after. */
+  at: number;
   claim: string;
   request: string;
   operator: string;
@@ -49,6 +51,7 @@ const cellClaimSchema = new Schema<StoredCellClaim>(
   {
     _id: { type: String, required: true },
     key: { type: String, required: true },
+    at: { type: Number, required: true },
     claim: { type: String, required: true },
     request: { type: String, required: true },
     operator: { type: String, required: true },
@@ -67,8 +70,8 @@ const cellClaimSchema = new Schema<StoredCellClaim>(
   },
   { collection: 'airspace_claims', versionKey: false },
 );
-// A cell's claims are read by key; a claim's documents are removed together.
-cellClaimSchema.index({ key: 1 });
+// A cell's claims are read by key, or by key and the version that wrote them; a claim's documents are removed together.
+cellClaimSchema.index({ key: 1, at: 1 });
 cellClaimSchema.index({ claim: 1 });
 
 export function airspaceCellModel(connection: Connection): AirspaceCellModel {

@@ -1,7 +1,11 @@
 import { acrossProcesses, driverCollection, isDuplicateKey, serialisedPerDocument } from '@dfc/kit/db';
 import type { LedgerCell } from '../domain/deconfliction/airspace-volume.js';
 import type { CellClaim } from '../domain/deconfliction/reservation.js';
+import { CellSnapshots } from './cell-snapshots.js';
 import type { AirspaceCellModel, CellClaimModel, StoredAirspaceCell, StoredCellClaim } from './airspace-ledger-model.js';
+
+/** Past this many versions since what this process last read of a cell, one read of all its claims costs less than one read per version. */
+const MAX_VERSIONS_READ_APART = 8;
 
 /** A ledger cell as a claim writing into it reads it: the claims it must judge, and the version its write is conditional on (null: no document yet). */
 export interface AirspaceCell {
@@ -25,9 +29,13 @@ export interface WrittenClaim {
  * of two claims that read the same version, one raise fails and its writer
  * reads the cell again, the other's claim now among the claims. Atomic
  * across processes on every engine; a cell that does not exist yet is created
- * by an insert that its unique `_id` makes the only one.
+ * by an insert that its unique `_id` makes the only one. Each document
+ * carries the version its write raised the cell to, so that a reader which
+ * read the cell before reads only the documents of the versions since.
  */
 export class AirspaceLedgerStore {
+  private readonly snapshots = new CellSnapshots();
+
   constructor(
     private readonly cells: AirspaceCellModel,
     private readonly claims: CellClaimModel,
@@ -43,12 +51,33 @@ export class AirspaceLedgerStore {
     return serialisedPerDocument(this.cells.collection.name, id, work);
   }
 
-  /** The version first, then the claims: a claim written after this read raises the version, so the write that follows fails. */
+  /**
+   * The version first, then the claims: a claim written after this read
+   * raises the version, so the write that follows fails. The claims come from
+   * what this process read of the cell before, at a version at or below the
+   * one just read, and the documents written at each version since; a full
+   * read when it has none or too many versions passed.
+   */
   async read(cell: LedgerCell): Promise<AirspaceCell> {
     const stored = await this.cellCollection.findOne({ _id: cell.id });
+    const version = stored?.version ?? null;
     const keys = cell.own ? [`own:${cell.id}`, `in:${cell.id}`] : [`own:${cell.id}`];
-    const claims = (await Promise.all(keys.map((key) => this.claimCollection.find({ key }).toArray()))).flat();
-    return { ...cell, version: stored?.version ?? null, claims: claims.map(toClaim) };
+    const claims = (await Promise.all(keys.map((key) => this.claimsUnder(key, version)))).flat();
+    return { ...cell, version, claims };
+  }
+
+  private async claimsUnder(key: string, version: number | null): Promise<CellClaim[]> {
+    if (version === null) return (await this.claimCollection.find({ key }).toArray()).map(toClaim);
+    const known = this.snapshots.at(key, version);
+    const missed = known ? version - known.version : Infinity;
+    const documents =
+      missed <= MAX_VERSIONS_READ_APART
+        ? (await Promise.all(Array.from({ length: missed }, (_, n) => this.claimCollection.find({ key, at: version - n }).toArray()))).flat()
+        : await this.claimCollection.find({ key }).toArray();
+    const claims = new Map(missed <= MAX_VERSIONS_READ_APART ? known?.claims : undefined);
+    for (const document of documents) claims.set(document._id, toClaim(document));
+    this.snapshots.keep(key, { version, claims });
+    return [...claims.values()];
   }
 
   /**
@@ -57,13 +86,23 @@ export class AirspaceLedgerStore {
    * read. Call it inside `exclusively`.
    */
   async write(cell: AirspaceCell, claims: WrittenClaim[]): Promise<boolean> {
-    await Promise.all(
-      claims.map((claim) => {
-        const stored = toStored(claim, cell);
-        return this.claimCollection.replaceOne({ _id: stored._id }, stored, { upsert: true });
-      }),
-    );
-    if (cell.version === null) {
+    const raised = (cell.version ?? 0) + 1;
+    const stored = claims.map((claim) => toStored(claim, cell, raised));
+    await Promise.all(stored.map((document) => this.claimCollection.replaceOne({ _id: document._id }, document, { upsert: true })));
+    if (!(await this.raise(cell))) return false;
+    if (cell.version !== null) {
+      for (const key of new Set(stored.map((document) => document.key))) {
+        const written = stored.filter((document) => document.key === key).map((document): [string, CellClaim] => [document._id, toClaim(document)]);
+        this.snapshots.advance(key, cell.version, raised, written);
+      }
+    }
+    return true;
+  }
+
+  /** Raises the cell's version from the one read: false when another claim raised it first. */
+  private async raise(cell: AirspaceCell): Promise<boolean> {
+    const version = cell.version;
+    if (version === null) {
       try {
         await this.cellCollection.insertOne({ _id: cell.id, version: 1 });
         return true;
@@ -72,7 +111,6 @@ export class AirspaceLedgerStore {
         throw error;
       }
     }
-    const version = cell.version;
     const written = await acrossProcesses(this.cells.db, this.cells.collection.name, cell.id, version, async () => {
       const result = await this.cellCollection.updateOne({ _id: cell.id, version }, { $inc: { version: 1 } });
       return result.matchedCount === 1 ? true : null;
@@ -86,7 +124,9 @@ export class AirspaceLedgerStore {
    * every engine serves from the index.
    */
   async withdraw(claims: readonly string[]): Promise<void> {
-    await Promise.all([...new Set(claims)].map((claim) => this.claimCollection.deleteMany({ claim })));
+    const withdrawn = new Set(claims);
+    await Promise.all([...withdrawn].map((claim) => this.claimCollection.deleteMany({ claim })));
+    this.snapshots.forget(withdrawn);
   }
 
   private get cellCollection() {
@@ -116,8 +156,8 @@ function toClaim(stored: StoredCellClaim): CellClaim {
   };
 }
 
-function toStored({ claim, own }: WrittenClaim, cell: LedgerCell): StoredCellClaim {
+function toStored({ claim, own }: WrittenClaim, cell: LedgerCell, at: number): StoredCellClaim {
   const { bbox, ...rest } = claim;
   const [west, south, east, north] = bbox;
-  return { _id: `${claim.claim}.${claim.volume}@${cell.id}`, key: `${own ? 'own' : 'in'}:${cell.id}`, ...rest, west, south, east, north };
+  return { _id: `${claim.claim}.${claim.volume}@${cell.id}`, key: `${own ? 'own' : 'in'}:${cell.id}`, at, ...rest, west, south, east, north };
 }

@@ -65,8 +65,9 @@ export async function releaseAirspace(deps: UseCaseDeps, claim: string): Promise
 /**
  * The flights of other operators that hold airspace meeting one of the
  * volumes' window, band and bounding box, one each, ordered by uuid: the
- * claims the volumes' cells list, each confirmed by its request. Only
- * index-served reads by key, however many flights the neighbourhood holds.
+ * claims the volumes' cells list, each confirmed by its request (a claim
+ * its request no longer names is withdrawn on the way). Only index-served
+ * reads by key, however many flights the neighbourhood holds.
  */
 export async function flightsHolding(deps: UseCaseDeps, volumes: AirspaceVolume[]): Promise<ApprovedFlight[]> {
   const model = deps.rules.vertical ?? NO_VERTICAL_MODEL;
@@ -78,10 +79,14 @@ export async function flightsHolding(deps: UseCaseDeps, volumes: AirspaceVolume[
     if (meeting.length === 0) continue;
     const holders = await deps.requests.holders([...new Set(meeting.map((claim) => claim.request))]);
     const now = deps.now();
+    const gone: string[] = [];
     for (const claim of meeting) {
-      const holder = holders.get(claim.request);
-      if (holder && holdingOf(claim, holder, now) === 'holds') flights.set(holder._id, flightOf(holder));
+      const holder = holders.get(claim.request) ?? null;
+      const holding = holdingOf(claim, holder, now);
+      if (holder && holding === 'holds') flights.set(holder._id, flightOf(holder));
+      else if (holding === 'none') gone.push(claim.claim);
     }
+    if (gone.length > 0) await deps.airspace.withdraw(gone);
   }
   return [...flights.values()].sort((a, b) => (a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0));
 }

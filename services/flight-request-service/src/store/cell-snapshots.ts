@@ -1,0 +1,69 @@
+import type { CellClaim } from '../domain/deconfliction/reservation.js';
+
+/** The claims written under one key of a ledger cell (`own:<cell>` or `in:<cell>`), by document id, as of a version of the cell. */
+export interface CellSnapshot {
+  version: number;
+  claims: ReadonlyMap<string, CellClaim>;
+}
+
+/** How many keys this process keeps, and how many claims over all of them: the least recently read go first. */
+const MAX_KEYS = 4_096;
+const MAX_CLAIMS = 20_000;
+
+/**
+ * What this process last read under each key of the ledger, with the cell
+ * version it read it at. Never a source of truth: a reader always reads the
+ * cell's version from the database first and asks `at` for what it has at or
+ * below it; the store then reads only the documents written at each version
+ * since (docs/architecture.md, "Deconfliction"). A snapshot may still list
+ * a claim withdrawn elsewhere; such a claim is judged by its request, as a
+ * full read racing the withdrawal would list it too.
+ */
+export class CellSnapshots {
+  private readonly byKey = new Map<string, CellSnapshot>();
+  private claimCount = 0;
+
+  /** The snapshot of `key` at or below `version`, or none (none kept, or one from a later version the cell no longer has). */
+  at(key: string, version: number): CellSnapshot | undefined {
+    const known = this.byKey.get(key);
+    if (!known || known.version > version) return undefined;
+    this.byKey.delete(key);
+    this.byKey.set(key, known);
+    return known;
+  }
+
+  /** Keeps `snapshot` unless a later one is kept already. */
+  keep(key: string, snapshot: CellSnapshot): void {
+    const known = this.byKey.get(key);
+    if (known && known.version > snapshot.version) return;
+    this.claimCount += snapshot.claims.size - (known?.claims.size ?? 0);
+    this.byKey.delete(key);
+    this.byKey.set(key, snapshot);
+    this.evict();
+  }
+
+  /** The snapshot of `key` at `from` advanced to `to` with `written`: what a write from `from` that raised the version adds. */
+  advance(key: string, from: number, to: number, written: Array<[string, CellClaim]>): void {
+    const known = this.byKey.get(key);
+    if (known?.version !== from) return;
+    this.keep(key, { version: to, claims: new Map([...known.claims, ...written]) });
+  }
+
+  /** Drops every document of `claims` from every snapshot: they were withdrawn. */
+  forget(claims: ReadonlySet<string>): void {
+    for (const [key, snapshot] of this.byKey) {
+      const kept = [...snapshot.claims].filter(([, claim]) => !claims.has(claim.claim));
+      if (kept.length === snapshot.claims.size) continue;
+      this.claimCount -= snapshot.claims.size - kept.length;
+      this.byKey.set(key, { version: snapshot.version, claims: new Map(kept) });
+    }
+  }
+
+  private evict(): void {
+    for (const [key, snapshot] of this.byKey) {
+      if (this.byKey.size <= MAX_KEYS && this.claimCount <= MAX_CLAIMS) return;
+      this.byKey.delete(key);
+      this.claimCount -= snapshot.claims.size;
+    }
+  }
+}

@@ -1,0 +1,71 @@
+import { expect } from 'chai';
+import type { CellClaim } from '../../src/domain/deconfliction/reservation.js';
+import { CellSnapshots } from '../../src/store/cell-snapshots.js';
+
+function claim(id: string): CellClaim {
+  return {
+    claim: id,
+    request: `request-${id}`,
+    operator: 'operator',
+    volume: 0,
+    start: new Date(0),
+    end: new Date(3_600_000),
+    reference: 'AGL',
+    lower_m: 0,
+    upper_m: 120,
+    amsl_lower_m: null,
+    amsl_upper_m: null,
+    bbox: [4.89, 52.37, 4.891, 52.371],
+  };
+}
+
+function entries(...ids: string[]): Map<string, CellClaim> {
+  return new Map(ids.map((id) => [`${id}.0@cell`, claim(id)]));
+}
+
+describe('CellSnapshots (what a process last read of the ledger)', () => {
+  it('when the cell is at the version kept or later, then the snapshot is offered; at an earlier version, never', () => {
+    const snapshots = new CellSnapshots();
+    snapshots.keep('own:cell', { version: 3, claims: entries('a') });
+    expect(snapshots.at('own:cell', 3)?.claims.size).to.equal(1);
+    expect(snapshots.at('own:cell', 7)?.version).to.equal(3);
+    expect(snapshots.at('own:cell', 2)).to.equal(undefined);
+    expect(snapshots.at('own:other', 3)).to.equal(undefined);
+  });
+
+  it('when a later snapshot is kept already, then an earlier one does not replace it', () => {
+    const snapshots = new CellSnapshots();
+    snapshots.keep('own:cell', { version: 5, claims: entries('a', 'b') });
+    snapshots.keep('own:cell', { version: 4, claims: entries('a') });
+    expect(snapshots.at('own:cell', 5)?.claims.size).to.equal(2);
+  });
+
+  it('when our write raised the version from the one kept, then the snapshot advances with what we wrote; from another version, not at all', () => {
+    const snapshots = new CellSnapshots();
+    snapshots.keep('own:cell', { version: 2, claims: entries('a') });
+    snapshots.advance('own:cell', 1, 2, [['z.0@cell', claim('z')]]);
+    expect(snapshots.at('own:cell', 2)?.claims.has('z.0@cell')).to.equal(false);
+    snapshots.advance('own:cell', 2, 3, [['b.0@cell', claim('b')]]);
+    const advanced = snapshots.at('own:cell', 3);
+    expect(advanced?.version).to.equal(3);
+    expect([...(advanced?.claims.keys() ?? [])]).to.deep.equal(['a.0@cell', 'b.0@cell']);
+  });
+
+  it('when claims are withdrawn, then no snapshot lists them any more', () => {
+    const snapshots = new CellSnapshots();
+    snapshots.keep('own:cell', { version: 1, claims: entries('a', 'b') });
+    snapshots.keep('in:cell', { version: 1, claims: entries('b', 'c') });
+    snapshots.forget(new Set(['b']));
+    expect([...(snapshots.at('own:cell', 1)?.claims.values() ?? [])].map((one) => one.claim)).to.deep.equal(['a']);
+    expect([...(snapshots.at('in:cell', 1)?.claims.values() ?? [])].map((one) => one.claim)).to.deep.equal(['c']);
+  });
+
+  it('when more claims are kept than the process keeps, then the least recently read cells go first', () => {
+    const snapshots = new CellSnapshots();
+    const many = Array.from({ length: 12_000 }, (_, n) => `claim-${n}`);
+    snapshots.keep('own:first', { version: 1, claims: entries(...many) });
+    snapshots.keep('own:second', { version: 1, claims: entries(...many.map((id) => `${id}-2`)) });
+    expect(snapshots.at('own:first', 1)).to.equal(undefined);
+    expect(snapshots.at('own:second', 1)?.claims.size).to.equal(12_000);
+  });
+});
