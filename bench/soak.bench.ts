@@ -195,14 +195,33 @@ function residentMiB(pid: number): number {
   }
 }
 
-/** Of every webhook-service process: attempts that did not succeed (retrying, failed, gone), and the attempts waiting (the same figure on each). */
+/**
+ * Of every webhook-service process: attempts that did not succeed (retrying, failed, gone), and the attempts waiting
+ * (the same figure on each). A process that does not answer within METRICS_WAIT_MS (its gauges read the database
+ * at scrape time) keeps its last reading of the counter, and the attempts waiting are unknown (NaN) at that sample.
+ */
+const METRICS_WAIT_MS = 30_000;
+const lastNotSucceeded = new Map<string, number>();
 async function webhookMetrics(system: System): Promise<{ notSucceeded: number; attemptsWaiting: number }> {
   let notSucceeded = 0;
   let attemptsWaiting = 0;
   for (const url of system.replicaUrls('webhook-service')) {
-    const text = await (await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(10_000) })).text();
-    for (const { labels, value } of series(text, 'webhook_attempts_total')) if (labels.get('outcome') !== 'succeeded') notSucceeded += value;
-    attemptsWaiting = Math.max(attemptsWaiting, series(text, 'webhook_attempts_waiting')[0]?.value ?? Number.NaN);
+    const text = await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(METRICS_WAIT_MS) }).then(
+      (response) => response.text(),
+      (error: Error) => {
+        LOG(`${url}/metrics did not answer: ${error.name}`);
+        return undefined;
+      },
+    );
+    if (text !== undefined) {
+      const failed = series(text, 'webhook_attempts_total').filter(({ labels }) => labels.get('outcome') !== 'succeeded');
+      lastNotSucceeded.set(
+        url,
+        failed.reduce((sum, { value }) => sum + value, 0),
+      );
+    }
+    notSucceeded += lastNotSucceeded.get(url) ?? 0;
+    attemptsWaiting = Math.max(attemptsWaiting, (text === undefined ? undefined : series(text, 'webhook_attempts_waiting')[0]?.value) ?? Number.NaN);
   }
   return { notSucceeded, attemptsWaiting };
 }
@@ -309,11 +328,12 @@ function judge(samples: Sample[], traffic: MixedTraffic): { lines: string[]; met
   add(`errors in ${round(last.minute, 1)} min: ${describeErrors(last.errors)} (goal 0) [${describeTraffic(traffic)}]`, errorCount(last.errors) === 0);
 
   table.push('', '| queue | mean depth, first third after warm-up | last third | highest | goal: not growing |', '|---|---|---|---|---|');
-  const third = Math.floor(after.length / 3);
   for (const queue of last.depths.keys()) {
-    const depths = after.map((sample) => sample.depths.get(queue) ?? Number.NaN);
+    // A sample whose reading is unknown (a scrape that did not answer) is left out.
+    const depths = after.map((sample) => sample.depths.get(queue) ?? Number.NaN).filter((depth) => !Number.isNaN(depth));
+    const third = Math.floor(depths.length / 3);
     if (third < 1) {
-      add(`${queue}: ${after.length} samples after the warm-up, too few to judge growth (3 at least)`, false);
+      add(`${queue}: ${depths.length} known samples after the warm-up, too few to judge growth (3 at least)`, false);
       continue;
     }
     const [first, final] = [mean(depths.slice(0, third)), mean(depths.slice(-third))];
