@@ -1,6 +1,5 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -14,6 +13,7 @@ import { ConfigSchema as OperatorServiceConfig } from '../../services/operator-s
 import { WebhookServiceConfig } from '../../services/webhook-service/src/config.js';
 import { Queues as WebhookQueues } from '../../services/webhook-service/src/messaging.js';
 import { startBalancer, type Balancer } from './balancer.js';
+import { freePort, portTakenIn, PortTakenError, PORT_ATTEMPTS, retryOnTakenPort } from './ports.js';
 
 /**
  * Starts the real system for end-to-end tests and benchmarks: each service is
@@ -133,13 +133,16 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
     ALL_SERVICES.map((name) => [name, uniqueName(`e2e_${name.replace(/-service$/, '').replace(/-/g, '_')}`)]),
   ) as Record<ServiceName, string>;
   const url = (name: ServiceName) => `http://127.0.0.1:${ports[name]}`;
-  const gatewayMetricsPort = await freePort();
+  let gatewayMetricsPort = await freePort();
   const metricsUrl = (name: ServiceName) => (name === 'gateway' ? `http://127.0.0.1:${gatewayMetricsPort}/metrics` : `${url(name)}/metrics`);
 
   // What each process is given, as scripts/start.sh gives it: every service the broker, each its own
   // database, secrets and settings alone.
   const everyService = { LOG_LEVEL: process.env['E2E_LOG_LEVEL'] ?? 'warn', HOST: '127.0.0.1', AMQP_URL: amqpUrl, AMQP_EXCHANGE: exchange };
-  const ownEnv: Record<ServiceName, Record<string, string>> = {
+  const authorisationSigningKey = generateTokenKeys().privateKeyPem;
+  const webhookSecretKey = randomBytes(32).toString('base64');
+  // Read as each process starts: a port moved because it was taken by then (retryOnTakenPort) is the one named.
+  const ownEnv = (): Record<ServiceName, Record<string, string>> => ({
     gateway: {
       INTERNAL_TOKEN_PRIVATE_KEY: keys.privateKeyPem,
       RATE_LIMIT_MONGO_URL: mongoUrl,
@@ -152,17 +155,17 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
     'flight-request-service': {
       MONGO_URL: mongoUrl,
       INTERNAL_TOKEN_PUBLIC_KEY: keys.publicKeyPem,
-      AUTHORISATION_SIGNING_KEY: generateTokenKeys().privateKeyPem,
+      AUTHORISATION_SIGNING_KEY: authorisationSigningKey,
       OPERATOR_SERVICE_URL: url('operator-service'),
     },
     'webhook-service': {
       MONGO_URL: mongoUrl,
       INTERNAL_TOKEN_PUBLIC_KEY: keys.publicKeyPem,
-      WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
+      WEBHOOK_SECRET_KEY: webhookSecretKey,
       ALLOW_LOOPBACK_WEBHOOK_TARGETS: 'true',
       ALLOW_HTTP_WEBHOOKS: 'true',
     },
-  };
+  });
 
   const running = new Map<ServiceName, RunningService[]>();
   const logs = new Map<ServiceName, string[]>();
@@ -171,19 +174,58 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
   for (const [name, count = 1] of Object.entries(options.replicas ?? {}) as Array<[ServiceName, number]>) {
     if (count > 1) replicaPorts.set(name, await Promise.all(Array.from({ length: count }, () => freePort())));
   }
-  for (const [name, targets] of replicaPorts) balancers.push(await startBalancer(ports[name], targets));
+  for (const [name, targets] of replicaPorts) {
+    balancers.push(
+      await retryOnTakenPort(
+        () =>
+          startBalancer(ports[name], targets).catch((error: unknown) => {
+            throw (error as { code?: string }).code === 'EADDRINUSE' ? new PortTakenError(ports[name], String(error)) : error;
+          }),
+        async () => {
+          ports[name] = await freePort();
+        },
+      ),
+    );
+  }
+  // Until the system is handed out, nothing outside it knows its ports: a start may move one that was taken.
+  let handedOut = false;
 
   const start = async (name: ServiceName, env: Record<string, string> = {}) => {
     const targets = replicaPorts.get(name) ?? [ports[name]];
     await Promise.all(targets.map((port) => startProcess(name, port, env)));
   };
 
-  const startProcess = async (name: ServiceName, port: number, env: Record<string, string>) => {
+  const startProcess = async (name: ServiceName, first: number, env: Record<string, string>) => {
+    let port = first;
+    let ownMetricsPort: number | undefined;
+    await retryOnTakenPort(
+      async () => {
+        // The first gateway's metrics listener is the one `metricsUrl` names; its replicas get ports of their own.
+        const metricsPort =
+          name !== 'gateway' ? undefined : port === (replicaPorts.get(name)?.[0] ?? ports[name]) ? gatewayMetricsPort : (ownMetricsPort ??= await freePort());
+        await spawnProcess(name, port, metricsPort, env);
+      },
+      async (taken) => {
+        const fresh = await freePort();
+        if (taken === gatewayMetricsPort && name === 'gateway') gatewayMetricsPort = fresh;
+        else if (taken === ownMetricsPort) ownMetricsPort = fresh;
+        else if (taken === port) {
+          const replicas = replicaPorts.get(name);
+          // A replica sits behind its balancer, which takes its targets from this list as each connection comes.
+          if (replicas) replicas[replicas.indexOf(port)] = fresh;
+          else ports[name] = fresh;
+          port = fresh;
+        }
+      },
+      handedOut ? 1 : PORT_ATTEMPTS,
+    );
+  };
+
+  const spawnProcess = async (name: ServiceName, port: number, metricsPort: number | undefined, env: Record<string, string>) => {
     const output = logs.get(name) ?? [];
     logs.set(name, output);
-    // The first gateway's metrics listener is the one `metricsUrl` names; its replicas get ports of their own.
-    const metricsPort =
-      name !== 'gateway' ? undefined : port === (replicaPorts.get(name)?.[0] ?? ports[name]) ? gatewayMetricsPort : await freePort();
+    // What this process writes until it is ready, where a port taken since it was found free shows.
+    let startLines: string[] | undefined = [];
     const child = spawn(process.execPath, entryPoint(name, 'main', options.compiled === true, options.nodeArgs?.[name]), {
       cwd: REPO_ROOT,
       env: {
@@ -191,7 +233,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
         // The index-coverage test's query log (scripts/test.sh), when the run records one.
         ...(process.env['DB_COMMAND_LOG'] ? { DB_COMMAND_LOG: process.env['DB_COMMAND_LOG'] } : {}),
         ...everyService,
-        ...ownEnv[name],
+        ...ownEnv()[name],
         // A gateway replica answers for the balancer's address in front of it as well as for its own.
         ...(name === 'gateway' && replicaPorts.has(name)
           ? { ALLOWED_HOSTS: [ports[name], port].flatMap((p) => [`127.0.0.1:${p}`, `localhost:${p}`]).join(',') }
@@ -205,18 +247,27 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const collect = (chunk: Buffer) => {
-      output.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+      const lines = chunk.toString('utf8').split('\n').filter(Boolean);
+      output.push(...lines);
+      startLines?.push(...lines);
       if (output.length > LOG_TAIL_LINES) output.splice(0, output.length - LOG_TAIL_LINES);
     };
     child.stdout?.on('data', collect);
     child.stderr?.on('data', collect);
     const exited = new Promise<void>((done) => child.once('exit', () => done()));
+    const closed = new Promise<void>((done) => child.once('close', () => done()));
     running.set(name, [...(running.get(name) ?? []), { child, output, exited }]);
     try {
       await waitFor(() => (child.exitCode === null ? ready(`http://127.0.0.1:${port}`) : Promise.reject(new Error('exited'))), READY_TIMEOUT_MS, 100);
+      startLines = undefined;
     } catch {
       child.kill('SIGKILL');
-      throw new Error(`${name} did not become ready:\n${output.slice(-40).join('\n')}`);
+      // Closed, not only exited: its last words (the port it could not bind) are read to the end.
+      await closed;
+      running.set(name, (running.get(name) ?? []).filter((entry) => entry.child !== child));
+      const detail = `${name} did not become ready:\n${output.slice(-40).join('\n')}`;
+      const taken = portTakenIn(startLines ?? []);
+      throw taken === undefined ? new Error(detail) : new PortTakenError(taken, detail);
     }
   };
 
@@ -236,12 +287,19 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
   try {
     await migrateIndexes(mongoUrl, databases, options.compiled === true);
     const backends = services.filter((name) => name !== 'gateway');
+    const operatorServicePort = ports['operator-service'];
     await Promise.all(backends.map((name) => start(name)));
+    // flight-request-service was given operator-service's address as it started, beside it.
+    if (ports['operator-service'] !== operatorServicePort && backends.includes('flight-request-service')) {
+      await kill('flight-request-service', 'SIGTERM');
+      await start('flight-request-service');
+    }
     if (services.includes('gateway')) await start('gateway');
   } catch (error) {
     await stop();
     throw error;
   }
+  handedOut = true;
 
   return {
     gatewayUrl: url('gateway'),
@@ -334,15 +392,4 @@ async function ready(base: string): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolvePort(address.port) : reject(new Error('no port'))));
-    });
-  });
 }

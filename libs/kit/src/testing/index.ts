@@ -72,6 +72,7 @@ export async function listen(app: Koa, limits: HttpServerLimits = DEFAULT_HTTP_S
 }
 
 export * from './wait-for.js';
+export * from './half-sent-body.js';
 export * from './events.js';
 export * from './broker-topology.js';
 export * from './index-coverage.js';

@@ -68,7 +68,9 @@ export class AirspaceLedgerStore {
 
   private async claimsUnder(key: string, version: number | null): Promise<CellClaim[]> {
     if (version === null) return (await this.claimCollection.find({ key }).toArray()).map(toClaim);
-    const known = this.snapshots.at(key, version);
+    const known = this.snapshots.latest(key);
+    // Kept from this version or a later one (read meanwhile by another claim of this process): nothing it lacks.
+    if (known && known.version >= version) return [...known.claims.values()];
     const missed = known ? version - known.version : Infinity;
     const documents =
       missed <= MAX_VERSIONS_READ_APART

@@ -8,7 +8,7 @@ export interface CellSnapshot {
 
 /** How many keys this process keeps, and how many claims over all of them: the least recently read go first. */
 const MAX_KEYS = 4_096;
-const MAX_CLAIMS = 20_000;
+const MAX_CLAIMS = 10_000;
 
 /**
  * What this process last read under each key of the ledger, with the cell
@@ -23,10 +23,10 @@ export class CellSnapshots {
   private readonly byKey = new Map<string, CellSnapshot>();
   private claimCount = 0;
 
-  /** The snapshot of `key` at or below `version`, or none (none kept, or one from a later version the cell no longer has). */
-  at(key: string, version: number): CellSnapshot | undefined {
+  /** The snapshot of `key` last kept, whatever version it is of: a later one lists every claim an earlier one does, and more. */
+  latest(key: string): CellSnapshot | undefined {
     const known = this.byKey.get(key);
-    if (!known || known.version > version) return undefined;
+    if (!known) return undefined;
     this.byKey.delete(key);
     this.byKey.set(key, known);
     return known;

@@ -1,10 +1,20 @@
-import { connect } from 'node:net';
+import { request as httpRequest } from 'node:http';
 import { expect } from 'chai';
-import { InternalTokenSigner } from '@dfc/kit/http';
-import { waitFor, unrecorded } from '@dfc/kit/testing';
+import type { Principal } from '@dfc/contracts';
+import { InternalTokenSigner, parsedHeapBytes, processBodyBudget, RAW_BYTES_PER_BODY_BYTE } from '@dfc/kit/http';
+import { halfSentBody, waitFor, unrecorded, type HalfSentBody } from '@dfc/kit/testing';
 import { admin, operatorPrincipal, reviewerPrincipal, startTestService, type TestService } from '../support/test-service.js';
 import { square } from '../support/fixtures.js';
 import { zoneBody } from '../support/zones.js';
+import { ZONE_IMPORT_BODY_LIMIT_BYTES } from '../../src/app.js';
+
+const MIB = 1024 * 1024;
+
+/** A feature of the own import format, a small square zone. */
+function importedFeature(id: string, overrides: Record<string, unknown> = {}, lon = 5.5) {
+  const { geometry, ...properties } = zoneBody(overrides, lon, 51.5, 0.05);
+  return { type: 'Feature', id, properties, geometry };
+}
 
 describe('zones API', () => {
   let t: TestService;
@@ -37,25 +47,95 @@ describe('zones API', () => {
     }
   });
 
+  /** An import that declares `declaredBytes` of body and sends only its first bytes. */
+  async function openImport(as: Principal, declaredBytes: number): Promise<HalfSentBody> {
+    const token = await new InternalTokenSigner(t.shared.keys.privateKeyPem).sign(as);
+    return halfSentBody(t.url, { path: '/api/zones/import', headers: { 'x-internal-token': token }, declaredBytes, firstBytes: '{"type":' });
+  }
+
   describe('POST /api/zones/import by an operator declaring 3 MiB', () => {
     it('when only the headers have arrived, then 403 at once: the body is never read', async () => {
-      const token = await new InternalTokenSigner(t.shared.keys.privateKeyPem).sign(operatorPrincipal('00000000-0000-4000-8000-000000000001'));
-      const { hostname, port } = new URL(t.url);
-      let answer = '';
-      const socket = connect(Number(port), hostname, () =>
-        socket.write(
-          `POST /api/zones/import HTTP/1.1\r\nHost: ${hostname}\r\nX-Internal-Token: ${token}\r\n` +
-            `Content-Type: application/json\r\nContent-Length: ${3 * 1024 * 1024}\r\n\r\n{"type":`,
-        ),
-      );
-      socket.setEncoding('utf8');
-      socket.on('data', (chunk: string) => (answer += chunk));
+      const opened = await openImport(operatorPrincipal('00000000-0000-4000-8000-000000000001'), 3 * MIB);
       try {
-        await waitFor(() => answer.includes('\r\n\r\n'), 2_000);
-        expect(answer.split('\r\n')[0]).to.equal('HTTP/1.1 403 Forbidden');
+        expect((await opened.answer()).status).to.equal(403);
       } finally {
-        socket.destroy();
+        opened.socket.destroy();
       }
+    });
+  });
+
+  describe('POST /api/zones/import: the body limit and the process’s budget of bodies in flight', () => {
+    it('when an admin declares more than 16 MiB, then 413 in the error shape at once, before a byte of the body is read', async () => {
+      const opened = await openImport(admin, ZONE_IMPORT_BODY_LIMIT_BYTES + 1);
+      try {
+        const answer = await opened.answer();
+        expect(answer.status).to.equal(413);
+        expect(answer.body).to.deep.equal({ message: 'Request body is too large.' });
+      } finally {
+        opened.socket.destroy();
+      }
+    });
+
+    it('when an admin streams more than 16 MiB, then 413 once the body passes the limit, before it is parsed', async () => {
+      const { hostname, port } = new URL(t.url);
+      const streamed = httpRequest({
+        hostname,
+        port,
+        method: 'POST',
+        path: '/api/zones/import',
+        headers: { 'content-type': 'application/json', 'x-internal-token': await new InternalTokenSigner(t.shared.keys.privateKeyPem).sign(admin) },
+      });
+      streamed.on('error', () => undefined);
+      const answered = new Promise<{ status: number; body: string }>((resolve) =>
+        streamed.on('response', (response) => {
+          let text = '';
+          response.setEncoding('utf8');
+          response.on('data', (chunk: string) => (text += chunk));
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text }));
+        }),
+      );
+      // Whitespace is JSON a parser would have to read through: the limit stops the read first.
+      const chunk = Buffer.alloc(MIB, 0x20);
+      for (let sent = 0; sent <= ZONE_IMPORT_BODY_LIMIT_BYTES; sent += MIB) streamed.write(chunk);
+      const answer = await answered;
+      streamed.destroy();
+      expect(answer.status).to.equal(413);
+      expect(JSON.parse(answer.body)).to.deep.equal({ message: 'Request body is too large.' });
+    });
+
+    it('when an import does not fit beside a body in flight, then 503 with Retry-After (an operator’s still 403); once that body is done it fits', async () => {
+      const budget = processBodyBudget();
+      const body = JSON.stringify({ type: 'FeatureCollection', features: [importedFeature('budget-a')] });
+      // What the import reserves: its bytes as read, then what parsing them builds.
+      const needed = RAW_BYTES_PER_BODY_BYTE * Buffer.byteLength(body) + parsedHeapBytes(body);
+      const inFlight = await openImport(admin, 4 * MIB);
+      let rest: (() => void) | undefined;
+      try {
+        await waitFor(() => budget.inUseBytes >= RAW_BYTES_PER_BODY_BYTE * 4 * MIB, 2_000);
+        // The rest of the process's budget is taken, as other bodies being read would take it: the import's room
+        // is what the body in flight holds and a byte less than it needs.
+        rest = budget.tryReserve(budget.capacityBytes - budget.inUseBytes - needed + 1);
+        expect(rest).to.be.a('function');
+
+        const refused = await call('POST', '/api/zones/import', body);
+        expect(refused.status).to.equal(503);
+        expect(refused.headers.get('retry-after')).to.equal('1');
+        expect(refused.body).to.deep.equal({ message: 'Too many request bodies are being read; try again shortly.' });
+        const operator = await openImport(operatorPrincipal('00000000-0000-4000-8000-000000000001'), 3 * MIB);
+        try {
+          expect((await operator.answer()).status).to.equal(403);
+        } finally {
+          operator.socket.destroy();
+        }
+
+        inFlight.socket.destroy();
+        await waitFor(async () => (await call('POST', '/api/zones/import', body)).status === 200, 5_000);
+      } finally {
+        inFlight.socket.destroy();
+        rest?.();
+      }
+      expect((await call('GET', '/api/zones/budget-a')).status).to.equal(200);
+      expect((await fetch(`${t.url}/healthz`)).status).to.equal(200);
     });
   });
 
@@ -138,13 +218,8 @@ describe('zones API', () => {
   });
 
   describe('POST /api/zones/import', () => {
-    const feature = (id: string, overrides: Record<string, unknown> = {}, lon = 5.5) => {
-      const { geometry, ...properties } = zoneBody(overrides, lon, 51.5, 0.05);
-      return { type: 'Feature', id, properties, geometry };
-    };
-
     it('when a FeatureCollection of valid zones is imported, then 200 with created/updated counts; again, then all updated', async () => {
-      const body = { type: 'FeatureCollection', features: [feature('imp-a'), feature('imp-b', {}, 5.6), feature('imp-c', {}, 5.7)] };
+      const body = { type: 'FeatureCollection', features: [importedFeature('imp-a'), importedFeature('imp-b', {}, 5.6), importedFeature('imp-c', {}, 5.7)] };
       const first = await call('POST', '/api/zones/import', body);
       expect(first.status).to.equal(200);
       expect(first.body.data).to.deep.equal({ format: 'own', dataset: null, created: 3, updated: 0, unchanged: 0, retired: 0, total: 3 });
@@ -157,7 +232,7 @@ describe('zones API', () => {
     it('when some features are invalid, then 422 lists them by feature and nothing is imported', async () => {
       const body = {
         type: 'FeatureCollection',
-        features: [feature('bad-ok'), feature('bad-1', { name: '' }), feature('bad-2', { restriction: 'NOPE' })],
+        features: [importedFeature('bad-ok'), importedFeature('bad-1', { name: '' }), importedFeature('bad-2', { restriction: 'NOPE' })],
       };
       const response = await call('POST', '/api/zones/import', body);
       expect(response.status).to.equal(422);

@@ -6,6 +6,13 @@ import { TooManyRequestsError } from '@dfc/kit/errors';
 import type { ProxyRoute, PublicRouteKind } from '../domain/routing.js';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import type { SharedLimitStore } from '../store/limit-store.js';
+import { BlockLimiter } from './limit-blocks.js';
+
+/** What counting a call needs of a limiter: its limit, and one call counted (rejected with a RateLimiterRes when over). */
+interface CallLimiter {
+  readonly points: number;
+  consume(key: string): Promise<{ remainingPoints: number }>;
+}
 
 export interface RateLimitSettings {
   perKeyPerMinute: number;
@@ -24,8 +31,9 @@ export interface RateLimitSettings {
  * counters in one database collection, `SharedLimitStore`), so neither calls nor
  * guessing multiply with the number of gateway replicas; without a store (tests
  * of one replica) each limit is counted in this process. A call costs the store
- * one write at most, and none once its key is over the limit for the window
- * (refused from memory until it ends).
+ * one write at most — a key's calls are taken from its shared counter a few at
+ * a time (`BlockLimiter`) — and none once its key is over the limit for the
+ * window (refused from memory until it ends).
  *
  * API routes are limited per key. The public routes are limited per client IP,
  * the only identity they have, with one budget for registrations and another
@@ -35,8 +43,8 @@ export interface RateLimitSettings {
  * key from the same address (other clients behind one NAT) keeps working.
  */
 export class RateLimits {
-  private readonly perKey: RateLimiterAbstract;
-  private readonly publicPerIp: Record<PublicRouteKind, RateLimiterAbstract>;
+  private readonly perKey: CallLimiter;
+  private readonly publicPerIp: Record<PublicRouteKind, CallLimiter>;
   private readonly failedAuthPerIp: RateLimiterAbstract;
   private readonly failedLoginsPerAccount: RateLimiterAbstract;
 
@@ -44,7 +52,7 @@ export class RateLimits {
   constructor(settings: RateLimitSettings, shared?: SharedLimitStore) {
     const limit = (keyPrefix: string, points: number, durationSeconds: number): RateLimiterAbstract =>
       shared ? shared.limiter({ keyPrefix, points, durationSeconds }) : new RateLimiterMemory({ keyPrefix, points, duration: durationSeconds });
-    this.perKey = limit('key', settings.perKeyPerMinute, 60);
+    this.perKey = shared ? new BlockLimiter(limit('key', settings.perKeyPerMinute, 60), 60) : limit('key', settings.perKeyPerMinute, 60);
     this.publicPerIp = {
       registration: limit('registration', settings.publicPerIpPerMinute, 60),
       'api-keys': limit('api-keys', settings.publicPerIpPerMinute, 60),

@@ -31,6 +31,23 @@ describe('gateway: call limits counted across replicas', () => {
     });
   });
 
+  describe('GET /api/zones with one key through three replicas, at a limit counted in blocks', () => {
+    it('when the key sends twice its limit of 600, each call to the next replica, then the three together allow it within 10 % and never more', async () => {
+      const replicas = [await replica(600), await replica(600), await replica(600)];
+      const { key, principal } = grantOperatorKey(replicas[0]!, OPERATOR);
+      for (const gateway of replicas.slice(1)) gateway.validKeys.set(key, principal);
+      const statuses: number[] = [];
+      for (let call = 0; call < 1_200; call += 1) {
+        const gateway = replicas[call % replicas.length]!;
+        statuses.push((await fetch(`${gateway.url}/api/zones`, { headers: { 'X-API-Key': key } })).status);
+      }
+      const allowed = statuses.filter((status) => status === 200).length;
+      expect(allowed).to.be.within(540, 600);
+      expect(statuses.filter((status) => status !== 200 && status !== 429)).to.deep.equal([]);
+      expect(statuses.slice(-30).every((status) => status === 429)).to.equal(true);
+    });
+  });
+
   describe('POST /api/operators from one address through two replicas', () => {
     it('when it registers over its limit at both, then the second replica refuses what the first counted', async () => {
       const [first, second] = [await replica(600, 2), await replica(600, 2)];

@@ -1,8 +1,9 @@
 import { Writable } from 'node:stream';
 import { expect } from 'chai';
-import { captureEvents, type CapturedEvents } from '@dfc/kit/testing';
-import { RoutingKeys } from '@dfc/contracts';
-import { admin, operatorPrincipal, registration, startService, type TestService } from '../support/service.js';
+import { DEFAULT_BODY_LIMIT_BYTES, parsedHeapBytes, processBodyBudget, RAW_BYTES_PER_BODY_BYTE } from '@dfc/kit/http';
+import { captureEvents, halfSentBody, waitFor, type CapturedEvents, type HalfSentBody } from '@dfc/kit/testing';
+import { INTERNAL_TOKEN_HEADER, RoutingKeys } from '@dfc/contracts';
+import { admin, anonymous, operatorPrincipal, registration, startService, type TestService } from '../support/service.js';
 
 const OFFSET_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+00:00$/;
 
@@ -368,6 +369,53 @@ describe('POST /api/operators', () => {
     it('when the token is signed by another key, then 401', async () => {
       const reply = await service.call('POST', '/api/operators', { as: operatorPrincipal('x'), forgedToken: true, body: registration() });
       expect(reply.status).to.equal(401);
+    });
+  });
+
+  describe('when the body is larger than a registration may be, or the process is reading too many bodies', () => {
+    /** A registration that declares `declaredBytes` of body and sends only its first bytes. */
+    async function openRegistration(declaredBytes: number): Promise<HalfSentBody> {
+      const token = await service.token(anonymous);
+      return halfSentBody(service.url, { path: '/api/operators', headers: { [INTERNAL_TOKEN_HEADER]: token }, declaredBytes });
+    }
+
+    it('when more than 1 MiB is declared, then 413 in the error shape at once, before a byte of the body is read', async () => {
+      const opened = await openRegistration(DEFAULT_BODY_LIMIT_BYTES + 1);
+      try {
+        const answer = await opened.answer();
+        expect(answer.status).to.equal(413);
+        expect(answer.body).to.deep.equal({ message: 'Request body is too large.' });
+      } finally {
+        opened.socket.destroy();
+      }
+    });
+
+    it('when a registration does not fit beside a body in flight, then 503 with Retry-After and nothing is stored; once that body is done, 201', async () => {
+      const budget = processBodyBudget();
+      const body = registration();
+      const text = JSON.stringify(body);
+      const needed = RAW_BYTES_PER_BODY_BYTE * Buffer.byteLength(text) + parsedHeapBytes(text);
+      const inFlight = await openRegistration(512 * 1024);
+      let rest: (() => void) | undefined;
+      try {
+        await waitFor(() => budget.inUseBytes >= RAW_BYTES_PER_BODY_BYTE * 512 * 1024, 2_000);
+        // Other bodies being read hold the rest: the registration's room is what the one in flight holds and a byte less than it needs.
+        rest = budget.tryReserve(budget.capacityBytes - budget.inUseBytes - needed + 1);
+        expect(rest).to.be.a('function');
+        const refused = await register(text);
+        expect(refused.status).to.equal(503);
+        expect(refused.headers.get('retry-after')).to.equal('1');
+        expect(refused.body).to.deep.equal({ message: 'Too many request bodies are being read; try again shortly.' });
+        expect(await service.deps.operators.emailTaken(String(body['email']).toLowerCase())).to.equal(false);
+
+        inFlight.socket.destroy();
+        await waitFor(async () => (await register(text)).status === 201, 5_000);
+      } finally {
+        inFlight.socket.destroy();
+        rest?.();
+      }
+      expect(await service.deps.operators.emailTaken(String(body['email']).toLowerCase())).to.equal(true);
+      expect((await fetch(`${service.url}/healthz`)).status).to.equal(200);
     });
   });
 

@@ -38,6 +38,8 @@ export interface TestService {
   deps: UseCaseDeps;
   registry: Registry;
   call<T = any>(method: string, path: string, options?: CallOptions): Promise<Reply<T>>;
+  /** The internal token the gateway would send for `principal`, for requests the test writes itself. */
+  token(principal: Principal): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -109,6 +111,7 @@ export async function startService(options: { logStream?: Writable } = {}): Prom
     deps: service.deps,
     registry,
     call,
+    token: (principal) => signer.sign(principal),
     close: async () => {
       await server.close();
       await service.stop();
