@@ -9,18 +9,21 @@ import { startSystem, type System } from '../e2e/src/system.js';
 
 /**
  * Runs autocannon against `target` for `seconds` with `connections`; each
- * response's exact time (ms, fractional) goes to `onResponse`, since
- * autocannon's own histogram only resolves whole milliseconds.
+ * response's exact time (ms, fractional) and status go to `onResponse`, since
+ * autocannon's own histogram only resolves whole milliseconds, and each
+ * request that got no answer (an error, a time-out) to `onError`, as they come.
  */
 export function load(
   target: autocannon.Options,
   connections: number,
   seconds: number,
-  onResponse?: (responseTime: number) => void,
+  onResponse?: (responseTime: number, status: number) => void,
+  onError?: (error: Error) => void,
 ): Promise<autocannon.Result> {
   return new Promise((resolve, reject) => {
     const instance = autocannon({ ...target, connections, duration: seconds }, (error, result) => (error ? reject(error) : resolve(result)));
-    if (onResponse) instance.on('response', (_client, _status, _bytes, responseTime) => onResponse(responseTime));
+    if (onResponse) instance.on('response', (_client, status, _bytes, responseTime) => onResponse(responseTime, status));
+    if (onError) instance.on('reqError', onError);
   });
 }
 

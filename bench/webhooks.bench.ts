@@ -1,13 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Agent, request } from 'node:http';
 import { Broker } from '@dfc/kit/broker';
 import { createLogger } from '@dfc/kit/logging';
 import { InternalTokenSigner } from '@dfc/kit/http';
 import { connectMongo, syncIndexes } from '@dfc/kit/db';
-import { waitFor } from '@dfc/kit/testing';
-import { newEvent, RoutingKeys, signWebhookPayload, type Principal, type WebhookPayload } from '@dfc/contracts';
-import { entryPoint, startSystem, type System } from '../e2e/src/system.js';
+import { newEvent, RoutingKeys, signWebhookPayload, type WebhookPayload } from '@dfc/contracts';
+import { startSystem, type System } from '../e2e/src/system.js';
 import { attemptModel } from '../services/webhook-service/src/store/attempt-model.js';
 import { deliveryModel } from '../services/webhook-service/src/store/delivery-model.js';
 import { retentionOf } from '../services/webhook-service/src/config.js';
@@ -15,7 +13,8 @@ import { webhookEndpointModel, type WebhookEndpoint } from '../services/webhook-
 import { newDelivery } from '../services/webhook-service/src/use-cases/fan-out-event.js';
 import { costPerUnit, engineGroups, serviceGroup } from './accounting.js';
 import type { BenchSummary } from './run.js';
-import { freePort, percentile, round, secondsToRun, startReceiver, statusData, type BenchReceiver } from './support.js';
+import { percentile, round, secondsToRun, startReceiver, statusData, type BenchReceiver } from './support.js';
+import { deliverAll, register, scaleOut, SCALE_IN_FLIGHT } from './webhook-scale.js';
 
 /**
  * What the webhook pipeline costs, with webhook-service as its own process
@@ -29,12 +28,12 @@ import { freePort, percentile, round, secondsToRun, startReceiver, statusData, t
  * - Latency: at 10, 50 and 100 events per second for LATENCY_SECONDS to one
  *   endpoint, the time from publishing the domain event (the state change) to
  *   the webhook arriving. Goal p99 <= 250 ms at 100 events/s.
- * - Scale-out: a slow receiver (SLOW_MS per call); deliveries per second with
- *   a second webhook-service process on the same database and broker, divided
- *   by one process alone. Each replica runs at most SCALE_IN_FLIGHT attempts at
- *   once. Goal >= 1.6. Again with a slower receiver (SLOWER_MS), which asks the
- *   database for less per second: how far a replica helps when it is not the
- *   database that limits.
+ * - Scale-out (bench/webhook-scale.ts): a slow receiver (SLOW_MS per call);
+ *   deliveries per second with a second webhook-service process on the same
+ *   database and broker, divided by one process alone. Each replica runs at
+ *   most SCALE_IN_FLIGHT attempts at once. Goal >= 1.6. Again with a slower
+ *   receiver (SLOWER_MS), which asks the database for less per second: how far
+ *   a replica helps when it is not the database that limits.
  *
  * Sizes are modest by default (BENCH_WEBHOOK_EVENTS, _ENDPOINTS,
  * BENCH_LATENCY_SECONDS, BENCH_SCALE_EVENTS to change them): the machine and the
@@ -48,8 +47,6 @@ const LATENCY_SECONDS = Number(process.env['BENCH_LATENCY_SECONDS'] ?? 5);
 const SLOW_MS = 50;
 const SLOWER_MS = 200;
 const SCALE_EVENTS = Number(process.env['BENCH_SCALE_EVENTS'] ?? 200);
-const SCALE_ENDPOINTS = 4;
-const SCALE_IN_FLIGHT = 4;
 const GOAL_RATIO = 0.5;
 const GOAL_P99_MS = 250;
 const GOAL_SCALE = 1.6;
@@ -117,11 +114,11 @@ export default async function webhooksBench(): Promise<BenchSummary> {
       process.stdout.write(`webhooks: ${lines.at(-1)}\n`);
     }
 
-    const scale = await scaleOut(system, secretKey, signer, receiver, SLOW_MS);
+    const scale = await scaleOut(system, secretKey, signer, receiver, SLOW_MS, SCALE_EVENTS);
     lines.push(
       `slow receiver (${SLOW_MS} ms per call, ${SCALE_IN_FLIGHT} attempts in flight per replica): one process ${round(scale.one, 0)} deliveries/s, two ${round(scale.two, 0)}/s, ratio ${round(scale.two / scale.one, 2)} (goal >= ${GOAL_SCALE}) ${scale.two / scale.one >= GOAL_SCALE ? 'OK' : 'MISSED'}`,
     );
-    const slower = await scaleOut(system, secretKey, signer, receiver, SLOWER_MS);
+    const slower = await scaleOut(system, secretKey, signer, receiver, SLOWER_MS, SCALE_EVENTS);
     lines.push(
       `slower receiver (${SLOWER_MS} ms per call, same limits): one process ${round(slower.one, 0)} deliveries/s, two ${round(slower.two, 0)}/s, ratio ${round(slower.two / slower.one, 2)} (reported)`,
     );
@@ -208,99 +205,6 @@ async function engineAlone(system: System, events: number, endpoints: number, pe
     await connection.dropDatabase();
     await connection.close();
   }
-}
-
-/**
- * Deliveries per second to a slow receiver with one webhook-service process,
- * then with two (a second replica on the same database and exchange). Both
- * replicas run with SCALE_IN_FLIGHT attempts in flight, so the figure is what
- * a replica adds when the receivers, not the engine, are slow.
- */
-async function scaleOut(
-  system: System,
-  secretKey: string,
-  signer: InternalTokenSigner,
-  receiver: BenchReceiver,
-  slowMs: number,
-): Promise<{ one: number; two: number }> {
-  const env = { WEBHOOK_MAX_IN_FLIGHT: String(SCALE_IN_FLIGHT), WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: String(SCALE_IN_FLIGHT) };
-  await system.kill('webhook-service', 'SIGTERM');
-  await system.start('webhook-service', env);
-  const broker = await Broker.connect(system.amqpUrl, system.exchange, createLogger('webhooks-bench', 'warn'));
-  receiver.delayMs = slowMs;
-  try {
-    const operatorUuid = randomUUID();
-    for (let index = 0; index < SCALE_ENDPOINTS; index++) await register(system, signer, operatorUuid, `${receiver.url}/slow/${index}`);
-    await deliverAll(broker, receiver, operatorUuid, 10, SCALE_ENDPOINTS);
-    const one = await deliverAll(broker, receiver, operatorUuid, SCALE_EVENTS / SCALE_ENDPOINTS, SCALE_ENDPOINTS);
-    const replica = await spawnReplica(system, secretKey, env);
-    try {
-      const two = await deliverAll(broker, receiver, operatorUuid, SCALE_EVENTS / SCALE_ENDPOINTS, SCALE_ENDPOINTS);
-      process.stdout.write(`webhooks: receiver taking ${slowMs} ms: one process ${round(one, 0)} deliveries/s, two ${round(two, 0)}/s\n`);
-      return { one, two };
-    } finally {
-      replica.kill('SIGTERM');
-      await new Promise((resolve) => replica.once('exit', resolve));
-    }
-  } finally {
-    receiver.delayMs = 0;
-    await broker.close();
-  }
-}
-
-/** A second webhook-service process on the system's database and exchange, ready when it answers /readyz. */
-async function spawnReplica(system: System, secretKey: string, env: Record<string, string>): Promise<ChildProcess> {
-  const port = await freePort();
-  const child = spawn(process.execPath, entryPoint('webhook-service', 'main', true), {
-    env: {
-      PATH: process.env['PATH'] ?? '',
-      LOG_LEVEL: 'warn',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      MONGO_URL: system.mongoUrl,
-      MONGO_DB: system.database('webhook-service'),
-      AMQP_URL: system.amqpUrl,
-      AMQP_EXCHANGE: system.exchange,
-      INTERNAL_TOKEN_PUBLIC_KEY: system.publicKeyPem,
-      WEBHOOK_SECRET_KEY: secretKey,
-      ALLOW_LOOPBACK_WEBHOOK_TARGETS: 'true',
-      ALLOW_HTTP_WEBHOOKS: 'true',
-      ...env,
-    },
-    stdio: 'ignore',
-  });
-  await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined))?.ok === true, 60_000, 100);
-  return child;
-}
-
-async function register(system: System, signer: InternalTokenSigner, operatorUuid: string, url: string): Promise<void> {
-  const principal: Principal = { sub: operatorUuid, role: 'operator', operator_uuid: operatorUuid, key_id: 'bench' };
-  const response = await fetch(`${system.url('webhook-service')}/api/webhooks`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-internal-token': await signer.sign(principal) },
-    body: JSON.stringify({ url, events: ['status_change'] }),
-  });
-  if (response.status !== 201) throw new Error(`endpoint registration failed: ${response.status} ${await response.text()}`);
-}
-
-/** Publishes `events` events and waits until every fanned-out delivery arrived; deliveries per second. */
-async function deliverAll(broker: Broker, receiver: BenchReceiver, operatorUuid: string, events: number, endpoints: number): Promise<number> {
-  const expected = receiver.count + events * endpoints;
-  const started = performance.now();
-  const batch = 50;
-  for (let sent = 0; sent < events; sent += batch) {
-    const size = Math.min(batch, events - sent);
-    await Promise.all(
-      Array.from({ length: size }, () => broker.publish(newEvent(RoutingKeys.flightRequestStatusChanged, operatorUuid, statusData(operatorUuid)))),
-    );
-  }
-  const deadline = Date.now() + 300_000;
-  while (receiver.count < expected) {
-    if (Date.now() > deadline)
-      throw new Error(`only ${receiver.count - (expected - events * endpoints)} of ${events * endpoints} deliveries arrived`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  return (events * endpoints) / ((performance.now() - started) / 1000);
 }
 
 /** The same signed POST, `total` times, `concurrency` at a time, on keep-alive connections. */

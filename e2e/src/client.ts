@@ -66,11 +66,11 @@ export function isoZ(date: Date): string {
   return `${date.toISOString().slice(0, 19)}Z`;
 }
 
-/** A valid submission (the documented example): an hour from now for an hour, a small square at `lon`, 52.0. */
-export function flightRequestBody(operator: { uuid: string; email: string }, overrides: Record<string, unknown> = {}, lon = 4.9) {
+/** A valid submission (the documented example): an hour from now for an hour, a small square at `lon`, `lat` (52.0). */
+export function flightRequestBody(operator: { uuid: string; email: string }, overrides: Record<string, unknown> = {}, lon = 4.9, lat = 52) {
   const start = new Date(Math.ceil((Date.now() + 3_600_000) / 1000) * 1000);
   return {
-    ...flightRequestExample({ operatorUuid: operator.uuid, operatorEmail: operator.email, start, corner: [lon, 52], side: 0.001 }),
+    ...flightRequestExample({ operatorUuid: operator.uuid, operatorEmail: operator.email, start, corner: [lon, lat], side: 0.001 }),
     ...overrides,
   };
 }

@@ -31,7 +31,7 @@ const READY_TIMEOUT_MS = 60_000;
  * zone broadcast queue is exclusive and goes with its connection; webhook-service's delay queues expire
  * by themselves.
  */
-const DURABLE_QUEUES = [
+export const DURABLE_QUEUES = [
   FlightRequestQueues.operators,
   FlightRequestQueues.reviewQueue,
   FlightRequestQueues.zoneRescreening,
@@ -107,6 +107,8 @@ export interface System {
   logs(service: ServiceName): string;
   /** The process id of the running service (its CPU time and memory are read from /proc). */
   pid(service: ServiceName): number;
+  /** The process id of each of the service's running processes (one unless `replicas` asked for more). */
+  pids(service: ServiceName): number[];
   /** Stops every service and drops the run's databases. */
   stop(): Promise<void>;
 }
@@ -319,6 +321,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
       if (pid === undefined) throw new Error(`${name} is not running`);
       return pid;
     },
+    pids: (name) => (running.get(name) ?? []).flatMap(({ child }) => (child.pid === undefined ? [] : [child.pid])),
     stop: async () => {
       processesToReap.delete(stop);
       await stop();
