@@ -55,6 +55,40 @@ describe('the OpenAPI document (buildOpenApiDocument)', () => {
     expect(new Set(ids).size).to.equal(ids.length);
   });
 
+  it('when a write operation takes a JSON body, then every object in its schema but GeoJSON refuses fields it does not name (no silent ignore)', () => {
+    // RFC 7946 §6.1 lets a GeoJSON object carry foreign members: an area or a zone geometry keeps them valid.
+    const geoJson = /^#\/components\/schemas\/(GeoJson|FlightArea)/;
+    /** The object schemas of `schema` that accept fields they do not name, by where they are. */
+    const open = (schema: unknown, at: string, seen: Set<unknown>): string[] => {
+      if (typeof schema !== 'object' || schema === null || seen.has(schema)) return [];
+      seen.add(schema);
+      const node = schema as JsonObject;
+      if (typeof node['$ref'] === 'string')
+        return geoJson.test(node['$ref']) ? [] : open(resolve(document, node['$ref']), `${at} → ${node['$ref']}`, seen);
+      const own = node['type'] === 'object' && node['properties'] !== undefined && node['additionalProperties'] !== false ? [at] : [];
+      const children = Object.entries(node).flatMap(([key, child]) =>
+        key === 'properties' && typeof child === 'object' && child !== null
+          ? Object.entries(child).flatMap(([name, property]) => open(property, `${at}.${name}`, seen))
+          : ['items', 'anyOf', 'oneOf', 'allOf'].includes(key)
+            ? (Array.isArray(child) ? child : [child]).flatMap((one: unknown, index: number) => open(one, `${at}/${key}/${index}`, seen))
+            : [],
+      );
+      return [...own, ...children];
+    };
+    const bodies = Object.entries(document.paths).flatMap(([path, item]) =>
+      Object.entries(item)
+        .filter(([method]) => ['post', 'put', 'patch'].includes(method))
+        .flatMap(([method, operation]) => {
+          const content = ((operation as JsonObject)['requestBody'] as JsonObject | undefined)?.['content'] as JsonObject | undefined;
+          const schema = (content?.['application/json'] as JsonObject | undefined)?.['schema'];
+          return schema === undefined ? [] : [[`${method.toUpperCase()} ${path}`, schema] as const];
+        }),
+    );
+    expect(bodies.length).to.be.above(8);
+    const accepting = bodies.flatMap(([operation, schema]) => open(schema, operation, new Set()));
+    expect(accepting).to.deep.equal([]);
+  });
+
   it('when assembled, then every $ref resolves inside the document', () => {
     const refs = refsOf(document);
     expect(refs).to.have.length.above(0);
