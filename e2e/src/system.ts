@@ -202,7 +202,11 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
       async () => {
         // The first gateway's metrics listener is the one `metricsUrl` names; its replicas get ports of their own.
         const metricsPort =
-          name !== 'gateway' ? undefined : port === (replicaPorts.get(name)?.[0] ?? ports[name]) ? gatewayMetricsPort : (ownMetricsPort ??= await freePort());
+          name !== 'gateway'
+            ? undefined
+            : port === (replicaPorts.get(name)?.[0] ?? ports[name])
+              ? gatewayMetricsPort
+              : (ownMetricsPort ??= await freePort());
         await spawnProcess(name, port, metricsPort, env);
       },
       async (taken) => {
@@ -264,7 +268,10 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
       child.kill('SIGKILL');
       // Closed, not only exited: its last words (the port it could not bind) are read to the end.
       await closed;
-      running.set(name, (running.get(name) ?? []).filter((entry) => entry.child !== child));
+      running.set(
+        name,
+        (running.get(name) ?? []).filter((entry) => entry.child !== child),
+      );
       const detail = `${name} did not become ready:\n${output.slice(-40).join('\n')}`;
       const taken = portTakenIn(startLines ?? []);
       throw taken === undefined ? new Error(detail) : new PortTakenError(taken, detail);

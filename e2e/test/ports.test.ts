@@ -8,9 +8,7 @@ describe('e2e system: ports taken before a service binds them', () => {
     it('when a process could not listen because its port was taken, then the port is read from what it wrote, as Node or a service’s log words it', () => {
       expect(portTakenIn(['Error: listen EADDRINUSE: address already in use 127.0.0.1:40123'])).to.equal(40123);
       expect(
-        portTakenIn([
-          '{"level":60,"service":"gateway","err":"listen EADDRINUSE: address already in use 127.0.0.1:9464","msg":"start-up failed"}',
-        ]),
+        portTakenIn(['{"level":60,"service":"gateway","err":"listen EADDRINUSE: address already in use 127.0.0.1:9464","msg":"start-up failed"}']),
       ).to.equal(9464);
       expect(portTakenIn(['{"level":60,"err":"connect ECONNREFUSED 127.0.0.1:27017","msg":"start-up failed"}'])).to.equal(undefined);
     });
@@ -20,7 +18,9 @@ describe('e2e system: ports taken before a service binds them', () => {
       const port = await freePort();
       await new Promise<void>((resolve) => holder.listen(port, '127.0.0.1', resolve));
       try {
-        const child = spawn(process.execPath, ['-e', `require('node:net').createServer().listen(${port}, '127.0.0.1')`], { stdio: ['ignore', 'pipe', 'pipe'] });
+        const child = spawn(process.execPath, ['-e', `require('node:net').createServer().listen(${port}, '127.0.0.1')`], {
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
         let written = '';
         child.stderr.on('data', (chunk: Buffer) => (written += chunk.toString('utf8')));
         await new Promise((resolve) => child.once('close', resolve));
@@ -36,14 +36,14 @@ describe('e2e system: ports taken before a service binds them', () => {
       let port = 5001;
       const tried: number[] = [];
       const started = await retryOnTakenPort(
-        async () => {
+        () => {
           tried.push(port);
-          if (port === 5001) throw new PortTakenError(5001, 'gateway did not become ready');
-          return `listening on ${port}`;
+          return port === 5001 ? Promise.reject(new PortTakenError(5001, 'gateway did not become ready')) : Promise.resolve(`listening on ${port}`);
         },
-        async (taken) => {
+        (taken) => {
           expect(taken).to.equal(5001);
           port = 5002;
+          return Promise.resolve();
         },
       );
       expect(started).to.equal('listening on 5002');
@@ -56,7 +56,7 @@ describe('e2e system: ports taken before a service binds them', () => {
         starts += 1;
         return Promise.reject(new PortTakenError(6000 + starts, 'taken'));
       };
-      const last = await retryOnTakenPort(taken, async () => undefined, 3).catch((error: unknown) => error);
+      const last = await retryOnTakenPort(taken, () => Promise.resolve(), 3).catch((error: unknown) => error);
       expect(last).to.be.instanceOf(PortTakenError).with.property('port', 6003);
       starts = 0;
       const broken = await retryOnTakenPort(
@@ -64,7 +64,7 @@ describe('e2e system: ports taken before a service binds them', () => {
           starts += 1;
           return Promise.reject(new Error('no database'));
         },
-        async () => undefined,
+        () => Promise.resolve(),
       ).catch((error: unknown) => error);
       expect(broken).to.be.instanceOf(Error).with.property('message', 'no database');
       expect(starts).to.equal(1);

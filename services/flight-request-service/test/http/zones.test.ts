@@ -219,7 +219,10 @@ describe('zones API', () => {
 
   describe('POST /api/zones/import', () => {
     it('when a FeatureCollection of valid zones is imported, then 200 with created/updated counts; again, then all updated', async () => {
-      const body = { type: 'FeatureCollection', features: [importedFeature('imp-a'), importedFeature('imp-b', {}, 5.6), importedFeature('imp-c', {}, 5.7)] };
+      const body = {
+        type: 'FeatureCollection',
+        features: [importedFeature('imp-a'), importedFeature('imp-b', {}, 5.6), importedFeature('imp-c', {}, 5.7)],
+      };
       const first = await call('POST', '/api/zones/import', body);
       expect(first.status).to.equal(200);
       expect(first.body.data).to.deep.equal({ format: 'own', dataset: null, created: 3, updated: 0, unchanged: 0, retired: 0, total: 3 });
