@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import mongoose, { type Connection } from 'mongoose';
 import { testDependencies, uniqueName } from '@dfc/kit/testing';
 import type { LedgerCell } from '../../src/domain/deconfliction/airspace-volume.js';
-import type { CellClaim } from '../../src/domain/deconfliction/reservation.js';
+import { cellClaim } from '../support/fixtures.js';
 import { airspaceCellModel, cellClaimModel } from '../../src/store/airspace-ledger-model.js';
 import { AirspaceLedgerStore } from '../../src/store/airspace-ledger-store.js';
 
@@ -11,23 +11,6 @@ const CELLS: LedgerCell[] = [
   { id: 'u173zq:2026-12-02T10', own: true },
   { id: 'u173:2026-12-02T10', own: false },
 ];
-
-function claimOf(id: string): CellClaim {
-  return {
-    claim: id,
-    request: `request-${id}`,
-    operator: `operator-${id}`,
-    volume: 0,
-    start: new Date('2026-12-02T10:00:00Z'),
-    end: new Date('2026-12-02T11:00:00Z'),
-    reference: 'AGL',
-    lower_m: 0,
-    upper_m: 120,
-    amsl_lower_m: null,
-    amsl_upper_m: null,
-    bbox: [4.89, 52.37, 4.891, 52.371],
-  };
-}
 
 /** One process's view of the ledger: its own connection and store, as a replica of flight-request-service has. */
 async function replica(database: string): Promise<{ connection: Connection; store: AirspaceLedgerStore }> {
@@ -47,7 +30,7 @@ async function claimsIn(store: AirspaceLedgerStore, cell: LedgerCell): Promise<s
 async function writeInto(store: AirspaceLedgerStore, cell: LedgerCell, claim: string, own = true): Promise<void> {
   for (;;) {
     const read = await store.read(cell);
-    if (await store.write(read, [{ claim: claimOf(claim), own }])) return;
+    if (await store.write(read, [{ claim: cellClaim(claim), own }])) return;
   }
 }
 
@@ -92,7 +75,7 @@ describe('AirspaceLedgerStore (the reservation ledger across replicas)', () => {
               const stale = await ours.read(place);
               await writeInto(theirs, place, `${claim}-rival`);
               written.push(`${claim}-rival`);
-              expect(await ours.write(stale, [{ claim: claimOf(claim), own: true }])).to.equal(false);
+              expect(await ours.write(stale, [{ claim: cellClaim(claim), own: true }])).to.equal(false);
             }
             await writeInto(ours, place, claim);
             written.push(claim);

@@ -1,26 +1,10 @@
 import { expect } from 'chai';
 import type { CellClaim } from '../../src/domain/deconfliction/reservation.js';
+import { cellClaim } from '../support/fixtures.js';
 import { CellSnapshots } from '../../src/store/cell-snapshots.js';
 
-function claim(id: string): CellClaim {
-  return {
-    claim: id,
-    request: `request-${id}`,
-    operator: 'operator',
-    volume: 0,
-    start: new Date(0),
-    end: new Date(3_600_000),
-    reference: 'AGL',
-    lower_m: 0,
-    upper_m: 120,
-    amsl_lower_m: null,
-    amsl_upper_m: null,
-    bbox: [4.89, 52.37, 4.891, 52.371],
-  };
-}
-
 function entries(...ids: string[]): Map<string, CellClaim> {
-  return new Map(ids.map((id) => [`${id}.0@cell`, claim(id)]));
+  return new Map(ids.map((id) => [`${id}.0@cell`, cellClaim(id)]));
 }
 
 describe('CellSnapshots (what a process last read of the ledger)', () => {
@@ -42,9 +26,9 @@ describe('CellSnapshots (what a process last read of the ledger)', () => {
   it('when our write raised the version from the one kept, then the snapshot advances with what we wrote; from another version, not at all', () => {
     const snapshots = new CellSnapshots();
     snapshots.keep('own:cell', { version: 2, claims: entries('a') });
-    snapshots.advance('own:cell', 1, 2, [['z.0@cell', claim('z')]]);
+    snapshots.advance('own:cell', 1, 2, [['z.0@cell', cellClaim('z')]]);
     expect(snapshots.latest('own:cell')?.claims.has('z.0@cell')).to.equal(false);
-    snapshots.advance('own:cell', 2, 3, [['b.0@cell', claim('b')]]);
+    snapshots.advance('own:cell', 2, 3, [['b.0@cell', cellClaim('b')]]);
     const advanced = snapshots.latest('own:cell');
     expect(advanced?.version).to.equal(3);
     expect([...(advanced?.claims.keys() ?? [])]).to.deep.equal(['a.0@cell', 'b.0@cell']);

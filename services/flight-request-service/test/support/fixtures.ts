@@ -1,3 +1,4 @@
+import type { CellClaim } from '../../src/domain/deconfliction/reservation.js';
 import { boxRing } from '@dfc/contracts';
 
 /** The Polygon coordinates of a square of `sizeDeg` degrees with its south-west corner at (lon, lat), counter-clockwise. */
@@ -39,5 +40,23 @@ export function submission(operatorUuid: string, overrides: Record<string, unkno
     purpose: 'Roof inspection of a warehouse',
     flight_area: featureCollection(square(4.89, 52.37)),
     ...overrides,
+  };
+}
+
+/** A claim of one AGL volume on the ledger, named `id`, by an operator of its own, over one hour on a small square. */
+export function cellClaim(id: string): CellClaim {
+  return {
+    claim: id,
+    request: `request-${id}`,
+    operator: `operator-${id}`,
+    volume: 0,
+    start: new Date('2026-12-02T10:00:00Z'),
+    end: new Date('2026-12-02T11:00:00Z'),
+    reference: 'AGL',
+    lower_m: 0,
+    upper_m: 120,
+    amsl_lower_m: null,
+    amsl_upper_m: null,
+    bbox: [4.89, 52.37, 4.891, 52.371],
   };
 }
