@@ -98,6 +98,8 @@ const RSS_SAMPLE_SECONDS = 5;
 /** Deliveries whose database commands are counted: long enough for the batching of answers that end together to show. */
 const COUNTED_SECONDS = 10;
 const CONNECTIONS = 8;
+/** A list reads every document of the operator on the local engine: one per core at a time, so that none waits past the query limit (503). */
+const LIST_CONNECTIONS = 2;
 /**
  * A phase (and its warm-up) starts once the services and the engines together spend under this much CPU in a
  * second (`untilQuiet`), waiting QUIET_LIMIT_SECONDS at most: the services' timers and the engine's upkeep stay
@@ -250,7 +252,7 @@ export default async function costBench(): Promise<BenchSummary> {
         'list',
         'request',
         await costPerUnit(through('gateway', 'flight-request-service'), () =>
-          timedLoad(system.gatewayUrl, '/api/flight-requests?per_page=15', operator.key),
+          timedLoad(system.gatewayUrl, '/api/flight-requests?per_page=15', operator.key, undefined, PHASE_SECONDS, LIST_CONNECTIONS),
         ),
       );
     }
@@ -322,7 +324,7 @@ async function walkthrough(system: System): Promise<void> {
 }
 
 /** Requests to `base` for `seconds` with CONNECTIONS at once; how many answered 2xx (any other answer fails the figure). */
-async function timedLoad(base: string, path: string, key: string, body?: string, seconds = PHASE_SECONDS): Promise<number> {
+async function timedLoad(base: string, path: string, key: string, body?: string, seconds = PHASE_SECONDS, connections = CONNECTIONS): Promise<number> {
   const target = {
     // A list reads the whole collection on the local engine (docs/architecture.md, "The local engine"): slow, not failed.
     timeout: 120,
@@ -331,7 +333,7 @@ async function timedLoad(base: string, path: string, key: string, body?: string,
     headers: { 'x-api-key': key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     ...(body === undefined ? {} : { body }),
   };
-  const result = await load(target, CONNECTIONS, seconds);
+  const result = await load(target, connections, seconds);
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${path}: ${result.non2xx} non-2xx answers and ${result.errors} errors`);
   return result.requests.total;
 }
