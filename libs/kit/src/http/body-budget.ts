@@ -41,10 +41,28 @@ export class BodyBudget {
 }
 
 /**
- * What a body's bytes cost before parsing: the Buffer read from the socket and the decoded string, which
- * is two bytes per character when the text holds any character beyond Latin-1.
+ * What a body's bytes may cost while it is read, before its text is known: the Buffer read from the socket
+ * and the decoded string, which is two bytes per character when the text holds any character beyond Latin-1.
  */
 export const RAW_BYTES_PER_BODY_BYTE = 3;
+
+/** Any character but printable ASCII and JSON's whitespace: the text may then be a two-byte string. */
+const BEYOND_ASCII = /[^ -~\t\n\r]/;
+
+/**
+ * What a body holds once its text is read, while it is parsed: the text (one byte a character, two where any
+ * character is beyond ASCII, `BEYOND_ASCII`; the Buffer it was decoded from lies outside the heap and is let go) and what
+ * parsing it builds. It replaces the reservation made for reading, so a body is judged by the larger of the
+ * two, never by their sum.
+ */
+export function textHeapBytes(text: string): number {
+  return (BEYOND_ASCII.test(text) ? 2 : 1) * text.length + parsedHeapBytes(text);
+}
+
+/** The most of the budget a body of `text` holds at once: its raw bytes while it is read, or then its text and its parse. */
+export function bodyReservation(text: string): number {
+  return Math.max(RAW_BYTES_PER_BODY_BYTE * Buffer.byteLength(text), textHeapBytes(text));
+}
 
 /**
  * The heap `JSON.parse` builds from a text, over-estimated from one pass over its characters (strings

@@ -10,7 +10,7 @@ import {
   UnsupportedMediaTypeError,
   ValidationError,
 } from '../errors.js';
-import { BodyBudget, parsedHeapBytes, processBodyBudget, RAW_BYTES_PER_BODY_BYTE } from './body-budget.js';
+import { BodyBudget, processBodyBudget, RAW_BYTES_PER_BODY_BYTE, textHeapBytes } from './body-budget.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js';
 
 export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
@@ -54,11 +54,12 @@ export function jsonBody(limit: BodyLimit = DEFAULT_BODY_LIMIT_BYTES, budget?: B
     const declared = refuseBodyHeaders(ctx, rule.limitBytes);
     const room = budget ?? processBodyBudget();
     // A streamed body may grow to the limit; a declared one cannot exceed what it declared.
-    reserveBody(ctx, room, RAW_BYTES_PER_BODY_BYTE * (declared > 0 ? declared : rule.limitBytes));
+    const reading = reserveBody(ctx, room, RAW_BYTES_PER_BODY_BYTE * (declared > 0 ? declared : rule.limitBytes));
     const text = await readText(ctx.req, rule.limitBytes);
     // Bytes were declared or streamed, so they must be JSON: whitespace alone is not.
     if (text.length > 0) {
-      reserveBody(ctx, room, parsedHeapBytes(text));
+      reading();
+      reserveBody(ctx, room, textHeapBytes(text));
       ctx.state.body = parseObject(text);
     }
     await next();
@@ -90,15 +91,16 @@ export function refuseBodyHeaders(ctx: Context, limitBytes: number): number {
 }
 
 /**
- * Holds `bytes` of the budget until the answer has gone out (or the connection is gone): 413 when they could never
- * fit, 503 with Retry-After when they do not fit now.
+ * Holds `bytes` of the budget until the answer has gone out (or the connection is gone), or until the returned
+ * function gives them back sooner: 413 when they could never fit, 503 with Retry-After when they do not fit now.
  */
-export function reserveBody(ctx: Context, budget: BodyBudget, bytes: number): void {
+export function reserveBody(ctx: Context, budget: BodyBudget, bytes: number): () => void {
   if (!budget.admits(bytes)) throw new PayloadTooLargeError('Request body is too large to be read by this server.');
   const release = budget.tryReserve(bytes);
   if (release === undefined)
     throw new ServiceUnavailableError('Too many request bodies are being read; try again shortly.', BUSY_RETRY_AFTER_SECONDS);
   ctx.res.once('close', release);
+  return release;
 }
 
 function hasBody(headers: Record<string, string | string[] | undefined>): boolean {

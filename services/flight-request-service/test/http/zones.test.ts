@@ -1,7 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { expect } from 'chai';
 import type { Principal } from '@dfc/contracts';
-import { InternalTokenSigner, parsedHeapBytes, processBodyBudget, RAW_BYTES_PER_BODY_BYTE } from '@dfc/kit/http';
+import { InternalTokenSigner, bodyReservation, processBodyBudget, RAW_BYTES_PER_BODY_BYTE } from '@dfc/kit/http';
 import { halfSentBody, waitFor, unrecorded, type HalfSentBody } from '@dfc/kit/testing';
 import { admin, operatorPrincipal, reviewerPrincipal, startTestService, type TestService } from '../support/test-service.js';
 import { square } from '../support/fixtures.js';
@@ -106,8 +106,8 @@ describe('zones API', () => {
     it('when an import does not fit beside a body in flight, then 503 with Retry-After (an operator’s still 403); once that body is done it fits', async () => {
       const budget = processBodyBudget();
       const body = JSON.stringify({ type: 'FeatureCollection', features: [importedFeature('budget-a')] });
-      // What the import reserves: its bytes as read, then what parsing them builds.
-      const needed = RAW_BYTES_PER_BODY_BYTE * Buffer.byteLength(body) + parsedHeapBytes(body);
+      // The most the import holds at once: its bytes as read, or then its text and what parsing it builds.
+      const needed = bodyReservation(body);
       const inFlight = await openImport(admin, 4 * MIB);
       let rest: (() => void) | undefined;
       try {

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { expect } from 'chai';
-import { DEFAULT_BODY_LIMIT_BYTES, parsedHeapBytes, processBodyBudget, RAW_BYTES_PER_BODY_BYTE } from '@dfc/kit/http';
+import { bodyReservation, DEFAULT_BODY_LIMIT_BYTES, processBodyBudget, RAW_BYTES_PER_BODY_BYTE } from '@dfc/kit/http';
 import { captureEvents, halfSentBody, waitFor, type CapturedEvents, type HalfSentBody } from '@dfc/kit/testing';
 import { INTERNAL_TOKEN_HEADER, RoutingKeys } from '@dfc/contracts';
 import { admin, anonymous, operatorPrincipal, registration, startService, type TestService } from '../support/service.js';
@@ -394,7 +394,7 @@ describe('POST /api/operators', () => {
       const budget = processBodyBudget();
       const body = registration();
       const text = JSON.stringify(body);
-      const needed = RAW_BYTES_PER_BODY_BYTE * Buffer.byteLength(text) + parsedHeapBytes(text);
+      const needed = bodyReservation(text);
       const inFlight = await openRegistration(512 * 1024);
       let rest: (() => void) | undefined;
       try {
