@@ -127,6 +127,7 @@ export class AirspaceLedgerStore {
    */
   async withdraw(claims: readonly string[]): Promise<void> {
     const withdrawn = new Set(claims);
+    if (withdrawn.size === 0) return;
     await Promise.all([...withdrawn].map((claim) => this.claimCollection.deleteMany({ claim })));
     this.snapshots.forget(withdrawn);
   }

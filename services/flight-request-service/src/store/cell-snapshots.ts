@@ -49,13 +49,23 @@ export class CellSnapshots {
     this.keep(key, { version: to, claims: new Map([...known.claims, ...written]) });
   }
 
-  /** Drops every document of `claims` from every snapshot: they were withdrawn. */
+  /**
+   * Drops every document of `claims` from every snapshot: they were withdrawn. A snapshot is copied only when it
+   * lists one of them (a reader may still hold the one it was given), and nothing is walked when none was withdrawn:
+   * every attempt at a cell withdraws the void claims it met, mostly none.
+   */
   forget(claims: ReadonlySet<string>): void {
+    if (claims.size === 0) return;
     for (const [key, snapshot] of this.byKey) {
-      const kept = [...snapshot.claims].filter(([, claim]) => !claims.has(claim.claim));
-      if (kept.length === snapshot.claims.size) continue;
-      this.claimCount -= snapshot.claims.size - kept.length;
-      this.byKey.set(key, { version: snapshot.version, claims: new Map(kept) });
+      let kept: Map<string, CellClaim> | undefined;
+      for (const [id, claim] of snapshot.claims) {
+        if (!claims.has(claim.claim)) continue;
+        kept ??= new Map(snapshot.claims);
+        kept.delete(id);
+      }
+      if (!kept) continue;
+      this.claimCount -= snapshot.claims.size - kept.size;
+      this.byKey.set(key, { version: snapshot.version, claims: kept });
     }
   }
 

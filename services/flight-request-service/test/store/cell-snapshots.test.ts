@@ -43,6 +43,29 @@ describe('CellSnapshots (what a process last read of the ledger)', () => {
     expect([...(snapshots.latest('in:cell')?.claims.values() ?? [])].map((one) => one.claim)).to.deep.equal(['c']);
   });
 
+  it('when claims are withdrawn, then a snapshot already given to a reader stays as it was, and one listing none of them is the same one', () => {
+    const snapshots = new CellSnapshots();
+    snapshots.keep('own:cell', { version: 1, claims: entries('a', 'b') });
+    snapshots.keep('in:cell', { version: 1, claims: entries('c') });
+    const held = snapshots.latest('own:cell');
+    const untouched = snapshots.latest('in:cell');
+    snapshots.forget(new Set(['a']));
+    expect([...(held?.claims.values() ?? [])].map((one) => one.claim)).to.deep.equal(['a', 'b']);
+    expect(snapshots.latest('in:cell')).to.equal(untouched);
+    snapshots.forget(new Set());
+    expect([...(snapshots.latest('own:cell')?.claims.values() ?? [])].map((one) => one.claim)).to.deep.equal(['b']);
+  });
+
+  it('when claims are withdrawn, then they no longer count towards what the process keeps', () => {
+    const snapshots = new CellSnapshots();
+    const many = Array.from({ length: 6_000 }, (_, n) => `claim-${n}`);
+    snapshots.keep('own:first', { version: 1, claims: entries(...many) });
+    snapshots.forget(new Set(many.slice(0, 2_000)));
+    snapshots.keep('own:second', { version: 1, claims: entries(...many.slice(0, 5_000).map((id) => `${id}-2`)) });
+    expect(snapshots.latest('own:first')?.claims.size).to.equal(4_000);
+    expect(snapshots.latest('own:second')?.claims.size).to.equal(5_000);
+  });
+
   it('when more claims are kept than the process keeps, then the least recently read cells go first', () => {
     const snapshots = new CellSnapshots();
     const many = Array.from({ length: 6_000 }, (_, n) => `claim-${n}`);
