@@ -2,8 +2,8 @@
  * What the local database engine lacks, covered in this one place.
  *
  * Production runs MongoDB. Without Docker or `mongod`, the local stack runs
- * FerretDB 1.24 on PostgreSQL, which differs from MongoDB in three ways that
- * matter here, two to the write path and one to reads (docs/architecture.md,
+ * FerretDB 1.24 on PostgreSQL, which differs from MongoDB in the ways that
+ * matter here, to the write path and to reads (docs/architecture.md,
  * "The local engine"):
  *
  * 1. Its single-document conditional writes are not atomic: 20 concurrent
@@ -25,6 +25,10 @@
  *    `createDeclaredIndexes` (a model's) and `createIndexesOn` (a library's
  *    collection) build them without the option, and `expireAsTtlWould` and
  *    `expireCollectionAsTtlWould` delete what MongoDB's TTL monitor would.
+ * 5. It filters a range itself, over every document its equalities select
+ *    (all of the collection when there are none). `findUpTo`, the sweeps'
+ *    "due by now" query, reads the last hours there by one equality each on
+ *    the hour the writer stored beside the field (`withHour`).
  */
 import type { Connection, Model, mongo, ProjectionType, QueryFilter } from 'mongoose';
 
@@ -301,3 +305,75 @@ export async function expireCollectionAsTtlWould(
 
 /** How often MongoDB's TTL monitor runs, and so how often a service runs `expireAsTtlWould`. */
 export const TTL_MONITOR_INTERVAL_MS = 60_000;
+
+const HOUR_MS = 3_600_000;
+/** How many hours before its cutoff `findUpTo` reads by equalities on the local engine; older documents wait for a full read. */
+const RECENT_HOURS = 6;
+/** How often `findUpTo` reads the whole range on the local engine (and at its first call in the process): what lies further back. */
+const FULL_RANGE_EVERY_MS = HOUR_MS;
+const fullRangeRead = new WeakMap<AnyModel, Map<string, number>>();
+
+/** The name of the field that holds the hour of `field` (`withHour`). */
+export function hourFieldOf(field: string): string {
+  return `${field}_hour`;
+}
+
+/**
+ * `field` set to `date`, and beside it the hour it falls in (hours since the epoch), for `findUpTo` on the local
+ * engine. Every writer of a field that a sweep finds by "due by now" writes it this way, on every engine, so that a
+ * database moved between engines needs nothing rewritten.
+ */
+export function withHour<F extends string>(field: F, date: Date): Record<F, Date> & Record<string, Date | number> {
+  return { [field]: date, [hourFieldOf(field)]: Math.floor(date.getTime() / HOUR_MS) } as Record<F, Date> & Record<string, Date | number>;
+}
+
+/**
+ * Up to `limit` documents matching `equalities` whose `field` is at or before `cutoff`, oldest first: what a
+ * sweep has to do by now. One index range on MongoDB. The local engine would read every document the equalities
+ * select (see 5. above), so there it reads one equality per hour of the `RECENT_HOURS` up to the cutoff, on the
+ * field's hour (`withHour`), and the whole range only at its first call in the process and once an hour after: a
+ * document due further back (written before its hour was stored, or by a sweep that had stopped for hours) is
+ * found by that read, up to an hour late.
+ */
+export async function findUpTo<T>(
+  model: AnyModel,
+  equalities: Record<string, string | number | boolean>,
+  field: string,
+  cutoff: Date,
+  limit: number,
+  projection: Record<string, 1>,
+): Promise<T[]> {
+  const whole = () =>
+    model
+      .find({ ...equalities, [field]: { $lte: cutoff } } as QueryFilter<unknown>, projection)
+      .sort({ [field]: 1 })
+      .limit(limit)
+      .lean<T[]>()
+      .exec();
+  if (!(await isLocalEngine(model.db))) return whole();
+  const reads = fullRangeRead.get(model) ?? new Map<string, number>();
+  fullRangeRead.set(model, reads);
+  const shape = JSON.stringify([field, equalities]);
+  const last = reads.get(shape);
+  if (last === undefined || Date.now() - last >= FULL_RANGE_EVERY_MS) {
+    const found = await whole();
+    reads.set(shape, Date.now());
+    return found;
+  }
+  const newest = Math.floor(cutoff.getTime() / HOUR_MS);
+  const hours = Array.from({ length: RECENT_HOURS + 1 }, (_, back) => newest - back);
+  const byHour = await Promise.all(
+    hours.map((hour) =>
+      model
+        .find({ ...equalities, [hourFieldOf(field)]: hour } as QueryFilter<unknown>, { ...projection, [field]: 1 })
+        .lean<Array<Record<string, unknown>>>()
+        .exec(),
+    ),
+  );
+  const due = byHour.flat().flatMap((doc) => {
+    const at = doc[field];
+    return at instanceof Date && at.getTime() <= cutoff.getTime() ? [{ doc, at: at.getTime() }] : [];
+  });
+  due.sort((a, b) => a.at - b.at);
+  return due.slice(0, limit).map(({ doc }) => doc as T);
+}

@@ -40,7 +40,7 @@ export interface AggregateStoreOptions {
 
 /** The outbox is the relay's business, never the caller's. */
 function withoutOutbox<D>(doc: D & OutboxFields): D {
-  const { outbox: _outbox, outbox_pending_since: _since, ...rest } = doc;
+  const { outbox: _outbox, outbox_pending_since: _since, outbox_pending_since_hour: _hour, ...rest } = doc;
   return rest as unknown as D;
 }
 

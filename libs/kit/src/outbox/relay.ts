@@ -3,9 +3,9 @@ import type { Logger } from 'pino';
 import { Gauge, Counter, type Registry } from 'prom-client';
 import type { EventEnvelope } from '@dfc/contracts';
 import type { Broker } from '../broker/broker.js';
-import { serialisedPerDocument } from '../db/engine-gaps.js';
+import { findUpTo, serialisedPerDocument } from '../db/engine-gaps.js';
 import { Lease } from '../db/lease.js';
-import type { OutboxFields } from './fields.js';
+import { NOTHING_PENDING, type OutboxFields } from './fields.js';
 import { repeatEvery, type PeriodicJob } from '../periodic.js';
 
 interface RelayOptions {
@@ -39,8 +39,9 @@ export type OutboxModel = Model<OutboxFields & { _id: unknown; version?: number 
  * that found some), and every 30 s otherwise: then only a replica that died
  * between a write and its publish can have left any, and a replica sweeps as
  * it starts. The sweep's query is a range on `outbox_pending_since`, an index
- * scan on MongoDB; the slower pace spares a quiet service a query a second
- * per collection. One replica of a service sweeps at a time, under a lease
+ * scan on MongoDB (read by the hour on the local engine: engine-gaps
+ * `findUpTo`); the slower pace spares a quiet service a query a second per
+ * collection. One replica of a service sweeps at a time, under a lease
  * given up after each round: replicas sweeping the same oldest documents at
  * once would each publish them.
  */
@@ -147,11 +148,10 @@ export class OutboxRelay {
       const ran = await this.sweepLease(connection).runIfHeld(
         async () => {
           for (const model of models) {
-            const pending = await model
-              .find({ outbox_pending_since: { $lte: cutoff } }, { _id: 1, outbox_pending_since: 1 })
-              .sort({ outbox_pending_since: 1 })
-              .limit(500)
-              .lean();
+            const pending = await findUpTo<{ _id: unknown; outbox_pending_since?: Date }>(model, {}, 'outbox_pending_since', cutoff, 500, {
+              _id: 1,
+              outbox_pending_since: 1,
+            });
             found += pending.length;
             for (const doc of pending) {
               const since = doc.outbox_pending_since?.getTime();
@@ -191,7 +191,7 @@ export class OutboxRelay {
   private async publishWritten(model: OutboxModel, id: unknown, written: WrittenOutbox, sent: Set<string>): Promise<void> {
     await this.publish(written.outbox, sent);
     const emptied = await serialisedPerDocument(model.collection.name, id, () =>
-      model.updateOne({ _id: id, version: written.version }, { $set: { outbox: [] }, $unset: { outbox_pending_since: 1 } }),
+      model.updateOne({ _id: id, version: written.version }, { $set: { outbox: [] }, $unset: NOTHING_PENDING }),
     );
     if (emptied.matchedCount === 1) return;
     await serialisedPerDocument(model.collection.name, id, () => model.updateOne({ _id: id }, { $pullAll: { outbox: written.outbox } }));
@@ -217,8 +217,6 @@ export class OutboxRelay {
       // One write for the whole batch, removing exactly the entries published; events pushed meanwhile stay.
       await serialisedPerDocument(model.collection.name, id, () => model.updateOne({ _id: id }, { $pullAll: { outbox: events } }));
     }
-    await serialisedPerDocument(model.collection.name, id, () =>
-      model.updateOne({ _id: id, outbox: { $size: 0 } }, { $unset: { outbox_pending_since: 1 } }),
-    );
+    await serialisedPerDocument(model.collection.name, id, () => model.updateOne({ _id: id, outbox: { $size: 0 } }, { $unset: NOTHING_PENDING }));
   }
 }

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import mongoose, { Schema, type Connection, type Model, type mongo } from 'mongoose';
-import { createIndexesOn, expireCollectionAsTtlWould, findWhereIn } from '@dfc/kit/db';
+import { createIndexesOn, expireCollectionAsTtlWould, findUpTo, findWhereIn, withHour } from '@dfc/kit/db';
 import { testDependencies, uniqueName } from '@dfc/kit/testing';
 
 interface Thing {
@@ -104,5 +104,67 @@ describe("createIndexesOn, expireCollectionAsTtlWould (a library's collection, r
     const isFerret = 'ferretdbVersion' in (await db.admin().command({ buildInfo: 1 }));
     expect(deleted).to.equal(isFerret ? 1 : 0);
     if (isFerret) expect((await db.collection('expiring').find().toArray()).map((doc) => doc['key'])).to.deep.equal(['future']);
+  });
+});
+
+interface Due {
+  _id: string;
+  kind: string;
+  due_at: Date;
+  due_at_hour?: number;
+}
+
+describe('findUpTo, what a sweep has to do by now (real database)', () => {
+  let connection: Connection;
+  let dues: Model<Due>;
+  let local: boolean;
+  const sent: Array<Record<string, unknown>> = [];
+  const now = new Date();
+  const ago = (minutes: number) => new Date(now.getTime() - minutes * 60_000);
+  const due = (id: string, kind: string, at: Date): Due => ({ _id: id, kind, ...withHour('due_at', at) });
+
+  before(async () => {
+    const { mongoUrl } = await testDependencies();
+    connection = await mongoose.createConnection(mongoUrl, { dbName: uniqueName('kit_up_to'), monitorCommands: true }).asPromise();
+    connection.getClient().on('commandStarted', (event: mongo.CommandStartedEvent) => {
+      if (event.commandName === 'find') sent.push(event.command['filter'] as Record<string, unknown>);
+    });
+    dues = connection.model<Due>('Due', new Schema<Due>({ _id: String, kind: String, due_at: Date, due_at_hour: Number }, { versionKey: false }));
+    local = 'ferretdbVersion' in (await connection.db!.admin().command({ buildInfo: 1 }));
+    await dues.insertMany([
+      due('late', 'sweep', ago(90)),
+      due('later', 'sweep', ago(10)),
+      due('latest', 'sweep', ago(1)),
+      due('future', 'sweep', new Date(now.getTime() + 120 * 60_000)),
+      due('other', 'else', ago(30)),
+      // Written before its hour was stored, and due long ago.
+      { _id: 'unhoured', kind: 'sweep', due_at: ago(20 * 60) },
+    ]);
+  });
+
+  after(async () => {
+    await connection.dropDatabase();
+    await connection.close();
+  });
+
+  it('when it is asked first, then every document due by the cutoff comes back oldest first, up to the limit, those of other equalities and the future left out', async () => {
+    const found = await findUpTo<Pick<Due, '_id'>>(dues, { kind: 'sweep' }, 'due_at', now, 3, { _id: 1 });
+    expect(found.map((doc) => doc._id)).to.deep.equal(['unhoured', 'late', 'later']);
+  });
+
+  it('when asked again, then the documents due in the last hours come back in order, by one equality on each hour where the engine filters ranges itself', async () => {
+    sent.length = 0;
+    await dues.insertMany([due('fresh', 'sweep', ago(5)), { _id: 'old-unhoured', kind: 'sweep', due_at: ago(30 * 60) }]);
+    const found = await findUpTo<Pick<Due, '_id'>>(dues, { kind: 'sweep' }, 'due_at', now, 10, { _id: 1 });
+    const ids = found.map((doc) => doc._id);
+    if (local) {
+      // The old one without its hour waits for the hourly read of the whole range.
+      expect(ids).to.deep.equal(['late', 'later', 'fresh', 'latest']);
+      expect(sent).to.have.length(7);
+      expect(sent.every((filter) => filter['kind'] === 'sweep' && typeof filter['due_at_hour'] === 'number')).to.equal(true);
+    } else {
+      expect(ids).to.deep.equal(['old-unhoured', 'unhoured', 'late', 'later', 'fresh', 'latest']);
+      expect(sent).to.have.length(1);
+    }
   });
 });

@@ -21,6 +21,8 @@ export interface StoredFlightRequest extends Omit<FlightRequest, 'geometry' | 's
   bbox_south: number;
   bbox_east: number;
   bbox_north: number;
+  /** The hour of `end_time`, by which the window-close sweep finds the request on the local engine (engine-gaps `findUpTo`). */
+  end_time_hour: number;
   /**
    * The FeatureCollection and the screening polygons as JSON text: the local
    * engine refuses nested arrays, a client's feature properties may hold keys
@@ -44,6 +46,7 @@ const flightRequestSchema = new Schema<StoredFlightRequest>(
     operational_authorisation_number: { type: String, default: null },
     start_time: { type: Date, required: true },
     end_time: { type: Date, required: true },
+    end_time_hour: Number,
     max_altitude: Number,
     // A request submitted with volumes: their bands, windows and boxes (areas in polygons_json, by index); null otherwise.
     volumes: { type: Schema.Types.Mixed, default: null },
@@ -92,6 +95,8 @@ flightRequestSchema.index({ status: 1, updated_at: 1 });
 // the area's; `end_time` first keeps the range small however long the history grows. The
 // window-close sweep walks it too: one status, oldest end first.
 flightRequestSchema.index({ status: 1, end_time: 1, start_time: 1, bbox_west: 1, bbox_east: 1, bbox_south: 1, bbox_north: 1, operator_uuid: 1 });
+// The window-close sweep on the local engine, which reads the last hours by equality.
+flightRequestSchema.index({ status: 1, end_time_hour: 1 });
 // A review decision finds the request that owns the item.
 flightRequestSchema.index({ 'review.items.id': 1 });
 // A zone lifted finds the requests it suspended (only a Suspended request has a suspension).

@@ -1,7 +1,7 @@
 import type { QueryFilter } from 'mongoose';
 import { AggregateStore, WITHOUT_OUTBOX, type OutboxRelay } from '@dfc/kit/outbox';
 import type { EventEnvelope, FlightRequestStatus } from '@dfc/contracts';
-import { countUpTo, deleteWhereIn, findWhereIn } from '@dfc/kit/db';
+import { countUpTo, deleteWhereIn, findUpTo, findWhereIn, withHour } from '@dfc/kit/db';
 import { afterPosition, COUNT_LIMIT, LIST_TIME_LIMIT_MS, pageOfFound, type ListPage, type ListPosition } from '@dfc/kit/pagination';
 import { NotFoundError } from '@dfc/kit/errors';
 import type { Deconfliction } from '../domain/deconfliction/reservation.js';
@@ -90,7 +90,9 @@ export class FlightRequestStore {
   /** A new request with the events of its submission. A request with this uuid may exist already: see `isDuplicateKey`. */
   async insert(request: Omit<FlightRequest, 'version'>, events: EventEnvelope[]): Promise<FlightRequest> {
     const { geometry, area, ...fields } = request;
-    return toRequest(await this.aggregates.insert({ ...fields, ...storedArea(area), ...storedGeometry(geometry) }, events));
+    return toRequest(
+      await this.aggregates.insert({ ...fields, ...storedEnd(fields.end_time), ...storedArea(area), ...storedGeometry(geometry) }, events),
+    );
   }
 
   /**
@@ -105,6 +107,7 @@ export class FlightRequestStore {
       status: SCREENING,
       status_history: [],
       deconfliction,
+      ...storedEnd(fields.end_time),
       ...storedArea(area),
       ...storedGeometry(geometry),
     });
@@ -328,12 +331,7 @@ export class FlightRequestStore {
    */
   async windowClosed(now: Date, graceMs: number, limit: number): Promise<Array<Pick<FlightRequest, '_id'>>> {
     const closed = (status: FlightRequestStatus, endedBy: Date) =>
-      this.model
-        .find({ status, end_time: { $lte: endedBy } }, { _id: 1 })
-        .sort({ end_time: 1 })
-        .limit(limit)
-        .lean<Array<Pick<FlightRequest, '_id'>>>()
-        .exec();
+      findUpTo<Pick<FlightRequest, '_id'>>(this.model, { status }, 'end_time', endedBy, limit, { _id: 1 });
     const [approved, activated] = await Promise.all([closed('Approved', now), closed('Activated', new Date(now.getTime() - graceMs))]);
     return [...approved, ...activated];
   }
@@ -458,7 +456,7 @@ function toRequest(stored: StoredFlightRequest): FlightRequest {
 }
 
 function toSummary(stored: StoredSummary): FlightRequestSummary {
-  const { bbox_west: _west, bbox_south: _south, bbox_east: _east, bbox_north: _north, ...request } = stored;
+  const { bbox_west: _west, bbox_south: _south, bbox_east: _east, bbox_north: _north, end_time_hour: _hour, ...request } = stored;
   return request as FlightRequestSummary;
 }
 
@@ -478,5 +476,14 @@ function storedGeometry(geometry: FlightRequestGeometry): Pick<StoredFlightReque
 /** The stored form of the fields a change sets: an area or geometry set is encoded as a new request's is. */
 function toStoredFields(set: FlightRequestChange['set']): Partial<Omit<StoredFlightRequest, '_id' | 'version'>> {
   const { geometry, area, ...fields } = set;
-  return { ...fields, ...(area ? storedArea(area) : {}), ...(geometry ? storedGeometry(geometry) : {}) };
+  return {
+    ...fields,
+    ...(fields.end_time ? storedEnd(fields.end_time) : {}),
+    ...(area ? storedArea(area) : {}),
+    ...(geometry ? storedGeometry(geometry) : {}),
+  };
+}
+
+function storedEnd(end: Date): Pick<StoredFlightRequest, 'end_time' | 'end_time_hour'> {
+  return withHour('end_time', end) as Pick<StoredFlightRequest, 'end_time' | 'end_time_hour'>;
 }

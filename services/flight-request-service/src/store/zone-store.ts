@@ -77,8 +77,9 @@ function withPrevious(stored: StoredZone): string {
     history_json,
     outbox: _outbox,
     outbox_pending_since: _pending,
+    outbox_pending_since_hour: _hour,
     ...version
-  } = stored as StoredZone & { outbox?: unknown; outbox_pending_since?: unknown };
+  } = stored as StoredZone & { outbox?: unknown; outbox_pending_since?: unknown; outbox_pending_since_hour?: unknown };
   const earlier = JSON.parse(history_json ?? '[]') as unknown[];
   return JSON.stringify([...earlier, version]);
 }
