@@ -324,7 +324,14 @@ async function walkthrough(system: System): Promise<void> {
 }
 
 /** Requests to `base` for `seconds` with CONNECTIONS at once; how many answered 2xx (any other answer fails the figure). */
-async function timedLoad(base: string, path: string, key: string, body?: string, seconds = PHASE_SECONDS, connections = CONNECTIONS): Promise<number> {
+async function timedLoad(
+  base: string,
+  path: string,
+  key: string,
+  body?: string,
+  seconds = PHASE_SECONDS,
+  connections = CONNECTIONS,
+): Promise<number> {
   const target = {
     // A list reads the whole collection on the local engine (docs/architecture.md, "The local engine"): slow, not failed.
     timeout: 120,
