@@ -22,7 +22,7 @@ export interface StoredFlightRequest extends Omit<FlightRequest, 'geometry' | 's
   bbox_east: number;
   bbox_north: number;
   /** The hour of `end_time`, by which the window-close sweep finds the request on the local engine (engine-gaps `findUpTo`). */
-  end_time_hour: number;
+  end_time_hour?: number;
   /**
    * The FeatureCollection and the screening polygons as JSON text: the local
    * engine refuses nested arrays, a client's feature properties may hold keys

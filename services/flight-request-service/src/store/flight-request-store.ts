@@ -485,5 +485,5 @@ function toStoredFields(set: FlightRequestChange['set']): Partial<Omit<StoredFli
 }
 
 function storedEnd(end: Date): Pick<StoredFlightRequest, 'end_time' | 'end_time_hour'> {
-  return withHour('end_time', end) as Pick<StoredFlightRequest, 'end_time' | 'end_time_hour'>;
+  return withHour('end_time', end);
 }
