@@ -56,7 +56,13 @@ const BEYOND_ASCII = /[^ -~\t\n\r]/;
  * two, never by their sum.
  */
 export function textHeapBytes(text: string): number {
-  return (BEYOND_ASCII.test(text) ? 2 : 1) * text.length + parsedHeapBytes(text);
+  const width = charWidthOf(text);
+  return width * text.length + heapOfParse(text, width);
+}
+
+/** Bytes a character of `text` takes in a string of the heap. */
+function charWidthOf(text: string): 1 | 2 {
+  return BEYOND_ASCII.test(text) ? 2 : 1;
 }
 
 /** The most of the budget a body of `text` holds at once: its raw bytes while it is read, or then its text and its parse. */
@@ -65,21 +71,26 @@ export function bodyReservation(text: string): number {
 }
 
 /**
- * The heap `JSON.parse` builds from a text, over-estimated from one pass over its characters (strings
- * skipped: their characters are in what the raw bytes reserved): the weights are above what an object, an
- * array, a member and a value in them cost on the Node versions the services run on, so a hostile shape
- * cannot cost more than it reserved.
+ * The heap `JSON.parse` builds from a text, over-estimated from one pass over its characters: the weights are
+ * above what an object, an array, a member, a value and a string's character (built anew beside the text) cost
+ * on the Node versions the services run on, so a hostile shape cannot cost more than it reserved.
  *
  * An object's members are where shapes differ most. V8 gives every object the hidden class its keys, in
  * their order, lead to from the empty object's: a key that follows the same keys as in an object before
  * costs a slot, a new one a hidden class of its own, over ten times as much (a body of small objects whose
  * keys all differ costs over 300 bytes an object). So the pass follows each object's keys through the
  * sequences met so far, for a bounded number of them; beyond that bound every member counts as new. The
- * costliest bodies per byte, members of one character each with their keys all new, reserve about 61 bytes
- * a byte with the raw bytes; empty objects 38; an authority's dataset, whose features repeat their keys, 6 to 9.
+ * costliest bodies per byte are small objects whose keys are all new, and empty objects; an authority's dataset,
+ * whose features repeat their keys, reserves about a fifth of what they do.
  */
 export function parsedHeapBytes(text: string): number {
+  return heapOfParse(text, charWidthOf(text));
+}
+
+function heapOfParse(text: string, width: 1 | 2): number {
   let containers = 0;
+  let stringChars = 0;
+  let lastStringChars = 0;
   let newMembers = 0;
   let values = 0;
   // What the innermost open containers are: an object's id of the key sequence it has so far, or an array.
@@ -96,6 +107,8 @@ export function parsedHeapBytes(text: string): number {
       else if (char === 0x22) {
         inString = false;
         keyEnd = i;
+        lastStringChars = keyEnd - keyStart;
+        stringChars += lastStringChars;
       }
     } else if (char === 0x22) {
       inString = true;
@@ -109,6 +122,9 @@ export function parsedHeapBytes(text: string): number {
       depth -= 1;
     } else if (char === 0x3a) {
       values += 1;
+      // A short key was a string like any until now: V8 keeps one copy of it, which a new member's weight covers.
+      if (lastStringChars <= MAX_FOLLOWED_KEY_CHARS) stringChars -= lastStringChars;
+      lastStringChars = 0;
       const object = depth <= MAX_FOLLOWED_DEPTH ? (open[open.length - 1] ?? UNFOLLOWED) : UNFOLLOWED;
       if (object < 0 || keyEnd - keyStart > MAX_FOLLOWED_KEY_CHARS) {
         newMembers += 1;
@@ -127,13 +143,20 @@ export function parsedHeapBytes(text: string): number {
       values += 1;
     }
   }
-  return containers * HEAP_BYTES_PER_CONTAINER + newMembers * HEAP_BYTES_PER_NEW_MEMBER + values * HEAP_BYTES_PER_VALUE;
+  return (
+    containers * HEAP_BYTES_PER_CONTAINER +
+    newMembers * HEAP_BYTES_PER_NEW_MEMBER +
+    values * HEAP_BYTES_PER_VALUE +
+    stringChars * width * HEAP_BYTES_PER_STRING_BYTE
+  );
 }
 
 const HEAP_BYTES_PER_CONTAINER = 80;
 /** Beyond the value's slot (counted as any value's): the hidden class and the key's own string. */
 const HEAP_BYTES_PER_NEW_MEMBER = 240;
 const HEAP_BYTES_PER_VALUE = 24;
+/** Per byte of a value string's characters: the parse builds each string anew beside the text, header and all. */
+const HEAP_BYTES_PER_STRING_BYTE = 3;
 const EMPTY_OBJECT = 0;
 const IN_ARRAY = -1;
 /** An object whose key sequence is no longer followed (or a colon outside any object): each further member counts as new. */
@@ -145,7 +168,7 @@ const MAX_FOLLOWED_DEPTH = 64;
 /** A longer key is followed no further: its own characters already reserve a third of what a new member does. */
 const MAX_FOLLOWED_KEY_CHARS = 64;
 /** Leaves the rest of the heap to the process's own state and the work a request does beyond its body. */
-const DEFAULT_HEAP_SHARE = 0.4;
+export const DEFAULT_HEAP_SHARE = 0.4;
 
 let processBudget: BodyBudget | undefined;
 

@@ -2,7 +2,16 @@ import { request as httpRequest, type ClientRequest } from 'node:http';
 import { Worker } from 'node:worker_threads';
 import { expect } from 'chai';
 import Koa from 'koa';
-import { BodyBudget, bodyReservation, errorMiddleware, jsonBody, parsedHeapBytes, RAW_BYTES_PER_BODY_BYTE, textHeapBytes } from '@dfc/kit/http';
+import {
+  BodyBudget,
+  bodyReservation,
+  DEFAULT_HEAP_SHARE,
+  errorMiddleware,
+  jsonBody,
+  parsedHeapBytes,
+  RAW_BYTES_PER_BODY_BYTE,
+  textHeapBytes,
+} from '@dfc/kit/http';
 import { listen, waitFor, type Listening } from '@dfc/kit/testing';
 
 const KIB = 1024;
@@ -63,10 +72,13 @@ describe('BodyBudget', () => {
       ['distinct keys', `{${Array.from({ length: 100_000 }, (_, i) => `"${i.toString(36)}":0`).join(',')}}`],
       ['distinct short strings', list(100_000, (i) => `"${i.toString(36)}"`)],
       ['coordinates', list(50_000, (i) => `[4.${100_000 + i},52.${200_000 + i}]`)],
+      ['one long string', `{"a":"${'x'.repeat(1_000_000)}"}`],
+      ['one long string beyond Latin-1', `{"a":"${'€'.repeat(500_000)}"}`],
     ];
     for (const [shape, text] of shapes) {
-      it(`when a body is ${shape}, then what it reserves while parsed covers the heap its parse takes`, async () => {
-        expect(textHeapBytes(text)).to.be.at.least(await measuredParseHeap(text, 4));
+      it(`when a body is ${shape}, then what it reserves while parsed covers its text and the heap its parse takes`, async () => {
+        const textBytes = (/^[\x20-\x7e]*$/.test(text) ? 1 : 2) * text.length;
+        expect(textHeapBytes(text)).to.be.at.least(textBytes + (await measuredParseHeap(text, 4)));
       });
     }
   });
@@ -137,8 +149,8 @@ describe('jsonBody with a budget of bodies in flight', () => {
 
 describe('jsonBody with the budget of a 256 MiB heap', () => {
   const MIB = 1024 * KIB;
-  // What a service's default share of a 256 MiB heap at least is (the heap limit adds the young generation to it).
-  const budget = new BodyBudget(Math.floor(0.4 * 256 * MIB));
+  // What a service's share of a 256 MiB heap at least is (the heap limit adds the young generation to it).
+  const budget = new BodyBudget(Math.floor(DEFAULT_HEAP_SHARE * 256 * MIB));
   let service: Listening;
 
   before(async () => {
