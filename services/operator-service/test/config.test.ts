@@ -13,8 +13,8 @@ describe('operator-service configuration', () => {
       HOST: '127.0.0.1',
       MONGO_DB: 'dfc_operators',
       AMQP_EXCHANGE: 'dfc.events',
-      ARGON2_MEMORY_KIB: 19456,
-      ARGON2_TIME_COST: 2,
+      ARGON2_MEMORY_KIB: 47104,
+      ARGON2_TIME_COST: 1,
       ARGON2_PARALLELISM: 1,
       LOG_LEVEL: 'info',
     });
