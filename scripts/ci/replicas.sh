@@ -387,6 +387,24 @@ start_services() {
   log "8 processes ready in $((SECONDS - started)) s: $(for name in "${!PID_OF[@]}"; do printf '%s:%s ' "$name" "${PORT_OF[$name]}"; done)"
 }
 
+# HAProxy's servers that its health checks do not yet see UP: a process answers /readyz some checks
+# before HAProxy sends it traffic (rise 2), and until then a call through the balancer is 503.
+servers_not_up() {
+  curl -fs --max-time 2 "http://127.0.0.1:$STATS_PORT/stats;csv" | awk -F, '
+    NR == 1 { sub(/^# /, ""); for (i = 1; i <= NF; i++) column[$i] = i; next }
+    NF > 1 && $column["svname"] != "FRONTEND" && $column["svname"] != "BACKEND" && $column["pxname"] != "stats" \
+      && $column["status"] != "UP" { printf "%s/%s %s\n", $column["pxname"], $column["svname"], $column["status"] }'
+}
+
+wait_balanced() {
+  local down deadline=$((SECONDS + 30))
+  until down="$(servers_not_up)" && [[ -z "$down" ]]; do
+    ((SECONDS < deadline)) || die "haproxy does not see every server up within 30 s: ${down:-its stats page does not answer}"
+    sleep 0.25
+  done
+  log "haproxy sees every server up"
+}
+
 # Every process still running (none crashed or exited through the run) and ready.
 check_processes() {
   local name failed=0
@@ -424,6 +442,7 @@ write_haproxy_config
 start_haproxy
 migrate_all
 start_services
+wait_balanced
 print_queues rc1 "after start-up"
 
 step_started=$SECONDS
