@@ -1,21 +1,34 @@
 import { bbox } from '@turf/bbox';
 import RBush from 'rbush';
 import type { BBox } from '../geometry/flight-area.js';
-import type { GeoZone } from './geo-zone.js';
+import type { Polygonal } from '../geometry/polygonal.js';
+import type { GeoZone, ZoneVolume } from './geo-zone.js';
+import { packPolygonal, unpackPolygonal, type PackedPolygonal } from './packed-geometry.js';
 
 /*
  * The in-memory spatial index of geo-zones. rbush (an R-tree) answers "which
  * zones' bounding boxes meet this box" in logarithmic time, so screening runs the
  * exact intersection test on a handful of candidates rather than on every zone;
- * @turf/bbox gives each zone's box.
+ * @turf/bbox gives each zone's box. Areas are kept packed (packed-geometry.ts)
+ * and read back as GeoJSON for the candidates a search returns only.
  */
+
+type KeptArea = PackedPolygonal | Polygonal;
+
+/** A zone as the index keeps it: a volume whose area is the zone's keeps it once. */
+interface KeptZone {
+  fields: Omit<GeoZone, 'geometry' | 'volumes'>;
+  geometry: KeptArea;
+  volumes: Array<{ limits: Omit<ZoneVolume, 'geometry'>; geometry: KeptArea | 'zone' }>;
+}
 
 interface IndexEntry {
   minX: number;
   minY: number;
   maxX: number;
   maxY: number;
-  zone: GeoZone;
+  id: string;
+  kept: KeptZone;
 }
 
 /** The whole map: a zone whose bounds cannot be computed is a candidate everywhere, never silently missed. */
@@ -54,8 +67,8 @@ export class ZoneIndex {
   search([west, south, east, north]: BBox): GeoZone[] {
     return this.tree
       .search({ minX: west, minY: south, maxX: east, maxY: north })
-      .map((entry) => entry.zone)
-      .sort((a, b) => compareIds(a.id, b.id));
+      .sort((a, b) => compareIds(a.id, b.id))
+      .map((entry) => zoneOf(entry.kept));
   }
 
   get size(): number {
@@ -65,7 +78,36 @@ export class ZoneIndex {
 
 function entryOf(zone: GeoZone): IndexEntry {
   const [minX, minY, maxX, maxY] = boundsOf(zone);
-  return { minX, minY, maxX, maxY, zone };
+  return { minX, minY, maxX, maxY, id: zone.id, kept: keep(zone) };
+}
+
+function keep({ geometry, volumes, ...fields }: GeoZone): KeptZone {
+  return {
+    fields,
+    geometry: keepArea(geometry),
+    volumes: volumes.map(({ geometry: area, ...limits }) => ({ limits, geometry: area === geometry ? 'zone' : keepArea(area) })),
+  };
+}
+
+function zoneOf({ fields, geometry: kept, volumes }: KeptZone): GeoZone {
+  const geometry = areaOf(kept);
+  return {
+    ...fields,
+    geometry,
+    volumes: volumes.map(({ limits, geometry: area }) => ({ ...limits, geometry: area === 'zone' ? geometry : areaOf(area) })),
+  };
+}
+
+function keepArea(area: Polygonal): KeptArea {
+  return packPolygonal(area) ?? area;
+}
+
+function areaOf(kept: KeptArea): Polygonal {
+  return isPacked(kept) ? unpackPolygonal(kept) : kept;
+}
+
+function isPacked(kept: KeptArea): kept is PackedPolygonal {
+  return 'ringEnds' in kept;
 }
 
 function boundsOf(zone: GeoZone): BBox {

@@ -66,6 +66,31 @@ describe('ZoneIndex', () => {
     expect(ids(new ZoneIndex([broken]).search([100, 10, 101, 11]))).to.deep.equal(['x']);
   });
 
+  it('when a published zone of two volumes is searched, then it reads back equal, the one-volume zone sharing its area', () => {
+    const single = zone('a', 4, 52);
+    const lower = polygon(rectangle(4, 52, 4.05, 52.05));
+    const upper = polygon(rectangle(4.02, 52.02, 4.1, 52.1));
+    const layered: GeoZone = {
+      ...zone('b', 4, 52),
+      geometry: { type: 'MultiPolygon', coordinates: [lower.coordinates, upper.coordinates] },
+      volumes: [
+        { geometry: lower, lower: { value: 0, reference: 'AGL', uom: 'm' }, upper: { value: 120, reference: 'AGL', uom: 'm' } },
+        { geometry: upper, lower: { value: 300, reference: 'AMSL', uom: 'ft' }, upper: { value: 1000, reference: 'AMSL', uom: 'ft' } },
+      ],
+    };
+    const [a, b] = new ZoneIndex([single, layered]).search([4.03, 52.03, 4.04, 52.04]);
+    expect(a).to.deep.equal(single);
+    expect(a!.volumes[0]!.geometry).to.equal(a!.geometry);
+    expect(b).to.deep.equal(layered);
+  });
+
+  it('when a zone is kept, then changing the zone given to it later changes nothing found', () => {
+    const given = zone('a', 4, 52);
+    const index = new ZoneIndex([given]);
+    given.geometry.coordinates[0]![0]![0] = 99;
+    expect(index.search([4.05, 52.05, 4.06, 52.06])[0]!.geometry).to.deep.equal(zone('a', 4, 52).geometry);
+  });
+
   it('when it holds 5,000 zones, then it loads them all and answers correctly', () => {
     const zones: GeoZone[] = [];
     for (let i = 0; i < 5_000; i += 1)
