@@ -7,8 +7,20 @@ import { admin, operatorPrincipal, reviewerPrincipal, startTestService, type Tes
 import { square } from '../support/fixtures.js';
 import { zoneBody } from '../support/zones.js';
 import { ZONE_IMPORT_BODY_LIMIT_BYTES } from '../../src/app.js';
+import type { ZoneStore } from '../../src/store/zone-store.js';
 
 const MIB = 1024 * 1024;
+
+/** The ids this store reads zones of from now on (the real store, observed). */
+function readsOf(store: ZoneStore): string[] {
+  const read: string[] = [];
+  const liveAmong = store.liveAmong.bind(store);
+  store.liveAmong = (ids) => {
+    read.push(...ids);
+    return liveAmong(ids);
+  };
+  return read;
+}
 
 /** A feature of the own import format, a small square zone. */
 function importedFeature(id: string, overrides: Record<string, unknown> = {}, lon = 5.5) {
@@ -277,16 +289,19 @@ describe('zones API', () => {
         const held = () => new Map(second.service.deps.zoneIndex.search(area).map((zone) => [zone.id, zone]));
         await waitFor(() => ids.every((id) => held().has(id)), 10_000);
         const before = held();
+        const read = readsOf(second.service.deps.zones);
 
         await second.service.deps.zoneSync.reloadAll();
-        for (const id of ids) expect(held().get(id), id).to.equal(before.get(id));
+        expect(read.filter((id) => ids.includes(id))).to.deep.equal([]);
+        for (const id of ids) expect(held().get(id), id).to.deep.equal(before.get(id));
 
         const [quiet, ...others] = ids as [string, ...string[]];
         await t.service.deps.zones.change(quiet, () => ({ set: { name: 'Renamed without an event', updated_at: new Date() }, events: [] }));
         expect(held().get(quiet)?.name).to.equal('Quiet 11');
         await second.service.deps.zoneSync.reloadAll();
+        expect(read.filter((id) => ids.includes(id))).to.deep.equal([quiet]);
         expect(held().get(quiet)?.name).to.equal('Renamed without an event');
-        for (const id of others) expect(held().get(id), id).to.equal(before.get(id));
+        for (const id of others) expect(held().get(id), id).to.deep.equal(before.get(id));
       } finally {
         await second.close();
       }
