@@ -37,6 +37,23 @@ export class PasswordHasher {
     }
   }
 
+  /**
+   * Whether `hash` was made with other parameters than this hasher's (an older default, or configured ones
+   * raised since): a login that proves the password then stores a new hash, so old hashes move to the
+   * current parameters without a reset.
+   */
+  needsRehash(hash: string): boolean {
+    try {
+      return argon2.needsRehash(hash, {
+        memoryCost: this.parameters.memoryCostKib,
+        timeCost: this.parameters.timeCost,
+        parallelism: this.parameters.parallelism,
+      });
+    } catch {
+      return false;
+    }
+  }
+
   /** Spends the time of a real verification and fails: for unknown emails (no user enumeration by timing). */
   async verifyNothing(password: string): Promise<false> {
     this.decoy ??= this.hash('decoy password, never valid');

@@ -17,7 +17,21 @@ export async function authenticateOperator(deps: UseCaseDeps, credentials: Basic
     ? await deps.passwords.verify(operator.password_hash, credentials.password)
     : await deps.passwords.verifyNothing(credentials.password);
   if (!operator || !valid) throw new UnauthenticatedError();
+  if (deps.passwords.needsRehash(operator.password_hash)) return rehashPassword(deps, operator, credentials.password);
   return operator;
+}
+
+/**
+ * The proven password hashed again with the current parameters. Only while the stored hash is the one just
+ * verified (a password change meanwhile wins), with no event and no new `updated_at`: nothing the operator
+ * sees has changed.
+ */
+async function rehashPassword(deps: UseCaseDeps, operator: OperatorDocument, password: string): Promise<OperatorDocument> {
+  const verified = operator.password_hash;
+  const rehashed = await deps.passwords.hash(password);
+  return deps.operators.change(operator._id, (current) =>
+    current.password_hash === verified ? { set: { password_hash: rehashed }, events: [] } : null,
+  );
 }
 
 /**

@@ -13,6 +13,7 @@ import {
   system,
   type TestService,
 } from '../support/service.js';
+import { OWASP_ARGON2, PasswordHasher } from '../../src/security/passwords.js';
 
 const METADATA_FIELDS = ['id', 'name', 'role', 'operator_uuid', 'authority', 'last_four', 'created_at', 'last_used_at', 'revoked_at'];
 
@@ -150,6 +151,34 @@ describe('/api/operators/{uuid}/api-keys', () => {
       });
       expect(reply.status).to.equal(422);
       expect(reply.body.errors).to.deep.equal({ name: ['The name field must not be greater than 100 characters.'] });
+    });
+
+    it('when the stored password hash has older argon2 parameters, then the login succeeds and the hash moves to the current ones, unseen by the operator', async () => {
+      const operator = await registerOperator(service);
+      const older = await new PasswordHasher({ memoryCostKib: 19_456, timeCost: 2, parallelism: 1 }).hash(operator.password);
+      const before = await service.deps.operators.change(operator.uuid, () => ({ set: { password_hash: older }, events: [] }));
+
+      await issueKey(service, operator);
+      const stored = await service.deps.operators.findByUuid(operator.uuid);
+      expect(stored?.password_hash)
+        .to.include(`m=${OWASP_ARGON2.memoryCostKib}`)
+        .and.include(`t=${OWASP_ARGON2.timeCost}`)
+        .and.include(`p=${OWASP_ARGON2.parallelism}`);
+      expect(older).to.include('m=19456');
+      expect(await service.deps.passwords.verify(stored?.password_hash ?? '', operator.password)).to.equal(true);
+      expect(stored?.updated_at.getTime()).to.equal(before.updated_at.getTime());
+      await issueKey(service, operator);
+      expect((await service.deps.operators.findByUuid(operator.uuid))?.password_hash).to.equal(stored?.password_hash);
+      expect(events.events.filter((candidate) => candidate.operator_uuid === operator.uuid)).to.deep.equal([]);
+    });
+
+    it('when the password is wrong, then a hash with older parameters stays as it was', async () => {
+      const operator = await registerOperator(service);
+      const older = await new PasswordHasher({ memoryCostKib: 19_456, timeCost: 2, parallelism: 1 }).hash(operator.password);
+      await service.deps.operators.change(operator.uuid, () => ({ set: { password_hash: older }, events: [] }));
+      const reply = await service.call('POST', keysPath(operator.uuid), { headers: basic(operator.email, 'not the password'), body: {} });
+      expect(reply.status).to.equal(401);
+      expect((await service.deps.operators.findByUuid(operator.uuid))?.password_hash).to.equal(older);
     });
 
     it('then no stored field holds the key: only its SHA-256 digest', async () => {

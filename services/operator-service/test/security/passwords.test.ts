@@ -16,6 +16,14 @@ describe('PasswordHasher', () => {
     expect(await hasher.verify('not a hash', 'correct horse battery staple')).to.equal(false);
   });
 
+  it('when a hash was made with other parameters, then it needs a rehash; one of the current parameters or a malformed one does not', async () => {
+    const hasher = new PasswordHasher();
+    const older = await new PasswordHasher({ memoryCostKib: 19_456, timeCost: 2, parallelism: 1 }).hash('pw');
+    expect(hasher.needsRehash(older)).to.equal(true);
+    expect(hasher.needsRehash(await hasher.hash('pw'))).to.equal(false);
+    expect(hasher.needsRehash('not a hash')).to.equal(false);
+  });
+
   it('when every thread of the pool has hashed with the default parameters, then their working memory is no longer resident', async function () {
     this.timeout(20_000);
     const hasher = new PasswordHasher();
