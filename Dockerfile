@@ -54,7 +54,7 @@ COPY --from=build /app/apps/console/dist apps/console/dist
 USER 10001:10001
 EXPOSE 8080
 # "compiled": the workspace packages resolve to dist/*.js (package.json exports), not to src/*.ts.
-# No other node option: the heap limit goes with the memory limit where that is set (k8s/base,
-# docker-compose.yml: NODE_OPTIONS), and NODE_OPTIONS=--enable-source-maps maps stack traces when debugging.
+# No other node option: the heap limit and V8's pool size go with the memory limit and CPU where those are
+# set (k8s/base, docker-compose.yml: NODE_OPTIONS), and NODE_OPTIONS=--enable-source-maps maps stack traces when debugging.
 ENTRYPOINT ["node", "--conditions=compiled"]
 CMD ["services/gateway/dist/main.js"]

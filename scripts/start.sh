@@ -155,16 +155,16 @@ fi
 
 # The command that runs a service's entry point (main or migrate): the compiled JavaScript as
 # in the image (its ENTRYPOINT: the "compiled" condition resolves the workspace packages to
-# dist/) with V8's heap as a pod's gets it (e2e/src/system.ts, POD_HEAP: the manifests' heap
-# limit, and the young generation V8 sizes for their 512 MiB memory limit, which a process here
-# does not see), or in watch mode its sources under tsx.
+# dist/) with node's options as a pod's (e2e/src/system.ts, POD_NODE_OPTIONS: the manifests' heap
+# limit and V8 pool size, and the young generation V8 sizes for their 512 MiB memory limit, which a
+# process here does not see), or in watch mode its sources under tsx.
 entry() { # name main|migrate
   if ((WATCH)) && [[ "$2" == main ]]; then
     printf '%s\0' "$TSX" watch "services/$1/src/$2.ts"
   elif ((WATCH)); then
     printf '%s\0' "$TSX" "services/$1/src/$2.ts"
   else
-    printf '%s\0' node --max-old-space-size=256 --max-semi-space-size=1 --conditions=compiled "services/$1/dist/$2.js"
+    printf '%s\0' node --max-old-space-size=256 --max-semi-space-size=1 --v8-pool-size=1 --conditions=compiled "services/$1/dist/$2.js"
   fi
 }
 

@@ -360,20 +360,20 @@ async function migrateIndexes(mongoUrl: string, databases: Record<ServiceName, s
 }
 
 /**
- * V8's heap as a pod's gets it (k8s/base): the manifests set the heap limit at half the 512 MiB memory limit, and
- * V8 sizes its young generation from the memory limit it sees, 1 MiB semi-spaces at 512 MiB. A process here sees
- * the whole machine (semi-spaces of 64 MiB), so it is given the pod's sizes explicitly, and its memory reads as a
- * pod's would. scripts/start.sh runs the services with the same.
+ * Node as a pod runs it (k8s/base): the manifests set the heap limit at half the 512 MiB memory limit and one V8
+ * background thread, and V8 sizes its young generation from the memory limit it sees, 1 MiB semi-spaces at 512 MiB.
+ * A process here sees the whole machine (semi-spaces of 64 MiB), so it is given the pod's sizes explicitly, and its
+ * memory reads as a pod's would. scripts/start.sh runs the services with the same.
  */
-export const POD_HEAP = ['--max-old-space-size=256', '--max-semi-space-size=1'];
+export const POD_NODE_OPTIONS = ['--max-old-space-size=256', '--max-semi-space-size=1', '--v8-pool-size=1'];
 
 /**
  * Node's arguments for a service's entry point: its compiled JavaScript as the image runs it (the Dockerfile's
- * ENTRYPOINT, with the pod's heap), or its source under tsx; a caller's own node options before the script.
+ * ENTRYPOINT, with the pod's node options), or its source under tsx; a caller's own node options before the script.
  */
 export function entryPoint(name: ServiceName, entry: 'main' | 'migrate', compiled: boolean, nodeArgs: string[] = []): string[] {
   return compiled
-    ? [...POD_HEAP, '--conditions=compiled', ...nodeArgs, `services/${name}/dist/${entry}.js`]
+    ? [...POD_NODE_OPTIONS, '--conditions=compiled', ...nodeArgs, `services/${name}/dist/${entry}.js`]
     : ['--import', 'tsx', ...nodeArgs, `services/${name}/src/${entry}.ts`];
 }
 

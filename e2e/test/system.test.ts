@@ -3,10 +3,11 @@ import { rabbitmqctl } from '../src/broker-users.js';
 import { entryPoint, startSystem } from '../src/system.js';
 
 describe('entryPoint (how the harness starts a service)', () => {
-  it("compiled: when a caller gives node flags, then they come after the pod's heap and the image's --conditions=compiled, and before the script", () => {
+  it("compiled: when a caller gives node flags, then they come after the pod's node options and the image's --conditions=compiled, and before the script", () => {
     expect(entryPoint('webhook-service', 'main', true, ['--cpu-prof'])).to.deep.equal([
       '--max-old-space-size=256',
       '--max-semi-space-size=1',
+      '--v8-pool-size=1',
       '--conditions=compiled',
       '--cpu-prof',
       'services/webhook-service/dist/main.js',
@@ -22,10 +23,11 @@ describe('entryPoint (how the harness starts a service)', () => {
     ]);
   });
 
-  it("without flags of the caller, then the compiled entry point is the image's with the pod's heap: the heap sizes, --conditions=compiled and the script", () => {
+  it("without flags of the caller, then the compiled entry point is the image's with the pod's node options: the heap sizes, one V8 background thread, --conditions=compiled and the script", () => {
     expect(entryPoint('gateway', 'main', true)).to.deep.equal([
       '--max-old-space-size=256',
       '--max-semi-space-size=1',
+      '--v8-pool-size=1',
       '--conditions=compiled',
       'services/gateway/dist/main.js',
     ]);

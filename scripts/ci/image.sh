@@ -26,9 +26,9 @@ declare -A PORT=([gateway]=18080 [operator-service]=18081 [flight-request-servic
 declare -A DB=([operator-service]=dfc_image_ci_operators [flight-request-service]=dfc_image_ci_flight_requests [webhook-service]=dfc_image_ci_webhooks)
 KEYS="$(mktemp -d)"
 LOAD_SECONDS="${IMAGE_LOAD_SECONDS:-30}"
-# As the pods run (k8s/base): their memory limit, and V8's heap limit at half of it.
+# As the pods run (k8s/base): their memory limit, V8's heap limit at half of it, one V8 background thread.
 MEMORY_LIMIT=512m
-NODE_OPTIONS_OF_PODS=--max-old-space-size=256
+NODE_OPTIONS_OF_PODS="--max-old-space-size=256 --v8-pool-size=1"
 
 remove_containers() {
   local ids

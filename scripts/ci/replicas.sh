@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The system as N replicas run it (issue 52), started for real on this machine: a three-node RabbitMQ
 # cluster on 127.0.0.1 (Debian's rabbitmq-server, nodes rc1-rc3@localhost joined with join_cluster, so
-# every quorum queue has three members), two processes of each service (compiled, with the pod's heap,
+# every quorum queue has three members), two processes of each service (compiled, with the pod's node options,
 # as the image runs them) on the local stack's database, and Debian's HAProxy, run unprivileged with a
 # config written here: one HTTP frontend round-robin over the two gateways, one per service over its two
 # processes (the gateway takes one URL per service), and one TCP frontend over the three brokers' AMQP
@@ -316,8 +316,8 @@ start_haproxy() {
 
 # --------------------------------------------------------------- services --
 
-entry() { # service main|migrate: the image's entry point, with the pod's heap (e2e/src/system.ts POD_HEAP)
-  printf '%s\0' node --max-old-space-size=256 --max-semi-space-size=1 --conditions=compiled "services/$1/dist/$2.js"
+entry() { # service main|migrate: the image's entry point, with the pod's node options (e2e/src/system.ts POD_NODE_OPTIONS)
+  printf '%s\0' node --max-old-space-size=256 --max-semi-space-size=1 --v8-pool-size=1 --conditions=compiled "services/$1/dist/$2.js"
 }
 
 process_env() { # service replica: what that process is given, as the manifests give it

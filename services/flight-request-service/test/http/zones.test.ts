@@ -1,13 +1,18 @@
 import { request as httpRequest } from 'node:http';
 import { expect } from 'chai';
+import mongoose, { mongo } from 'mongoose';
 import type { Principal } from '@dfc/contracts';
+import { createLogger } from '@dfc/kit/logging';
+import { OutboxRelay } from '@dfc/kit/outbox';
 import { InternalTokenSigner, bodyReservation, processBodyBudget, RAW_BYTES_PER_BODY_BYTE } from '@dfc/kit/http';
 import { halfSentBody, waitFor, unrecorded, type HalfSentBody } from '@dfc/kit/testing';
 import { admin, operatorPrincipal, reviewerPrincipal, startTestService, type TestService } from '../support/test-service.js';
 import { square } from '../support/fixtures.js';
 import { zoneBody } from '../support/zones.js';
 import { ZONE_IMPORT_BODY_LIMIT_BYTES } from '../../src/app.js';
-import type { ZoneStore } from '../../src/store/zone-store.js';
+import { ZoneStore } from '../../src/store/zone-store.js';
+import { zoneModel } from '../../src/store/zone-model.js';
+import { importZones } from '../../src/use-cases/zones/import-zones.js';
 
 const MIB = 1024 * 1024;
 
@@ -242,6 +247,36 @@ describe('zones API', () => {
       expect(again.body.data).to.deep.equal({ format: 'own', dataset: null, created: 0, updated: 3, unchanged: 0, retired: 0, total: 3 });
       expect((await call('GET', '/api/zones/imp-b')).body.data.name).to.equal('Test zone');
       expect(t.service.deps.zoneIndex.search([5.5, 51.5, 5.55, 51.55]).map((zone) => zone.id)).to.include('imp-a');
+    });
+
+    it('when an import carries megabytes of areas, then they go in several insert commands of under 1 MiB each, and every zone is stored', async () => {
+      const ring = (lon: number): number[][] => {
+        const points = Array.from({ length: 1_400 }, (_, k) => {
+          const angle = (2 * Math.PI * k) / 1_400;
+          return [lon + 0.04 * Math.cos(angle), 48.5 + 0.04 * Math.sin(angle)].map((value) => Number(value.toFixed(7)));
+        });
+        return [...points, points[0] as number[]];
+      };
+      const features = Array.from({ length: 150 }, (_, k) => ({
+        ...importedFeature(`large-${k}`, {}, 10 + k * 0.1),
+        geometry: { type: 'Polygon', coordinates: [ring(10 + k * 0.1)] },
+      }));
+      const insertBytes: number[] = [];
+      const watched = await mongoose.createConnection(t.shared.mongoUrl, { dbName: t.shared.database, monitorCommands: true }).asPromise();
+      watched.getClient().on('commandStarted', (event: mongo.CommandStartedEvent) => {
+        if (event.commandName === 'insert' && event.command['insert'] === 'zones') insertBytes.push(mongo.BSON.calculateObjectSize(event.command));
+      });
+      try {
+        const zones = new ZoneStore(zoneModel(watched), new OutboxRelay(t.broker, createLogger('zones-test', 'silent')));
+        const result = await importZones({ ...t.service.deps, zones }, { type: 'FeatureCollection', features });
+        expect(result.created).to.equal(150);
+      } finally {
+        await watched.close();
+      }
+      expect(insertBytes.reduce((sum, bytes) => sum + bytes, 0)).to.be.above(4 * MIB);
+      expect(insertBytes.length).to.be.above(2);
+      expect(Math.max(...insertBytes)).to.be.below(MIB);
+      expect((await call('GET', '/api/zones/large-149')).body.data.geometry.coordinates[0]).to.have.length(1_401);
     });
 
     it('when some features are invalid, then 422 lists them by feature and nothing is imported', async () => {
