@@ -1,3 +1,5 @@
+import { connect } from 'node:net';
+import { setTimeout as delay } from 'node:timers/promises';
 import { expect } from 'chai';
 import Router from '@koa/router';
 import { Type } from '@sinclair/typebox';
@@ -5,7 +7,7 @@ import { ConflictError } from '@dfc/kit/errors';
 import { createMetricsRegistry, createServiceApp, InternalTokenSigner, InternalTokenVerifier, requireRole } from '@dfc/kit/http';
 import { createLogger } from '@dfc/kit/logging';
 import { bodyValidator } from '@dfc/kit/validation';
-import { generateTokenKeys, listen, type Listening } from '@dfc/kit/testing';
+import { generateTokenKeys, halfSentBody, listen, type Listening } from '@dfc/kit/testing';
 
 describe('createServiceApp', () => {
   const keys = generateTokenKeys();
@@ -146,6 +148,33 @@ describe('createServiceApp', () => {
     const response = await call('/api/things', { method: 'POST', headers: json, body });
     expect(response.status).to.equal(400);
     expect(await response.json()).to.deep.equal({ message: 'Request body is not valid UTF-8.' });
+  });
+
+  it('when a character of several bytes arrives split between two packets, then the handler gets it whole', async () => {
+    const { hostname, port } = new URL(service.url);
+    const body = Buffer.from('{"name":"caf\u00e9"}');
+    const cut = body.indexOf(0xc3) + 1;
+    let received = '';
+    const socket = connect(Number(port), hostname);
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (received += chunk));
+    const head = `POST /api/things HTTP/1.1\r\nhost: ${hostname}\r\ncontent-type: application/json\r\nx-internal-token: ${token}\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n`;
+    socket.setNoDelay(true);
+    socket.write(Buffer.concat([Buffer.from(head), body.subarray(0, cut)]));
+    await delay(50);
+    socket.end(body.subarray(cut));
+    await new Promise((resolve) => socket.once('close', resolve));
+    expect(received.split(' ')[1]).to.equal('201');
+    expect(JSON.parse(received.slice(received.indexOf('\r\n\r\n') + 4))).to.deep.equal({ data: { name: 'caf\u00e9' } });
+  });
+
+  it('when a client goes away halfway through its body, then the process goes on answering', async () => {
+    const half = halfSentBody(service.url, { path: '/api/things', headers: { 'x-internal-token': token }, declaredBytes: 100, firstBytes: '{"name":"' });
+    await delay(50);
+    half.socket.destroy();
+    await delay(50);
+    const response = await call('/api/things', { method: 'POST', headers: json, body: '{"name":"after"}' });
+    expect(response.status).to.equal(201);
   });
 
   it('when the Content-Type names a charset other than UTF-8, then 415; utf-8 in any case passes', async () => {
