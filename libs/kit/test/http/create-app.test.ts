@@ -169,7 +169,12 @@ describe('createServiceApp', () => {
   });
 
   it('when a client goes away halfway through its body, then the process goes on answering', async () => {
-    const half = halfSentBody(service.url, { path: '/api/things', headers: { 'x-internal-token': token }, declaredBytes: 100, firstBytes: '{"name":"' });
+    const half = halfSentBody(service.url, {
+      path: '/api/things',
+      headers: { 'x-internal-token': token },
+      declaredBytes: 100,
+      firstBytes: '{"name":"',
+    });
     await delay(50);
     half.socket.destroy();
     await delay(50);
