@@ -13,8 +13,8 @@ const CONCURRENT_WRITES = 8;
 /**
  * New zones go in one insert command per batch: a national dataset of thousands is inserted in seconds, not one
  * by one. A batch counts each zone's areas twice (its geometry and its volumes) and stays small next to the 16 MiB
- * a command may carry: the driver encodes every command into one buffer of that size, whose pages stay resident up
- * to the largest command the process ever sent.
+ * a command may carry: the driver's BSON serializer writes every command into one buffer sized for the largest
+ * allowed, whose pages stay resident up to the largest command the process ever sent.
  */
 const INSERT_BATCH = 250;
 const INSERT_BATCH_CHARS = 1024 * 1024;
