@@ -7,7 +7,8 @@ import { insertCopies, percentile, registerWithKey, round, type BenchClient as C
 
 /**
  * An operator's first list page with 50,000 requests stored (goal: p50 <= 200 ms through the
- * gateway), beside the same queries sent straight to the driver. The store is seeded directly
+ * gateway), beside the page and count MongoDB is sent, sent straight to the driver (the local
+ * engine's list reads its list copies instead: engine-gaps.ts). The store is seeded directly
  * in the database as copies of a real submission (fast, and fair as a fixture): one operator
  * owns one request in a hundred (an operator among many), another owns the rest (the one
  * operator of the cost bench, whose store is all its own). BENCH_LIST_STORED and
@@ -17,6 +18,8 @@ const STORED = Number(process.env['BENCH_LIST_STORED'] ?? 50_000);
 const SAMPLES = Number(process.env['BENCH_LIST_SAMPLES'] ?? 30);
 const GOAL_P50_MS = 200;
 const PER_PAGE = 15;
+/** The server's code for a query stopped at its `maxTimeMS`. */
+const MAX_TIME_EXPIRED = 50;
 const LOG = (line: string) => process.stdout.write(`lists: ${line}\n`);
 
 export default async function listsBench(): Promise<BenchSummary> {
@@ -34,6 +37,11 @@ export default async function listsBench(): Promise<BenchSummary> {
     const template = await requests.findOne({ operator_uuid: few.uuid });
     if (!template) throw new Error('no stored request to copy');
     await seed(requests, template, STORED - (await requests.countDocuments()), few.uuid, many.uuid);
+    // A store seeded straight into the database, as one restored from a backup: copied for the lists as the service starts.
+    const restarted = performance.now();
+    await system.kill('flight-request-service', 'SIGTERM');
+    await system.start('flight-request-service');
+    LOG(`flight-request-service restarted (its list copies reconciled) in ${round((performance.now() - restarted) / 1000, 1)} s`);
     const lines: string[] = [];
     let met = true;
     for (const [label, client] of [
@@ -45,7 +53,8 @@ export default async function listsBench(): Promise<BenchSummary> {
       met &&= ok;
       const line =
         `first page at ${STORED} stored, ${label} (${figure.total} counted): gateway p50 ${round(figure.gateway)} ms, p99 ${round(figure.gatewayP99)} ms ` +
-        `(goal p50 <= ${GOAL_P50_MS}) ${ok ? 'OK' : 'MISSED'}; driver-direct p50 ${round(figure.driver)} ms`;
+        `(goal p50 <= ${GOAL_P50_MS}) ${ok ? 'OK' : 'MISSED'}; driver-direct p50 ` +
+        (Number.isFinite(figure.driver) ? `${round(figure.driver)} ms` : `over the ${LIST_TIME_LIMIT_MS / 1000} s query limit`);
       LOG(line);
       lines.push(line);
     }
@@ -99,16 +108,21 @@ async function measure(
     gateway.push(performance.now() - started);
     total = body.meta?.total ?? 0;
     started = performance.now();
-    await Promise.all([
-      requests
-        .find(filter, { projection: { flight_area_json: 0, polygons_json: 0, outbox: 0, outbox_pending_since: 0 } })
-        .sort({ created_at: -1, _id: -1 })
-        .limit(PER_PAGE + 1)
-        .maxTimeMS(LIST_TIME_LIMIT_MS)
-        .toArray(),
-      requests.countDocuments(filter, { limit: COUNT_LIMIT, maxTimeMS: LIST_TIME_LIMIT_MS }),
-    ]);
-    driver.push(performance.now() - started);
+    try {
+      await Promise.all([
+        requests
+          .find(filter, { projection: { flight_area_json: 0, polygons_json: 0, outbox: 0, outbox_pending_since: 0 } })
+          .sort({ created_at: -1, _id: -1 })
+          .limit(PER_PAGE + 1)
+          .maxTimeMS(LIST_TIME_LIMIT_MS)
+          .toArray(),
+        requests.countDocuments(filter, { limit: COUNT_LIMIT, maxTimeMS: LIST_TIME_LIMIT_MS }),
+      ]);
+      driver.push(performance.now() - started);
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== MAX_TIME_EXPIRED) throw error;
+      driver.push(Infinity);
+    }
   }
   gateway.sort((a, b) => a - b);
   driver.sort((a, b) => a - b);

@@ -105,6 +105,9 @@ export function createFlightRequestService(resources: ServiceResources<FlightReq
     zoneSync,
     async start() {
       await verifyIndexes(connection);
+      // The local engine's list copies, in line with the requests before the first list (engine-gaps.ts): a
+      // crash between a write and its copy is repaired here.
+      await requests.reconcileListCopies();
       await zoneSync.reloadAll();
       await subscribeOperatorProjection(broker, (event) => applyOperatorChange(operators, event));
       await subscribeReviewQueueProjection(broker, (event) => applyReviewItemsChange(reviewQueue, event));

@@ -29,8 +29,15 @@
  *    (all of the collection when there are none). `findUpTo`, the sweeps'
  *    "due by now" query, reads the last hours there by one equality each on
  *    the hour the writer stored beside the field (`withHour`).
+ * 6. It sorts and counts in its own process, after decoding whole every
+ *    document its equalities select: an operator's first list page decoded
+ *    all of the operator's requests twice. `ListCopies` keeps there a slim copy
+ *    of each document, only the fields a list filters and sorts by, written
+ *    after every write of the document: a page finds its ids and count among
+ *    the copies, then reads the page's documents by id.
  */
 import type { Connection, Model, mongo, ProjectionType, QueryFilter } from 'mongoose';
+import { driverCollection } from './driver-collection.js';
 
 /** A model of any documents, as a connection holds them. */
 type AnyModel = Connection['models'][string];
@@ -152,26 +159,33 @@ function isLocalDb(db: mongo.Db): Promise<boolean> {
 /**
  * The documents whose `field` equals one of `values`, in no particular order:
  * one `$in` query on MongoDB, one equality query per distinct value where the
- * engine would filter `$in` over the whole collection.
+ * engine would filter `$in` over the whole collection. `comment` goes with each query.
  */
 export async function findWhereIn<D, T = D>(
   model: Model<D>,
   field: string,
   values: readonly unknown[],
   projection?: ProjectionType<D>,
+  comment?: string,
 ): Promise<T[]> {
   const distinct = [...new Set(values)];
   if (distinct.length === 0) return [];
   const where = (condition: unknown) => ({ [field]: condition }) as QueryFilter<D>;
   if (await servesInFromIndexes(model.db))
     return model
-      .find(where({ $in: distinct }), projection)
+      .find(where({ $in: distinct }), projection, comment === undefined ? {} : { comment })
       .lean<T[]>()
       .exec();
   const found: T[] = [];
   for (let offset = 0; offset < distinct.length; offset += EQUALITIES_AT_ONCE) {
     const batch = distinct.slice(offset, offset + EQUALITIES_AT_ONCE);
-    for (const docs of await Promise.all(batch.map((value) => model.find(where(value), projection).lean<T[]>().exec()))) found.push(...docs);
+    const reads = batch.map((value) =>
+      model
+        .find(where(value), projection, comment === undefined ? {} : { comment })
+        .lean<T[]>()
+        .exec(),
+    );
+    for (const docs of await Promise.all(reads)) found.push(...docs);
   }
   return found;
 }
@@ -376,4 +390,192 @@ export async function findUpTo<T>(
   });
   due.sort((a, b) => a.at - b.at);
   return due.slice(0, limit).map(({ doc }) => doc as T);
+}
+
+/** The comment of the commands only the local engine is sent: the index-coverage test leaves them out. */
+export const LOCAL_ENGINE_ONLY = 'local engine only';
+
+/** A document with an id and a version, as a store writes it: what `ListCopies` copies. */
+interface Versioned {
+  _id: string;
+  version: number;
+}
+
+/** A page of a list as a store asks for it: the query, its order and window, and how far to count (none for no count). */
+export interface ListPageQuery<D> {
+  filter: QueryFilter<D>;
+  sort: Record<string, 1 | -1>;
+  skip: number;
+  limit: number;
+  projection: ProjectionType<D>;
+  countUpTo: number | undefined;
+  maxTimeMS: number;
+}
+
+/** Copies a reconcile inserts in one command: small documents, far below the engine's command size. */
+const COPIES_PER_INSERT = 1000;
+
+/** The marker of a collection whose copies are complete: lists read them from then on (6. above). */
+interface CopiesComplete {
+  _id: string;
+  at: Date;
+}
+
+/**
+ * Slim copies of a collection's documents for its lists, on the local engine only (6. above); on
+ * MongoDB every method does what the plain query would, or nothing. The owner's store calls
+ * `written` after each write of a document and `removed` after each delete. `reconcile`, run as a
+ * process starts, brings the copies in line with the documents (those of a database that had none,
+ * and any a crash left behind between a write and its copy) and then marks them complete: until
+ * that mark a list reads the documents themselves.
+ */
+export class ListCopies<D extends Versioned> {
+  private complete = false;
+
+  constructor(
+    private readonly model: Model<D>,
+    private readonly fields: readonly string[],
+  ) {}
+
+  /** After a write of `doc` (as it is now): its copy, unless a newer one is there already. */
+  async written(doc: D): Promise<void> {
+    if (!(await isLocalEngine(this.model.db))) return;
+    await this.copyOf(doc);
+  }
+
+  /** After a delete of the documents `ids`: their copies go too. */
+  async removed(ids: readonly string[]): Promise<void> {
+    if (ids.length === 0 || !(await isLocalEngine(this.model.db))) return;
+    const distinct = [...new Set(ids)];
+    for (let offset = 0; offset < distinct.length; offset += EQUALITIES_AT_ONCE) {
+      const batch = distinct.slice(offset, offset + EQUALITIES_AT_ONCE);
+      await Promise.all(batch.map((id) => this.copies.deleteOne({ _id: id }, { comment: LOCAL_ENGINE_ONLY })));
+    }
+  }
+
+  /** A page of documents in `query.sort` order, and their number up to `query.countUpTo`. */
+  async page<T extends { _id: string }>(query: ListPageQuery<D>): Promise<{ found: T[]; total: number | undefined }> {
+    if (!(await this.listsFromCopies())) return this.pageOfDocuments<T>(query);
+    const filter = query.filter as mongo.Filter<Versioned>;
+    const [entries, total] = await Promise.all([
+      this.copies
+        .find(filter, {
+          projection: { _id: 1 },
+          sort: query.sort,
+          skip: query.skip,
+          limit: query.limit,
+          maxTimeMS: query.maxTimeMS,
+          comment: LOCAL_ENGINE_ONLY,
+        })
+        .toArray(),
+      query.countUpTo === undefined
+        ? undefined
+        : this.copies.countDocuments(filter, { limit: query.countUpTo, maxTimeMS: query.maxTimeMS, comment: LOCAL_ENGINE_ONLY }),
+    ]);
+    const ids = entries.map((entry) => entry._id);
+    const byId = new Map((await findWhereIn<D, T>(this.model, '_id', ids, query.projection, LOCAL_ENGINE_ONLY)).map((doc) => [doc._id, doc]));
+    return { found: ids.flatMap((id) => byId.get(id) ?? []), total };
+  }
+
+  /**
+   * Brings every copy in line with its document and marks the copies complete. The copies are read
+   * before the documents, so a document written meanwhile has its copy kept, not taken for one left
+   * over. The number of copies written or deleted; 0 on MongoDB.
+   */
+  async reconcile(): Promise<number> {
+    if (!(await isLocalEngine(this.model.db))) return 0;
+    await this.createIndexes();
+    const copied = new Map(
+      (await this.copies.find({}, { projection: { _id: 1, version: 1 }, comment: LOCAL_ENGINE_ONLY }).toArray()).map((copy) => [
+        copy._id,
+        copy.version,
+      ]),
+    );
+    const projection = Object.fromEntries([...this.fields, 'version'].map((field) => [field, 1]));
+    const docs = await driverCollection(this.model as unknown as Model<Versioned>)
+      .find({}, { projection, comment: LOCAL_ENGINE_ONLY })
+      .toArray();
+    const stale = docs.filter((doc) => copied.get(doc._id) !== doc.version);
+    const present = new Set(docs.map((doc) => doc._id));
+    const leftOver = [...copied.keys()].filter((id) => !present.has(id));
+    const missing = stale.filter((doc) => !copied.has(doc._id));
+    const behind = stale.filter((doc) => copied.has(doc._id));
+    for (let offset = 0; offset < missing.length; offset += COPIES_PER_INSERT) {
+      try {
+        const batch = missing.slice(offset, offset + COPIES_PER_INSERT).map((doc) => this.copyFields(doc));
+        await this.copies.insertMany(batch, { ordered: false, comment: LOCAL_ENGINE_ONLY });
+      } catch (error) {
+        refusedAsDuplicates(error); // copied meanwhile by the write itself
+      }
+    }
+    for (let offset = 0; offset < behind.length; offset += EQUALITIES_AT_ONCE)
+      await Promise.all(behind.slice(offset, offset + EQUALITIES_AT_ONCE).map((doc) => this.copyOf(doc)));
+    await this.removed(leftOver);
+    await this.markers.updateOne({ _id: this.copiesName }, { $set: { at: new Date() } }, { upsert: true, comment: LOCAL_ENGINE_ONLY });
+    this.complete = true;
+    return stale.length + leftOver.length;
+  }
+
+  /** The owner's declared indexes over copied fields alone, built on the copies: their equalities are what the engine serves. */
+  private async createIndexes(): Promise<void> {
+    const copied = new Set([...this.fields, '_id']);
+    for (const [keys] of this.model.schema.indexes()) {
+      if (Object.keys(keys).every((key) => copied.has(key))) await this.copies.createIndex(keys as mongo.IndexSpecification);
+    }
+  }
+
+  /** The copy of `doc`: its id, version and listed fields. */
+  private copyFields(doc: Versioned): Versioned {
+    const values = doc as unknown as Record<string, unknown>;
+    const listed = this.fields.filter((field) => values[field] !== undefined).map((field): [string, unknown] => [field, values[field]]);
+    return { ...(Object.fromEntries(listed) as Record<string, unknown>), _id: doc._id, version: doc.version };
+  }
+
+  /** Writes the copy of `doc` unless the copy is as new or newer (a writer that came later got there first). */
+  private async copyOf(doc: Versioned): Promise<void> {
+    const { _id: id, ...set } = this.copyFields(doc);
+    const unset = this.fields.filter((field) => !(field in set));
+    const update = { $set: set, ...(unset.length > 0 ? { $unset: Object.fromEntries(unset.map((field) => [field, 1 as const])) } : {}) };
+    try {
+      await this.copies.updateOne({ _id: id, version: { $lt: doc.version } }, update, { upsert: true, comment: LOCAL_ENGINE_ONLY });
+    } catch (error) {
+      if (!isDuplicateKey(error)) throw error;
+    }
+  }
+
+  private pageOfDocuments<T>(query: ListPageQuery<D>): Promise<{ found: T[]; total: number | undefined }> {
+    return Promise.all([
+      this.model
+        .find(query.filter, query.projection)
+        .sort(query.sort)
+        .skip(query.skip)
+        .limit(query.limit)
+        .maxTimeMS(query.maxTimeMS)
+        .lean<T[]>()
+        .exec(),
+      query.countUpTo === undefined
+        ? undefined
+        : this.model.countDocuments(query.filter, { limit: query.countUpTo, maxTimeMS: query.maxTimeMS }).exec(),
+    ]).then(([found, total]) => ({ found, total }));
+  }
+
+  /** Whether lists read the copies: on the local engine, once a reconcile (of any process) marked them complete. */
+  private async listsFromCopies(): Promise<boolean> {
+    if (this.complete) return true;
+    if (!(await isLocalEngine(this.model.db))) return false;
+    this.complete = (await this.markers.findOne({ _id: this.copiesName }, { comment: LOCAL_ENGINE_ONLY })) !== null;
+    return this.complete;
+  }
+
+  private get copiesName(): string {
+    return `engine_list_copies_${this.model.collection.name}`;
+  }
+
+  private get copies(): mongo.Collection<Versioned> {
+    return this.model.db.db!.collection<Versioned>(this.copiesName);
+  }
+
+  private get markers(): mongo.Collection<CopiesComplete> {
+    return this.model.db.db!.collection<CopiesComplete>('engine_list_copies_complete');
+  }
 }

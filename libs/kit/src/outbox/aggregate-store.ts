@@ -2,7 +2,7 @@ import type { Model, mongo } from 'mongoose';
 import type { EventEnvelope } from '@dfc/contracts';
 import { ConflictError, NotFoundError } from '../errors.js';
 import { driverCollection } from '../db/driver-collection.js';
-import { acrossProcesses, refusedAsDuplicates, serialisedPerDocument } from '../db/engine-gaps.js';
+import { acrossProcesses, refusedAsDuplicates, serialisedPerDocument, type ListCopies } from '../db/engine-gaps.js';
 import { GroupedWrites } from '../db/grouped-writes.js';
 import { outboxOnCreate, withOutbox, WITHOUT_OUTBOX, type OutboxFields } from './fields.js';
 import type { OutboxModel, OutboxRelay, WrittenOutbox } from './relay.js';
@@ -24,7 +24,7 @@ export interface Change<D> {
 /** Decides a change from the current state; null leaves the document as it is. Throws to refuse. */
 export type Decide<D> = (current: D) => Change<D> | null | Promise<Change<D> | null>;
 
-export interface AggregateStoreOptions {
+export interface AggregateStoreOptions<D extends Aggregate = Aggregate> {
   /** The 409 message when the document keeps changing under the decision. */
   conflictMessage?: string;
   /** The 404 message when the document does not exist. */
@@ -36,6 +36,8 @@ export interface AggregateStoreOptions {
    * system-wide, at the cost of two more commands per write on the local engine.
    */
   acrossProcesses?: boolean;
+  /** The copies its lists read on the local engine (engine-gaps.ts), kept after every write. */
+  listCopies?: ListCopies<D>;
 }
 
 /** The outbox is the relay's business, never the caller's. */
@@ -63,7 +65,7 @@ export class AggregateStore<D extends Aggregate> {
   constructor(
     readonly model: Model<D>,
     private readonly outbox: OutboxRelay,
-    private readonly options: AggregateStoreOptions = {},
+    private readonly options: AggregateStoreOptions<D> = {},
   ) {
     this.maxAttempts = options.maxAttempts ?? 10;
     outbox.watch(this.outboxModel);
@@ -85,7 +87,9 @@ export class AggregateStore<D extends Aggregate> {
     // mongoose's create() typing cannot follow a generic document type; the schema casts and validates it.
     const created = await this.model.create({ ...doc, version: 0, ...outboxOnCreate(events) } as unknown as D);
     if (events.length > 0) void this.outbox.notify(this.outboxModel, doc._id, { version: 0, outbox: events });
-    return withoutOutbox(created.toObject() as unknown as D & OutboxFields);
+    const stored = withoutOutbox(created.toObject() as unknown as D & OutboxFields);
+    await this.options.listCopies?.written(stored);
+    return stored;
   }
 
   /**
@@ -110,7 +114,10 @@ export class AggregateStore<D extends Aggregate> {
     for (const { doc, events } of inserted) {
       if (events.length > 0) void this.outbox.notify(this.outboxModel, doc._id, { version: 0, outbox: events });
     }
-    return inserted.map(({ doc }) => ({ ...doc, version: 0 }) as D);
+    const stored = inserted.map(({ doc }) => ({ ...doc, version: 0 }) as D);
+    const copies = this.options.listCopies;
+    if (copies) await Promise.all(stored.map((doc) => copies.written(doc)));
+    return stored;
   }
 
   /**
@@ -126,6 +133,7 @@ export class AggregateStore<D extends Aggregate> {
       known = undefined;
       if (outcome === 'changed-meanwhile') continue;
       if (outcome.written) void this.outbox.notify(this.outboxModel, id, outcome.written);
+      if (outcome.changed) await this.options.listCopies?.written(outcome.doc);
       return outcome.doc;
     }
     throw new ConflictError(this.options.conflictMessage ?? 'The resource is being changed by someone else; try again.');
@@ -151,16 +159,26 @@ export class AggregateStore<D extends Aggregate> {
       await this.change(read._id, decide, read);
       return;
     }
+    const update = updateFor(change);
     const allMatched = await serialisedPerDocument(this.model.collection.name, read._id, () =>
-      this.settlements.add({ updateOne: { filter: { _id: read._id, version: read.version }, update: updateFor(change) } }),
+      this.settlements.add({ updateOne: { filter: { _id: read._id, version: read.version }, update } }),
     );
     if (!allMatched) await this.change(read._id, decide);
+    else if (this.options.listCopies) {
+      const after: Record<string, unknown> = { ...(read as unknown as Record<string, unknown>), ...update.$set, version: read.version + 1 };
+      for (const field of change.unset ?? []) delete after[field as string];
+      await this.options.listCopies.written(after as unknown as D);
+    }
   }
 
-  private async attempt(id: string, decide: Decide<D>, known: D | undefined): Promise<{ doc: D; written?: WrittenOutbox } | 'changed-meanwhile'> {
+  private async attempt(
+    id: string,
+    decide: Decide<D>,
+    known: D | undefined,
+  ): Promise<{ doc: D; changed: boolean; written?: WrittenOutbox } | 'changed-meanwhile'> {
     const current = known ?? (await this.get(id));
     const change = await decide(current);
-    if (change === null) return { doc: current };
+    if (change === null) return { doc: current, changed: false };
     const events = change.events ?? [];
     const plain = updateFor(change);
     const update: mongo.UpdateFilter<Aggregate> = events.length > 0 ? withOutbox(plain, events) : plain;
@@ -168,7 +186,11 @@ export class AggregateStore<D extends Aggregate> {
       this.collection.findOneAndUpdate({ _id: id, version: current.version }, update, { returnDocument: 'after' }),
     )) as (D & OutboxFields) | null;
     if (!updated) return 'changed-meanwhile';
-    return { doc: withoutOutbox(updated), ...(events.length > 0 ? { written: { version: updated.version, outbox: updated.outbox } } : {}) };
+    return {
+      doc: withoutOutbox(updated),
+      changed: true,
+      ...(events.length > 0 ? { written: { version: updated.version, outbox: updated.outbox } } : {}),
+    };
   }
 
   /** Deletes the document if it is still at `version` (and matches `where`); whether it did. */
@@ -178,6 +200,7 @@ export class AggregateStore<D extends Aggregate> {
         (await this.collection.deleteOne({ ...where, _id: id, version })).deletedCount === 1 ? true : null,
       ),
     );
+    if (removed === true) await this.options.listCopies?.removed([id]);
     return removed === true;
   }
 

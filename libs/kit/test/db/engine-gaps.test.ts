@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import mongoose, { Schema, type Connection, type Model, type mongo } from 'mongoose';
-import { createIndexesOn, expireCollectionAsTtlWould, findUpTo, findWhereIn, withHour } from '@dfc/kit/db';
+import { createIndexesOn, expireCollectionAsTtlWould, findUpTo, findWhereIn, ListCopies, withHour } from '@dfc/kit/db';
 import { testDependencies, uniqueName } from '@dfc/kit/testing';
 
 interface Thing {
@@ -166,5 +166,112 @@ describe('findUpTo, what a sweep has to do by now (real database)', () => {
       expect(ids).to.deep.equal(['old-unhoured', 'unhoured', 'late', 'later', 'fresh', 'latest']);
       expect(sent).to.have.length(1);
     }
+  });
+});
+
+interface Listed {
+  _id: string;
+  version: number;
+  owner: string;
+  state: string;
+  at: Date;
+  body: string;
+}
+
+describe('ListCopies, what a list reads on the local engine (real database)', () => {
+  let connection: Connection;
+  let listed: Model<Listed>;
+  let copies: ListCopies<Listed>;
+  let local: boolean;
+  const readFrom: string[] = [];
+  const at = (minute: number) => new Date(Date.UTC(2026, 11, 3, 12, minute));
+  const doc = (id: string, minute: number, state = 'open', version = 0): Listed => ({
+    _id: id,
+    version,
+    owner: 'ann',
+    state,
+    at: at(minute),
+    body: `body of ${id}`,
+  });
+  const page = (state: string, skip = 0, limit = 10) =>
+    copies.page<Listed>({
+      filter: { owner: 'ann', state },
+      sort: { at: -1, _id: -1 },
+      skip,
+      limit,
+      projection: { body: 0 },
+      countUpTo: 100,
+      maxTimeMS: 5_000,
+    });
+  const ids = (found: Listed[]) => found.map((entry) => entry._id);
+
+  before(async () => {
+    const { mongoUrl } = await testDependencies();
+    connection = await mongoose.createConnection(mongoUrl, { dbName: uniqueName('kit_list_copies'), monitorCommands: true }).asPromise();
+    connection.getClient().on('commandStarted', (event: mongo.CommandStartedEvent) => {
+      if (event.commandName === 'find') readFrom.push(String(event.command['find']));
+    });
+    const schema = new Schema<Listed>({ _id: String, version: Number, owner: String, state: String, at: Date, body: String }, { versionKey: false });
+    schema.index({ owner: 1, at: -1, _id: -1 });
+    listed = connection.model<Listed>('Listed', schema);
+    copies = new ListCopies(listed, ['owner', 'state', 'at']);
+    local = 'ferretdbVersion' in (await connection.db!.admin().command({ buildInfo: 1 }));
+  });
+
+  after(async () => {
+    await connection.dropDatabase();
+    await connection.close();
+  });
+
+  beforeEach(() => {
+    readFrom.length = 0;
+  });
+
+  it('when the copies were never reconciled, then a page reads the documents themselves, whole as projected and counted', async () => {
+    await listed.insertMany([doc('a', 1), doc('b', 2), doc('c', 3, 'closed')]);
+    const { found, total } = await page('open');
+    expect(ids(found)).to.deep.equal(['b', 'a']);
+    expect(total).to.equal(2);
+    expect(found[0]).to.include({ owner: 'ann', state: 'open' }).and.not.have.property('body');
+    expect(readFrom).to.deep.equal(local ? ['engine_list_copies_complete', 'listeds'] : ['listeds']);
+  });
+
+  it('when reconciled, then every document has its copy, and a page finds ids and count among the copies (on the local engine), then reads the page by id', async () => {
+    expect(await copies.reconcile()).to.equal(local ? 3 : 0);
+    readFrom.length = 0;
+    const { found, total } = await page('open', 1, 1);
+    expect(ids(found)).to.deep.equal(['a']);
+    expect(total).to.equal(2);
+    expect(found[0]).to.include({ version: 0, state: 'open' }).and.not.have.property('body');
+    expect(readFrom).to.deep.equal(local ? ['engine_list_copies_listeds', 'listeds'] : ['listeds']);
+  });
+
+  it('when each write is followed by its copy, then the page follows the writes: a new document, a changed state, a removed one', async () => {
+    await listed.create(doc('d', 4));
+    await copies.written(doc('d', 4));
+    await listed.updateOne({ _id: 'a' }, { $set: { state: 'closed', version: 1 } });
+    await copies.written(doc('a', 1, 'closed', 1));
+    await listed.deleteOne({ _id: 'b' });
+    await copies.removed(['b']);
+    expect(ids((await page('open')).found)).to.deep.equal(['d']);
+    expect(ids((await page('closed')).found)).to.deep.equal(['c', 'a']);
+  });
+
+  it('when an older write copies after a newer one, then the newer copy stays', async () => {
+    await listed.updateOne({ _id: 'd' }, { $set: { state: 'closed', version: 2 } });
+    await copies.written(doc('d', 4, 'closed', 2));
+    await copies.written(doc('d', 4, 'open', 1));
+    expect(ids((await page('closed')).found)).to.deep.equal(['d', 'c', 'a']);
+    expect((await page('open')).total).to.equal(0);
+  });
+
+  it('when a process died between a write and its copy, then the next reconcile brings the copies in line with the documents', async () => {
+    await listed.updateOne({ _id: 'c' }, { $set: { state: 'open', version: 1 } });
+    await listed.create(doc('e', 5));
+    await listed.deleteOne({ _id: 'd' });
+    if (local) expect(ids((await page('open')).found), 'before the reconcile, the copies hold what was last copied').to.deep.equal([]);
+    expect(await copies.reconcile()).to.equal(local ? 3 : 0);
+    expect(ids((await page('open')).found)).to.deep.equal(['e', 'c']);
+    expect(ids((await page('closed')).found)).to.deep.equal(['a']);
   });
 });

@@ -1,7 +1,7 @@
 import type { QueryFilter } from 'mongoose';
 import { AggregateStore, WITHOUT_OUTBOX, type OutboxRelay } from '@dfc/kit/outbox';
 import type { EventEnvelope, FlightRequestStatus } from '@dfc/contracts';
-import { countUpTo, deleteWhereIn, findUpTo, findWhereIn, withHour } from '@dfc/kit/db';
+import { deleteWhereIn, findUpTo, findWhereIn, ListCopies, withHour } from '@dfc/kit/db';
 import { afterPosition, COUNT_LIMIT, LIST_TIME_LIMIT_MS, pageOfFound, type ListPage, type ListPosition } from '@dfc/kit/pagination';
 import { NotFoundError } from '@dfc/kit/errors';
 import type { Deconfliction } from '../domain/deconfliction/reservation.js';
@@ -64,6 +64,9 @@ export interface ListCriteria extends ListScope {
   until: Date | null;
 }
 
+/** What a list filters and sorts by: the fields its indexes hold, and all the local engine's list copies keep. */
+const LISTED_FIELDS = ['operator_uuid', 'review_authorities', 'status', 'created_at', 'start_time', 'end_time'] as const;
+
 /** Lists and the review queue never carry the geometry (it can be large; only a single GET may ask for it). */
 const WITHOUT_GEOMETRY = { flight_area_json: 0, polygons_json: 0, ...WITHOUT_OUTBOX } as const;
 const WITHOUT_FEATURE_COLLECTION = { flight_area_json: 0, ...WITHOUT_OUTBOX } as const;
@@ -75,16 +78,24 @@ const WITHOUT_FEATURE_COLLECTION = { flight_area_json: 0, ...WITHOUT_OUTBOX } as
  */
 export class FlightRequestStore {
   private readonly aggregates: AggregateStore<StoredFlightRequest>;
+  private readonly listCopies: ListCopies<StoredFlightRequest>;
 
   constructor(
     readonly model: FlightRequestModel,
     relay: OutboxRelay,
   ) {
+    this.listCopies = new ListCopies(model, LISTED_FIELDS);
     this.aggregates = new AggregateStore(model, relay, {
       conflictMessage: 'The flight request is being changed by someone else; try again.',
       // Deconfliction withdraws and commits claims through these writes from every replica.
       acrossProcesses: true,
+      listCopies: this.listCopies,
     });
+  }
+
+  /** As a replica starts: the local engine's list copies brought in line with the requests (engine-gaps.ts). */
+  reconcileListCopies(): Promise<number> {
+    return this.listCopies.reconcile();
   }
 
   /** A new request with the events of its submission. A request with this uuid may exist already: see `isDuplicateKey`. */
@@ -240,17 +251,15 @@ export class FlightRequestStore {
   async list(criteria: ListCriteria, at: ListPosition): Promise<ListPage<FlightRequestSummary>> {
     const filter = listFilter(criteria);
     const query = (at.after ? { $and: [filter, afterPosition('created_at', -1, at.after)] } : filter) as QueryFilter<StoredFlightRequest>;
-    const [found, total] = await Promise.all([
-      this.model
-        .find(query, WITHOUT_GEOMETRY)
-        .sort({ created_at: -1, _id: -1 })
-        .skip(at.skip ?? 0)
-        .limit(at.limit + 1)
-        .maxTimeMS(LIST_TIME_LIMIT_MS)
-        .lean<StoredSummary[]>()
-        .exec(),
-      at.after ? undefined : countUpTo(this.model, filter, COUNT_LIMIT, LIST_TIME_LIMIT_MS),
-    ]);
+    const { found, total } = await this.listCopies.page<StoredSummary>({
+      filter: query,
+      sort: { created_at: -1, _id: -1 },
+      skip: at.skip ?? 0,
+      limit: at.limit + 1,
+      projection: WITHOUT_GEOMETRY,
+      countUpTo: at.after ? undefined : COUNT_LIMIT,
+      maxTimeMS: LIST_TIME_LIMIT_MS,
+    });
     const { items, nextCursor } = pageOfFound(found, at.limit, (item) => ({ at: item.created_at, id: item._id }));
     return { items: items.map(toSummary), total, nextCursor };
   }
@@ -347,8 +356,10 @@ export class FlightRequestStore {
   }
 
   /** Deletes requests the purge chose (of a final status, so no write can be racing it); how many were still there. */
-  purge(uuids: string[]): Promise<number> {
-    return deleteWhereIn(this.model, '_id', uuids);
+  async purge(uuids: string[]): Promise<number> {
+    const purged = await deleteWhereIn(this.model, '_id', uuids);
+    await this.listCopies.removed(uuids);
+    return purged;
   }
 
   /** Pending requests whose start has passed, oldest start first. */

@@ -161,11 +161,11 @@ describe('GET /api/flight-requests', function () {
 
   describe('status filter', () => {
     let operatorUuid: string;
+    // An area of its own, so no other test's Approved flight turns these into deconfliction reviews.
+    const area = { flight_area: featureCollection(square(10.5, 50.5)) };
 
     before(async () => {
       operatorUuid = await t.seedOperator();
-      // An area of its own, so no other test's Approved flight turns these into deconfliction reviews.
-      const area = { flight_area: featureCollection(square(10.5, 50.5)) };
       await submitMany(operatorUuid, 2, area);
       await submitMany(operatorUuid, 3, { max_altitude: 200, ...area });
     });
@@ -183,6 +183,16 @@ describe('GET /api/flight-requests', function () {
     it('when several statuses are comma-separated, then any of them', async () => {
       expect((await mine('?status=approved,Pending')).body.meta.total).to.equal(5);
       expect((await mine('?status=Approved, Rejected')).body.meta.total).to.equal(2);
+    });
+
+    it('when a request is cancelled, then the next list files it under Cancelled, no longer under Pending (the list copies follow each write)', async () => {
+      const [uuid] = await submitMany(operatorUuid, 1, { max_altitude: 200, ...area });
+      expect((await mine('?status=pending')).body.meta.total).to.equal(4);
+      const cancelled = await t.call('DELETE', `/api/flight-requests/${uuid}`, { as: operatorPrincipal(operatorUuid), body: { reason: 'Weather' } });
+      expect(cancelled.status).to.equal(200);
+      const listed = await mine('?status=cancelled');
+      expect(listed.body.data.map((record: { uuid: string; status: string }) => [record.uuid, record.status])).to.deep.equal([[uuid, 'Cancelled']]);
+      expect((await mine('?status=pending')).body.meta.total).to.equal(3);
     });
 
     it('when a status is unknown, then 422 listing the statuses', async () => {
