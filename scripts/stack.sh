@@ -356,8 +356,9 @@ mongo_up() {
     log "MongoDB: FerretDB (pid $(cat "$FDB_PID")) is starting ..."
   else
     log "MongoDB: starting FerretDB on 127.0.0.1:$MONGO_PORT (data: PostgreSQL in ${PG_DIR#"$ROOT/"})"
-    # setsid + nohup: keep running after this script (and its terminal) go away.
-    setsid nohup "$bin" \
+    # setsid + nohup: keep running after this script (and its terminal) go away. GOGC: FerretDB decodes
+    # every document it reads into short-lived garbage; at Go's default pace its collector took much of its CPU.
+    GOGC=400 setsid nohup "$bin" \
       --handler=postgresql \
       --postgresql-url="postgres://postgres@127.0.0.1:$PG_PORT/ferretdb?pool_max_conns=200" \
       --state-dir="$FDB_DIR/state" \
