@@ -366,7 +366,7 @@ async function scaleFigure(): Promise<{ line: string; met: boolean }> {
     const ratio = two / one;
     const line =
       `webhook deliveries, receiver taking ${SLOW_MS} ms, ${SCALE_IN_FLIGHT} attempts in flight per process: one process ${round(one, 0)}/s, ` +
-      `two ${round(two, 0)}/s, ratio ${round(ratio, 2)} (goal >= ${GOALS.scale}) ${verdict(ratio >= GOALS.scale)}`;
+      `two ${round(two, 0)}/s, ratio ${round(ratio, 3)} (goal >= ${GOALS.scale}) ${verdict(ratio >= GOALS.scale)}`;
     LOG(line);
     return { line, met: ratio >= GOALS.scale };
   } finally {
