@@ -478,42 +478,62 @@ export class ListCopies<D extends Versioned> {
   }
 
   /**
-   * Brings every copy in line with its document and marks the copies complete. The copies are read
-   * before the documents, so a document written meanwhile has its copy kept, not taken for one left
-   * over. The number of copies written or deleted; 0 on MongoDB.
+   * Brings every copy in line with its document and marks the copies complete. The copies' versions
+   * are read before the documents, so a document written meanwhile has its copy kept, not taken for
+   * one left over; the documents are read a batch at a time, so only the copies' ids and versions are
+   * held at once. The number of copies written or deleted; 0 on MongoDB.
    */
   async reconcile(): Promise<number> {
     if (!(await isLocalEngine(this.model.db))) return 0;
     await this.createIndexes();
-    const copied = new Map(
+    const notSeen = new Map(
       (await this.copies.find({}, { projection: { _id: 1, version: 1 }, comment: LOCAL_ENGINE_ONLY }).toArray()).map((copy) => [
         copy._id,
         copy.version,
       ]),
     );
     const projection = Object.fromEntries([...this.fields, 'version'].map((field) => [field, 1]));
-    const docs = await driverCollection(this.model as unknown as Model<Versioned>)
-      .find({}, { projection, comment: LOCAL_ENGINE_ONLY })
-      .toArray();
-    const stale = docs.filter((doc) => copied.get(doc._id) !== doc.version);
-    const present = new Set(docs.map((doc) => doc._id));
-    const leftOver = [...copied.keys()].filter((id) => !present.has(id));
-    const missing = stale.filter((doc) => !copied.has(doc._id));
-    const behind = stale.filter((doc) => copied.has(doc._id));
-    for (let offset = 0; offset < missing.length; offset += COPIES_PER_INSERT) {
-      try {
-        const batch = missing.slice(offset, offset + COPIES_PER_INSERT).map((doc) => this.copyFields(doc));
-        await this.copies.insertMany(batch, { ordered: false, comment: LOCAL_ENGINE_ONLY });
-      } catch (error) {
-        refusedAsDuplicates(error); // copied meanwhile by the write itself
-      }
+    const docs = driverCollection(this.model as unknown as Model<Versioned>).find(
+      {},
+      { projection, batchSize: COPIES_PER_INSERT, comment: LOCAL_ENGINE_ONLY },
+    );
+    const missing: Versioned[] = [];
+    const behind: Versioned[] = [];
+    let changed = 0;
+    for await (const doc of docs) {
+      const version = notSeen.get(doc._id);
+      notSeen.delete(doc._id);
+      if (version === doc.version) continue;
+      changed++;
+      if (version === undefined) missing.push(doc);
+      else behind.push(doc);
+      if (missing.length >= COPIES_PER_INSERT) await this.insertCopies(missing.splice(0));
+      if (behind.length >= EQUALITIES_AT_ONCE) await this.rewriteCopies(behind.splice(0));
     }
-    for (let offset = 0; offset < behind.length; offset += EQUALITIES_AT_ONCE)
-      await Promise.all(behind.slice(offset, offset + EQUALITIES_AT_ONCE).map((doc) => this.copyOf(doc)));
-    await this.removed(leftOver);
+    await this.insertCopies(missing);
+    await this.rewriteCopies(behind);
+    await this.removed([...notSeen.keys()]);
     await this.markers.updateOne({ _id: this.copiesName }, { $set: { at: new Date() } }, { upsert: true, comment: LOCAL_ENGINE_ONLY });
     this.complete = true;
-    return stale.length + leftOver.length;
+    return changed + notSeen.size;
+  }
+
+  /** Inserts the copies of documents that had none. */
+  private async insertCopies(docs: Versioned[]): Promise<void> {
+    if (docs.length === 0) return;
+    try {
+      await this.copies.insertMany(
+        docs.map((doc) => this.copyFields(doc)),
+        { ordered: false, comment: LOCAL_ENGINE_ONLY },
+      );
+    } catch (error) {
+      refusedAsDuplicates(error); // copied meanwhile by the write itself
+    }
+  }
+
+  /** Rewrites the copies that are behind their documents. */
+  private async rewriteCopies(docs: Versioned[]): Promise<void> {
+    await Promise.all(docs.map((doc) => this.copyOf(doc)));
   }
 
   /** The owner's declared indexes over copied fields alone, built on the copies: their equalities are what the engine serves. */
