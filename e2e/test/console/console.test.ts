@@ -506,6 +506,43 @@ describe('the web console in Chromium', function () {
     expect(await page.locator('.history').textContent()).to.include('Survey done');
   });
 
+  it('an operator drafts a circle volume (a Point and its radius): the map draws a circle of that radius, drafted and once submitted', async () => {
+    const page = await signIn(operator.key, operator.uuid);
+    await page.getByRole('link', { name: 'New request' }).click();
+    await page.getByLabel('Pilot name').fill('Jane Pilot');
+    await page.getByLabel('Pilot email').fill(operator.email);
+    await page.getByLabel('Pilot phone').fill('+31 6 1234 5678');
+    await page.getByLabel('Aircraft type').fill('multirotor');
+    await page.getByLabel('Purpose').fill('Mast inspection');
+    await page.getByRole('button', { name: 'Add a volume' }).click();
+    await page.getByLabel('Volume 1 area (GeoJSON Polygon)').fill(JSON.stringify({ type: 'Point', coordinates: [4.9, 52.25] }));
+    await page.getByLabel('Volume 1 radius (m)').fill('300');
+    await page.locator('#volume-0-upper-value').fill('60');
+    await page.getByRole('button', { name: 'Done drawing' }).click();
+    // A circle fitted to the map spans most of it; a marker or a dot would be a few pixels wide.
+    const circleDrawn = (what: string) =>
+      page
+        .waitForFunction(
+          "[...document.querySelectorAll('.leaflet-overlay-pane path')].some((path) => path.getBoundingClientRect().width > 100)",
+          undefined,
+          {
+            timeout: 5_000,
+          },
+        )
+        .catch(() => expect.fail(`${what}: no circle over 100 px wide on the map`));
+    await circleDrawn('the drafted circle');
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await page.getByRole('heading', { name: /Preview: this request would be Approved/ }).waitFor();
+    await page.getByRole('button', { name: 'Submit request' }).click();
+    await page.getByText('Status: Approved').waitFor();
+    await circleDrawn('the stored circle');
+    const uuid = page.url().split('/').pop() ?? '';
+    const stored = await client.send('GET', `/api/flight-requests/${uuid}`, { key: operator.key });
+    const circleArea = Math.PI * 300 ** 2;
+    expect(stored.body.data.area).to.include({ feature_count: 1 });
+    expect(stored.body.data.area.area_m2, 'the circle the API stored').to.be.closeTo(circleArea, circleArea * 0.01);
+  });
+
   it('an operator sees the delivery log of its webhook endpoint and sends a test event', async () => {
     const page = await signIn(operator.key, operator.uuid);
     await page.getByRole('link', { name: 'Webhooks' }).click();

@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
+import type { Feature } from 'geojson';
 import L from 'leaflet';
 import 'leaflet/dist/leaflet.css';
 import type { LayerKind, MapLayer } from './layers';
@@ -101,7 +102,9 @@ export function MapView({
     if (group === null) return;
     group.clearLayers();
     for (const layer of context) {
-      L.geoJSON(layer.data, { pane: 'zones', style: STYLES[layer.kind] }).bindTooltip(layer.label, { sticky: true }).addTo(group);
+      L.geoJSON(layer.data, { pane: 'zones', style: STYLES[layer.kind], pointToLayer: circlesIn('zones') })
+        .bindTooltip(layer.label, { sticky: true })
+        .addTo(group);
     }
   }, [zoneContent]);
 
@@ -112,7 +115,9 @@ export function MapView({
     if (group === null || map.current === null) return;
     group.clearLayers();
     for (const layer of layers) {
-      L.geoJSON(layer.data, { style: STYLES[layer.kind] }).bindTooltip(layer.label, { sticky: true }).addTo(group);
+      L.geoJSON(layer.data, { style: STYLES[layer.kind], pointToLayer: circlesIn('overlayPane') })
+        .bindTooltip(layer.label, { sticky: true })
+        .addTo(group);
     }
     const bounds = group.getBounds();
     if (bounds.isValid()) map.current.fitBounds(bounds, { padding: [24, 24], maxZoom: 14 });
@@ -152,6 +157,17 @@ const LEGEND: Record<LayerKind, string> = {
   volume: 'Volume',
   refused: 'Refused feature',
 };
+
+/**
+ * A Point is the API's circle: drawn with its `radius_m` in metres on the ground, as Leaflet's `L.circle`
+ * does (not as a marker, whose icon the console does not ship); without a radius yet, a dot where it is.
+ */
+function circlesIn(pane: string): (feature: Feature, at: L.LatLng) => L.Layer {
+  return (feature, at) => {
+    const radius: unknown = feature.properties?.['radius_m'];
+    return typeof radius === 'number' && radius > 0 ? L.circle(at, { radius, pane }) : L.circleMarker(at, { radius: 4, pane });
+  };
+}
 
 /** The shipped Natural Earth outlines, in a pane beneath everything (its own chunk, loaded after the page). */
 async function drawBasemap(map: L.Map): Promise<void> {

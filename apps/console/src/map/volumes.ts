@@ -133,11 +133,13 @@ export function draftLayers(drafts: VolumeDraft[], drawing: number | null): MapL
     const geometry = parsedJson(draft.geometry);
     if (geometry === null || typeof geometry !== 'object') return [];
     const band = `${draft.lower.value} ${draft.lower.units} ${draft.lower.reference} – ${draft.upper.value} ${draft.upper.units} ${draft.upper.reference}`;
+    const radius = Number(draft.radius_m);
+    const circle = isPoint(geometry) && draft.radius_m.trim() !== '' && radius > 0 ? { radius_m: radius } : {};
     return [
       {
         id: `volume-draft-${index}`,
         kind: index === drawing ? ('draft' as const) : ('volume' as const),
-        data: geometry as FeatureCollection,
+        data: { type: 'Feature', geometry: geometry as Geometry, properties: circle } satisfies Feature,
         label: `Volume ${index + 1}: ${band}`,
       },
     ];

@@ -159,4 +159,22 @@ describe('the console map: 4-D volumes (pure)', () => {
       ['volume-draft-2', 'draft'],
     ]);
   });
+
+  it('when a drafted volume is a Point with a radius, then its layer is a feature carrying radius_m, which the map draws as a circle', () => {
+    const point = { type: 'Point', coordinates: [5.1, 52.1] };
+    const circle: VolumeDraft = {
+      geometry: JSON.stringify(point),
+      radius_m: '250',
+      lower: { value: '0', reference: 'AGL', units: 'm' },
+      upper: { value: '120', reference: 'AGL', units: 'm' },
+      start_time: '2026-12-03T10:00',
+      end_time: '2026-12-03T10:30',
+    };
+    expect(draftLayers([circle], null)[0]?.data).to.deep.equal({ type: 'Feature', geometry: point, properties: { radius_m: 250 } });
+    expect(draftLayers([{ ...circle, radius_m: ' ' }], null)[0]?.data, 'no radius yet: a point alone').to.deep.equal({
+      type: 'Feature',
+      geometry: point,
+      properties: {},
+    });
+  });
 });
