@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { mongo } from 'mongoose';
 import { boxRing, flightRequestExample, INTERNAL_TOKEN_HEADER, type Principal } from '@dfc/contracts';
-import { LOCAL_ENGINE_ONLY } from '@dfc/kit/db';
+import { isLocalEngineOnly } from '@dfc/kit/db';
 import { InternalTokenSigner } from '@dfc/kit/http';
 import { createLogger } from '@dfc/kit/logging';
 import { openResources } from '@dfc/kit/service';
@@ -318,8 +318,8 @@ async function countCommands(hosted: HostedService, operator: Principal, operato
   // engine the sorted find reads the list copies, and the page's requests are read by id after it.
   const finds = listCommands.filter((command) => command.name === 'find');
   const page =
-    finds.find((command) => !isLocalEngineOnly(command) && command.command['sort'] !== undefined) ??
-    finds.find((command) => isLocalEngineOnly(command) && command.command['sort'] === undefined);
+    finds.find((command) => !isLocalEngineOnly(command.command) && command.command['sort'] !== undefined) ??
+    finds.find((command) => isLocalEngineOnly(command.command) && command.command['sort'] === undefined);
   const collection = page?.command['find'];
   if (typeof collection !== 'string') throw new Error('the list sent no sorted find');
   const template = await hosted.db.collection(collection).findOne({ operator_uuid: operatorUuid });
@@ -327,15 +327,17 @@ async function countCommands(hosted: HostedService, operator: Principal, operato
   for (const uuid of uuids) await counted('cancel', 'DELETE', `/api/flight-requests/${uuid}`, { reason: 'Benchmark' });
 
   const perOperation = (Object.keys(GOAL_COMMANDS) as Operation[]).map((operation) => {
-    const own = sent[operation].map((commands) => commands.filter((command) => !isOutboxRelayCommand(command) && !isLocalEngineOnly(command)).length);
+    const own = sent[operation].map(
+      (commands) => commands.filter((command) => !isOutboxRelayCommand(command) && !isLocalEngineOnly(command.command)).length,
+    );
     const relay = sent[operation].map((commands) => commands.filter(isOutboxRelayCommand).length);
-    const engine = sent[operation].map((commands) => commands.filter(isLocalEngineOnly).length);
+    const engine = sent[operation].map((commands) => commands.filter((command) => isLocalEngineOnly(command.command)).length);
     const most = Math.max(...own);
     const names = [
       ...new Set(
         sent[operation]
           .flat()
-          .filter((command) => !isOutboxRelayCommand(command) && !isLocalEngineOnly(command))
+          .filter((command) => !isOutboxRelayCommand(command) && !isLocalEngineOnly(command.command))
           .map((command) => command.name),
       ),
     ];
@@ -351,11 +353,6 @@ async function countCommands(hosted: HostedService, operator: Principal, operato
     template,
     listCommands,
   };
-}
-
-/** A command only the local engine is sent (engine-gaps.ts): not one of the commands MongoDB would get. */
-function isLocalEngineOnly(sent: SentCommand): boolean {
-  return sent.command['comment'] === LOCAL_ENGINE_ONLY;
 }
 
 /** `count` copies of a stored request, of 100 operators, the listing one owning every 100th, older than the real ones. */

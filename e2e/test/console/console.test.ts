@@ -70,6 +70,17 @@ describe('the web console in Chromium', function () {
     await page.getByRole('button', { name: 'Sign out' }).waitFor();
     return page;
   };
+  /** An operator's new-request form, its pilot, aircraft and purpose filled in. */
+  const newRequest = async (purpose: string) => {
+    const page = await signIn(operator.key, operator.uuid);
+    await page.getByRole('link', { name: 'New request' }).click();
+    await page.getByLabel('Pilot name').fill('Jane Pilot');
+    await page.getByLabel('Pilot email').fill(operator.email);
+    await page.getByLabel('Pilot phone').fill('+31 6 1234 5678');
+    await page.getByLabel('Aircraft type').fill('multirotor');
+    await page.getByLabel('Purpose').fill(purpose);
+    return page;
+  };
   const submitByApi = (body: unknown) =>
     waitFor(async () => {
       const answer = await client.send('POST', '/api/flight-requests', { key: operator.key, body });
@@ -348,13 +359,7 @@ describe('the web console in Chromium', function () {
     );
     expect(theirs.body.data.status).to.equal('Approved');
 
-    const page = await signIn(operator.key, operator.uuid);
-    await page.getByRole('link', { name: 'New request' }).click();
-    await page.getByLabel('Pilot name').fill('Jane Pilot');
-    await page.getByLabel('Pilot email').fill(operator.email);
-    await page.getByLabel('Pilot phone').fill('+31 6 1234 5678');
-    await page.getByLabel('Aircraft type').fill('multirotor');
-    await page.getByLabel('Purpose').fill('Survey');
+    const page = await newRequest('Survey');
     await page.getByLabel('Flight area (GeoJSON FeatureCollection)').fill(JSON.stringify(square(6.305, 52.405)));
     await page.getByRole('button', { name: 'Preview' }).click();
     await page.getByText('DECONFLICTION_OVERLAP').waitFor();
@@ -402,13 +407,7 @@ describe('the web console in Chromium', function () {
   });
 
   it('an operator draws a request of two 4-D volumes (one by clicking its corners), each with its band and window, submits it, sees them, amends a band, then moves the window to now, activates and ends the flight', async () => {
-    const page = await signIn(operator.key, operator.uuid);
-    await page.getByRole('link', { name: 'New request' }).click();
-    await page.getByLabel('Pilot name').fill('Jane Pilot');
-    await page.getByLabel('Pilot email').fill(operator.email);
-    await page.getByLabel('Pilot phone').fill('+31 6 1234 5678');
-    await page.getByLabel('Aircraft type').fill('multirotor');
-    await page.getByLabel('Purpose').fill('Two-band survey');
+    const page = await newRequest('Two-band survey');
     await page.getByRole('button', { name: 'Add a volume' }).click();
     await page.getByLabel('Volume 1 area (GeoJSON Polygon)').fill(JSON.stringify(square(4.2).features[0]?.geometry));
     await page.locator('#volume-0-upper-value').fill('60');
@@ -507,13 +506,7 @@ describe('the web console in Chromium', function () {
   });
 
   it('an operator drafts a circle volume (a Point and its radius): the map draws a circle of that radius, drafted and once submitted', async () => {
-    const page = await signIn(operator.key, operator.uuid);
-    await page.getByRole('link', { name: 'New request' }).click();
-    await page.getByLabel('Pilot name').fill('Jane Pilot');
-    await page.getByLabel('Pilot email').fill(operator.email);
-    await page.getByLabel('Pilot phone').fill('+31 6 1234 5678');
-    await page.getByLabel('Aircraft type').fill('multirotor');
-    await page.getByLabel('Purpose').fill('Mast inspection');
+    const page = await newRequest('Mast inspection');
     await page.getByRole('button', { name: 'Add a volume' }).click();
     await page.getByLabel('Volume 1 area (GeoJSON Polygon)').fill(JSON.stringify({ type: 'Point', coordinates: [4.9, 52.25] }));
     await page.getByLabel('Volume 1 radius (m)').fill('300');

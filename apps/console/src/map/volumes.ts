@@ -134,7 +134,7 @@ export function draftLayers(drafts: VolumeDraft[], drawing: number | null): MapL
     if (geometry === null || typeof geometry !== 'object') return [];
     const band = `${draft.lower.value} ${draft.lower.units} ${draft.lower.reference} – ${draft.upper.value} ${draft.upper.units} ${draft.upper.reference}`;
     const radius = Number(draft.radius_m);
-    const circle = isPoint(geometry) && draft.radius_m.trim() !== '' && radius > 0 ? { radius_m: radius } : {};
+    const circle = isPoint(geometry) && radius > 0 ? { radius_m: radius } : {};
     return [
       {
         id: `volume-draft-${index}`,

@@ -176,25 +176,28 @@ export async function findWhereIn<D, T = D>(
       .find(where({ $in: distinct }), projection, comment === undefined ? {} : { comment })
       .lean<T[]>()
       .exec();
-  const found: T[] = [];
-  for (let offset = 0; offset < distinct.length; offset += EQUALITIES_AT_ONCE) {
-    const batch = distinct.slice(offset, offset + EQUALITIES_AT_ONCE);
-    const reads = batch.map((value) =>
-      model
-        .find(where(value), projection, comment === undefined ? {} : { comment })
-        .lean<T[]>()
-        .exec(),
-    );
-    for (const docs of await Promise.all(reads)) found.push(...docs);
-  }
-  return found;
+  const found = await inEqualityBatches(distinct, (value) =>
+    model
+      .find(where(value), projection, comment === undefined ? {} : { comment })
+      .lean<T[]>()
+      .exec(),
+  );
+  return found.flat();
 }
 
 /**
- * Equality queries in flight at once for one `findWhereIn`: the local engine serves each on a connection of its
+ * Equality queries in flight at once where `$in` is one query per value: the local engine serves each on a connection of its
  * own pool, and a few hundred at once exhaust it for good (every connection held, none given back).
  */
 const EQUALITIES_AT_ONCE = 16;
+
+/** `query` for each of `values`, EQUALITIES_AT_ONCE in flight at a time; the results in the values' order. */
+async function inEqualityBatches<V, R>(values: readonly V[], query: (value: V) => Promise<R>): Promise<R[]> {
+  const results: R[] = [];
+  for (let offset = 0; offset < values.length; offset += EQUALITIES_AT_ONCE)
+    results.push(...(await Promise.all(values.slice(offset, offset + EQUALITIES_AT_ONCE).map(query))));
+  return results;
+}
 
 /** Deletes the documents whose `field` equals one of `values`: one `$in` on MongoDB, one equality per value on the local engine. */
 export async function deleteWhereIn<D>(model: Model<D>, field: string, values: readonly unknown[]): Promise<number> {
@@ -202,7 +205,7 @@ export async function deleteWhereIn<D>(model: Model<D>, field: string, values: r
   if (distinct.length === 0) return 0;
   const where = (condition: unknown) => ({ [field]: condition }) as QueryFilter<D>;
   if (await servesInFromIndexes(model.db)) return (await model.deleteMany(where({ $in: distinct })).exec()).deletedCount;
-  const deleted = await Promise.all(distinct.map((value) => model.deleteMany(where(value)).exec()));
+  const deleted = await inEqualityBatches(distinct, (value) => model.deleteMany(where(value)).exec());
   return deleted.reduce((sum, result) => sum + result.deletedCount, 0);
 }
 
@@ -393,7 +396,12 @@ export async function findUpTo<T>(
 }
 
 /** The comment of the commands only the local engine is sent: the index-coverage test leaves them out. */
-export const LOCAL_ENGINE_ONLY = 'local engine only';
+const LOCAL_ENGINE_ONLY = 'local engine only';
+
+/** Whether a command (as the driver's command monitoring sees it) is one only the local engine is sent. */
+export function isLocalEngineOnly(command: mongo.Document): boolean {
+  return command['comment'] === LOCAL_ENGINE_ONLY;
+}
 
 /** A document with an id and a version, as a store writes it: what `ListCopies` copies. */
 interface Versioned {
@@ -446,11 +454,7 @@ export class ListCopies<D extends Versioned> {
   /** After a delete of the documents `ids`: their copies go too. */
   async removed(ids: readonly string[]): Promise<void> {
     if (ids.length === 0 || !(await isLocalEngine(this.model.db))) return;
-    const distinct = [...new Set(ids)];
-    for (let offset = 0; offset < distinct.length; offset += EQUALITIES_AT_ONCE) {
-      const batch = distinct.slice(offset, offset + EQUALITIES_AT_ONCE);
-      await Promise.all(batch.map((id) => this.copies.deleteOne({ _id: id }, { comment: LOCAL_ENGINE_ONLY })));
-    }
+    await inEqualityBatches([...new Set(ids)], (id) => this.copies.deleteOne({ _id: id }, { comment: LOCAL_ENGINE_ONLY }));
   }
 
   /** A page of documents in `query.sort` order, and their number up to `query.countUpTo`. */
@@ -508,10 +512,10 @@ export class ListCopies<D extends Versioned> {
       if (version === undefined) missing.push(doc);
       else behind.push(doc);
       if (missing.length >= COPIES_PER_INSERT) await this.insertCopies(missing.splice(0));
-      if (behind.length >= EQUALITIES_AT_ONCE) await this.rewriteCopies(behind.splice(0));
+      if (behind.length >= COPIES_PER_INSERT) await inEqualityBatches(behind.splice(0), (doc) => this.copyOf(doc));
     }
     await this.insertCopies(missing);
-    await this.rewriteCopies(behind);
+    await inEqualityBatches(behind, (doc) => this.copyOf(doc));
     await this.removed([...notSeen.keys()]);
     await this.markers.updateOne({ _id: this.copiesName }, { $set: { at: new Date() } }, { upsert: true, comment: LOCAL_ENGINE_ONLY });
     this.complete = true;
@@ -529,11 +533,6 @@ export class ListCopies<D extends Versioned> {
     } catch (error) {
       refusedAsDuplicates(error); // copied meanwhile by the write itself
     }
-  }
-
-  /** Rewrites the copies that are behind their documents. */
-  private async rewriteCopies(docs: Versioned[]): Promise<void> {
-    await Promise.all(docs.map((doc) => this.copyOf(doc)));
   }
 
   /** The owner's declared indexes over copied fields alone, built on the copies: their equalities are what the engine serves. */

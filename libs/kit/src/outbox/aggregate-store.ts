@@ -159,13 +159,12 @@ export class AggregateStore<D extends Aggregate> {
       await this.change(read._id, decide, read);
       return;
     }
-    const update = updateFor(change);
     const allMatched = await serialisedPerDocument(this.model.collection.name, read._id, () =>
-      this.settlements.add({ updateOne: { filter: { _id: read._id, version: read.version }, update } }),
+      this.settlements.add({ updateOne: { filter: { _id: read._id, version: read.version }, update: updateFor(change) } }),
     );
     if (!allMatched) await this.change(read._id, decide);
     else if (this.options.listCopies) {
-      const after: Record<string, unknown> = { ...(read as unknown as Record<string, unknown>), ...update.$set, version: read.version + 1 };
+      const after: Record<string, unknown> = { ...(read as unknown as Record<string, unknown>), ...change.set, version: read.version + 1 };
       for (const field of change.unset ?? []) delete after[field as string];
       await this.options.listCopies.written(after as unknown as D);
     }

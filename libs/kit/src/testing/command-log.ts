@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { appendFileSync } from 'node:fs';
 import type { Connection, mongo } from 'mongoose';
-import { LOCAL_ENGINE_ONLY } from '../db/engine-gaps.js';
+import { isLocalEngineOnly } from '../db/engine-gaps.js';
 import { queriesOfCommand, type CommandLogEntry, type DeclaredIndex } from './index-coverage.js';
 
 /**
@@ -12,7 +12,7 @@ import { queriesOfCommand, type CommandLogEntry, type DeclaredIndex } from './in
  * inherit it). Cheap: each distinct shape is written once per process, with
  * the indexes the collection's model declares, so after the first requests
  * recording is a shape computation and a set lookup. A command that only the
- * local engine is sent (`LOCAL_ENGINE_ONLY`) is not MongoDB's to serve: left out.
+ * local engine is sent (`isLocalEngineOnly`) is not MongoDB's to serve: left out.
  */
 export const COMMAND_LOG_VARIABLE = 'DB_COMMAND_LOG';
 
@@ -53,7 +53,7 @@ export function recordCommands(connection: Connection, file: string, service: st
     appendFileSync(file, `${line}\n`);
   };
   connection.getClient().on('commandStarted', (event: mongo.CommandStartedEvent) => {
-    if (unrecordedScope.getStore() || event.command['comment'] === LOCAL_ENGINE_ONLY) return;
+    if (unrecordedScope.getStore() || isLocalEngineOnly(event.command)) return;
     const queries = queriesOfCommand(event.commandName, event.command);
     for (const query of queries) {
       write({ kind: 'query', service, db: event.databaseName, ...query });

@@ -3,7 +3,7 @@ import { OutboxRelay, outboxSchemaFields, type OutboxFields, AggregateStore, typ
 import { newEvent } from '@dfc/contracts';
 import { createConnection, Schema, type Connection } from 'mongoose';
 import { Broker } from '@dfc/kit/broker';
-import { connectMongo, isDuplicateKey } from '@dfc/kit/db';
+import { connectMongo, isDuplicateKey, ListCopies } from '@dfc/kit/db';
 import { ConflictError, NotFoundError } from '@dfc/kit/errors';
 import { createLogger } from '@dfc/kit/logging';
 import { captureEvents, removeBrokerTopology, testDependencies, uniqueName, waitFor, type CapturedEvents } from '@dfc/kit/testing';
@@ -172,6 +172,39 @@ describe('AggregateStore (real database and broker)', () => {
     expect((await counters.get('settle-fresh')).label).to.equal('final after 0');
     expect(await counters.get('settle-stale')).to.include({ label: 'final after 5', count: 5, version: 2 });
     expect(decided).to.include('settle-stale@1');
+  });
+
+  it('when the store keeps list copies, then every write path (insert, insertEach, change, settle with set and unset, remove) leaves the lists as the documents are', async () => {
+    const model = connection.model<Counter>('ListedCounter', schema);
+    const listCopies = new ListCopies(model, ['label']);
+    const listed = new AggregateStore(model, relay, { listCopies });
+    await listCopies.reconcile();
+    const labelled = async (label: string) =>
+      (
+        await listCopies.page<Counter>({
+          filter: { label },
+          sort: { _id: 1 },
+          skip: 0,
+          limit: 10,
+          projection: {},
+          countUpTo: 10,
+          maxTimeMS: 5_000,
+        })
+      ).found.map((found) => found._id);
+    const settled = await listed.insert({ _id: 'listed-settled', count: 0, label: 'new' });
+    const [, removed] = await listed.insertEach([
+      { doc: { _id: 'listed-changed', count: 0, label: 'new' }, events: [] },
+      { doc: { _id: 'listed-removed', count: 0, label: 'new' }, events: [] },
+    ]);
+    const unset = await listed.insert({ _id: 'listed-unset', count: 0, label: 'new' });
+    expect(await labelled('new')).to.deep.equal(['listed-changed', 'listed-removed', 'listed-settled', 'listed-unset']);
+    await listed.change('listed-changed', () => ({ set: { label: 'changed' } }));
+    await listed.settle(settled, () => ({ set: { label: 'settled' } }));
+    await listed.settle(unset, () => ({ unset: ['label'] }));
+    expect(await listed.remove('listed-removed', removed!.version)).to.equal(true);
+    expect(await labelled('new')).to.deep.equal([]);
+    expect(await labelled('changed')).to.deep.equal(['listed-changed']);
+    expect(await labelled('settled')).to.deep.equal(['listed-settled']);
   });
 
   it('when the copy a change starts from is stale, then the change is decided again on the current document', async () => {
