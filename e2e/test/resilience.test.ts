@@ -111,6 +111,31 @@ describe('resilience: broker and database outages', function () {
     expect(me.status).to.equal(200);
   });
 
+  it('POST /api/flight-requests: when operator-service is down, then 503 names the operator registry and nothing is stored; once it is back, the same submission is accepted', async () => {
+    const listed = async () => {
+      const list = await client.send('GET', '/api/flight-requests', { key: operator.key });
+      expect(list.status).to.equal(200);
+      return list.body.meta.total as number;
+    };
+    // The list just now left the key in the gateway's memory, so the submission reaches flight-request-service.
+    const stored = await listed();
+    const body = flightRequestBody(operator, {}, 4.8);
+    await system.kill('operator-service');
+    try {
+      const down = await client.send('POST', '/api/flight-requests', { key: operator.key, body });
+      expect(down.status).to.equal(503);
+      expect(down.body).to.deep.equal({ message: 'The operator registry is unavailable; try again.' });
+    } finally {
+      await system.start('operator-service');
+    }
+    expect(await listed(), 'nothing stored while operator-service was down').to.equal(stored);
+    const up = await client.send('POST', '/api/flight-requests', { key: operator.key, body });
+    expect(up.status, JSON.stringify(up.body)).to.equal(201);
+    expect(await listed()).to.equal(stored + 1);
+    // Its status_change arrives now, not during the next story, which answers the first one it sees.
+    await waitFor(() => (receiver.about(up.body.data.uuid, 'status_change').length > 0 ? true : undefined), 60_000, 50);
+  });
+
   it('a scheduled retry: when the broker restarts while the retry waits in its delay queue, then the retry still arrives', async () => {
     const retryAfterSeconds = 10;
     let refused: string | undefined;
