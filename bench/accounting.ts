@@ -138,6 +138,16 @@ export function rssMiB(pid: number): number {
   return kib / 1024;
 }
 
+/**
+ * The part of the RSS that is file-backed (RssFile): the node binary's and the libraries' pages the process has
+ * touched so far, clean, shared by every process of the same binary and given back under pressure. A path run
+ * for the first time late in a run adds to it; a leak does not.
+ */
+export function fileBackedRssMiB(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/^RssFile:\s+(\d+)\s+kB/m.exec(status)?.[1] ?? Number.NaN) / 1024;
+}
+
 /** The most resident memory the process has held since it started or since `resetPeakRss`, in MiB (VmHWM). */
 export function peakRssMiB(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');

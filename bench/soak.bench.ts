@@ -7,7 +7,7 @@ import { connect, type ChannelModel } from 'amqplib';
 import { mongo } from 'mongoose';
 import { GatewayClient, type RegisteredOperator } from '../e2e/src/client.js';
 import { DURABLE_QUEUES, startSystem, type ServiceName, type System } from '../e2e/src/system.js';
-import { rssMiB } from './accounting.js';
+import { fileBackedRssMiB, rssMiB } from './accounting.js';
 import type { BenchSummary } from './run.js';
 import { describeTraffic, mixedTraffic, type Answered, type MixedTraffic, type MixRates } from './steady-traffic.js';
 import { round, startReceiver } from './support.js';
@@ -20,7 +20,8 @@ import { scaleOut, SCALE_IN_FLIGHT } from './webhook-scale.js';
  * submissions that screening approves and submissions left for review, a reviewer approving each, reads and
  * cancellations of approved requests, the operator's first list page, and the webhooks all of that causes.
  *
- * Every BENCH_SOAK_SAMPLE_SECONDS (60) a line: each process's RSS (/proc/<pid>/status VmRSS); the errors so far
+ * Every BENCH_SOAK_SAMPLE_SECONDS (60) a line: each process's RSS (/proc/<pid>/status VmRSS; its file-backed part,
+ * RssFile, is reported beside the growth); the errors so far
  * (any answer a flow did not expect, 5xx included; any delivery attempt webhook-service did not see succeed, by
  * its replicas' webhook_attempts_total; any process that exited); the messages ready in each of the run's durable
  * queues (a passive declaration on the broker, which any broker answers; a queue's unacknowledged messages are
@@ -68,6 +69,8 @@ interface Sample {
   minute: number;
   /** RSS by process (`gateway#2`), MiB; NaN for one that is gone. */
   rss: Map<string, number>;
+  /** Of it, the file-backed pages (`fileBackedRssMiB`), MiB. */
+  fileRss: Map<string, number>;
   /** Answers a flow did not expect, delivery attempts that did not succeed, processes gone: so far. */
   errors: { requests: number; attempts: number; processesGone: number };
   /** Messages ready by queue, and `attempts waiting` (webhook-service's). */
@@ -175,7 +178,8 @@ async function sampleNow(
   broker: ChannelModel,
   minute: number,
 ): Promise<Sample> {
-  const rss = new Map(processes.map(({ name, pid }) => [name, residentMiB(pid)]));
+  const rss = new Map(processes.map(({ name, pid }) => [name, whileRunning(() => rssMiB(pid))]));
+  const fileRss = new Map(processes.map(({ name, pid }) => [name, whileRunning(() => fileBackedRssMiB(pid))]));
   const webhooks = await webhookMetrics(system);
   const failedRequests = (Object.values(traffic) as Answered[]).reduce((sum, part) => sum + part.failed, 0);
   const exited = [...rss.values()].filter((mib) => Number.isNaN(mib)).length;
@@ -183,13 +187,13 @@ async function sampleNow(
   depths.set('attempts waiting', webhooks.attemptsWaiting);
   const outboxLag = new Map<string, number>();
   for (const name of WITH_DATABASE) outboxLag.set(name, await outboxLagSeconds(database.db(system.database(name))));
-  return { minute, rss, errors: { requests: failedRequests, attempts: webhooks.notSucceeded, processesGone: exited }, depths, outboxLag };
+  return { minute, rss, fileRss, errors: { requests: failedRequests, attempts: webhooks.notSucceeded, processesGone: exited }, depths, outboxLag };
 }
 
-/** VmRSS of a process in MiB, NaN once it is gone. */
-function residentMiB(pid: number): number {
+/** A reading of a process's memory, NaN once it is gone. */
+function whileRunning(read: () => number): number {
   try {
-    return rssMiB(pid);
+    return read();
   } catch {
     return Number.NaN;
   }
@@ -311,16 +315,22 @@ function judge(samples: Sample[], traffic: MixedTraffic): { lines: string[]; met
   const after = samples.slice(samples.indexOf(atWarmupEnd));
   const last = samples.at(-1)!;
 
-  const table = ['| process | RSS at warm-up end, MiB | at the end | highest after warm-up | growth | goal ≤ 5 % |', '|---|---|---|---|---|---|'];
+  const table = [
+    '| process | RSS at warm-up end, MiB | at the end | highest after warm-up | growth | goal ≤ 5 % | of it file-backed, warm-up end → end |',
+    '|---|---|---|---|---|---|---|',
+  ];
   for (const name of atWarmupEnd.rss.keys()) {
     const start = atWarmupEnd.rss.get(name) ?? Number.NaN;
     const end = last.rss.get(name) ?? Number.NaN;
     const highest = Math.max(...after.map((sample) => sample.rss.get(name) ?? Number.NaN));
     const growth = (end - start) / start;
     const ok = growth <= GOALS.rssGrowth;
-    table.push(`| ${name} | ${round(start, 1)} | ${round(end, 1)} | ${round(highest, 1)} | ${round(growth * 100, 1)} % | ${verdict(ok)} |`);
+    const files = `${round(atWarmupEnd.fileRss.get(name) ?? Number.NaN, 1)} → ${round(last.fileRss.get(name) ?? Number.NaN, 1)}`;
+    table.push(
+      `| ${name} | ${round(start, 1)} | ${round(end, 1)} | ${round(highest, 1)} | ${round(growth * 100, 1)} % | ${verdict(ok)} | ${files} |`,
+    );
     add(
-      `${name} RSS ${round(start, 1)} → ${round(end, 1)} MiB from the warm-up's end (t=${round(atWarmupEnd.minute, 1)} min), ${round(growth * 100, 1)} % (goal <= 5 %)`,
+      `${name} RSS ${round(start, 1)} → ${round(end, 1)} MiB from the warm-up's end (t=${round(atWarmupEnd.minute, 1)} min), ${round(growth * 100, 1)} % (goal <= 5 %; file-backed ${files} MiB)`,
       ok,
     );
   }

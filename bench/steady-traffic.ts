@@ -23,7 +23,7 @@ const KEPT_REQUESTS = 1000;
 export interface Answered {
   answered: number;
   failed: number;
-  /** What the failed ones got instead: a status (`504`; a submission's with the status it was given, `201 Rejected`) or an error's name. */
+  /** What the failed ones got instead: a status with its error's message (`503 "…"`; a submission's with the status it was given, `201 Rejected`) or an error's name. */
   failures: Map<string, number>;
 }
 
@@ -258,6 +258,12 @@ function unless2xx(answer: Answer): string | undefined {
   return answer.status >= 200 && answer.status < 300 ? undefined : String(answer.status);
 }
 
+/** What was wrong, with the error's message when the answer carries one: it says which part refused (`503 "…"`). */
+function withMessage(why: string, answer: Answer<unknown>): string {
+  const message: unknown = answer.status >= 400 ? (answer.body as { message?: unknown } | undefined)?.message : undefined;
+  return typeof message === 'string' ? `${why} "${message.slice(0, 120)}"` : why;
+}
+
 /**
  * One request, its answer counted in `part`: `wrong` says what was wrong with it (by default anything but a 200), or
  * nothing when it is what the flow expects. The answer when it was; a request that failed is counted by its error.
@@ -274,7 +280,7 @@ async function counted<T>(
       part.answered++;
       return answer;
     }
-    fail(part, why);
+    fail(part, withMessage(why, answer));
   } catch (error) {
     fail(part, error instanceof Error ? error.name : String(error));
   }
