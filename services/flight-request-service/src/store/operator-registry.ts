@@ -13,6 +13,12 @@ export interface OperatorFacts {
 const READ_TIMEOUT_MS = 5_000;
 /** An operator record is a few hundred bytes: an answer far larger is not operator-service's. */
 const MAX_ANSWER_BYTES = 64 * 1024;
+/**
+ * This side closes a connection idle this long, far sooner than operator-service's keep-alive timeout, so a read
+ * is never sent on a connection the server is closing (a reset). Node's Agent takes the server's keep-alive hint
+ * only when it is shorter than the Agent's own timeout, and without one keeps idle connections for ever.
+ */
+const IDLE_CONNECTION_MS = 4_000;
 
 /**
  * Reads the operator from operator-service, the owner of the record, on
@@ -33,7 +39,8 @@ export class OperatorRegistry implements OperatorFacts {
 
   constructor(private readonly baseUrl: string) {
     const secure = baseUrl.startsWith('https:');
-    this.agent = secure ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
+    const options = { keepAlive: true, timeout: IDLE_CONNECTION_MS };
+    this.agent = secure ? new HttpsAgent(options) : new HttpAgent(options);
     this.request = secure ? httpsRequest : httpRequest;
   }
 
