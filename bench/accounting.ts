@@ -133,9 +133,7 @@ export async function untilQuiet(
 
 /** Resident memory of a process, MiB (VmRSS). */
 export function rssMiB(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kib = Number(/^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1] ?? Number.NaN);
-  return kib / 1024;
+  return statusMiB(pid, 'VmRSS');
 }
 
 /**
@@ -144,14 +142,18 @@ export function rssMiB(pid: number): number {
  * for the first time late in a run adds to it; a leak does not.
  */
 export function fileBackedRssMiB(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/^RssFile:\s+(\d+)\s+kB/m.exec(status)?.[1] ?? Number.NaN) / 1024;
+  return statusMiB(pid, 'RssFile');
 }
 
 /** The most resident memory the process has held since it started or since `resetPeakRss`, in MiB (VmHWM). */
 export function peakRssMiB(pid: number): number {
+  return statusMiB(pid, 'VmHWM');
+}
+
+/** One of the memory figures in /proc/<pid>/status (kB there), in MiB; NaN when the kernel does not give it. */
+function statusMiB(pid: number, field: 'VmRSS' | 'VmHWM' | 'RssFile'): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/^VmHWM:\s+(\d+)\s+kB/m.exec(status)?.[1] ?? Number.NaN) / 1024;
+  return Number(new RegExp(`^${field}:\\s+(\\d+)\\s+kB`, 'm').exec(status)?.[1] ?? Number.NaN) / 1024;
 }
 
 /** Starts the process's peak RSS over from its RSS now (proc(5), clear_refs "5"). */

@@ -1,5 +1,6 @@
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import getRawBody from 'raw-body';
 import { ServiceUnavailableError } from '@dfc/kit/errors';
 import type { OperatorProjection } from './operator-model.js';
 import type { OperatorStore } from './operator-store.js';
@@ -70,7 +71,15 @@ export class OperatorRegistry implements OperatorFacts {
       const request = this.request(
         `${this.baseUrl}${path}`,
         { agent: this.agent, headers: credentials ? { 'X-Internal-Token': credentials } : {}, signal: AbortSignal.timeout(READ_TIMEOUT_MS) },
-        (response) => void readAnswer(response).then(resolve, reject),
+        (response) =>
+          void getRawBody(response, { limit: MAX_ANSWER_BYTES, encoding: 'utf8' }).then(
+            (body) => resolve({ status: response.statusCode ?? 0, body }),
+            (error: unknown) => {
+              // raw-body stops reading past the limit but leaves the connection open: it is not reused.
+              response.destroy();
+              reject(error);
+            },
+          ),
       );
       request.on('error', reject);
       request.end();
@@ -81,20 +90,6 @@ export class OperatorRegistry implements OperatorFacts {
 interface Answer {
   status: number;
   body: string;
-}
-
-async function readAnswer(response: IncomingMessage): Promise<Answer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of response as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_ANSWER_BYTES) {
-      response.destroy();
-      throw new Error('The answer is larger than an operator record.');
-    }
-    chunks.push(chunk);
-  }
-  return { status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') };
 }
 
 /** The record in a 200's body, or undefined when the body is not one. */
